@@ -1,0 +1,125 @@
+package event
+
+import (
+	"fmt"
+	"time"
+)
+
+// Kind says what an event is about.
+type Kind string
+
+// The kinds of events. Commands and tool calls reduce to read, edit, test or
+// run; the rest are produced by the hub, the harness and the verifier.
+const (
+	Read         Kind = "read"
+	Edit         Kind = "edit"
+	Test         Kind = "test"
+	Run          Kind = "run"
+	Message      Kind = "message"
+	Intervention Kind = "intervention"
+	Turn         Kind = "turn"
+	Session      Kind = "session"
+	Verify       Kind = "verify"
+)
+
+// Precision says whether a scope names exact lines or only a file.
+type Precision string
+
+// Scope precisions.
+const (
+	Line Precision = "line"
+	File Precision = "file"
+)
+
+// Scope is a region of one file: repo-relative cleaned path and, for line
+// precision, a 1-based inclusive range. A file-precision scope has no range
+// and stands for the whole file.
+type Scope struct {
+	Path      string    `json:"path,omitempty"`
+	Start     int       `json:"start,omitempty"`
+	End       int       `json:"end,omitempty"`
+	Precision Precision `json:"precision,omitempty"`
+}
+
+// FileScope is a whole-file scope of path.
+func FileScope(path string) Scope { return Scope{Path: path, Precision: File} }
+
+// LineScope is the lines start..end of path.
+func LineScope(path string, start, end int) Scope {
+	return Scope{Path: path, Start: start, End: end, Precision: Line}
+}
+
+// Whole reports whether the scope covers the whole file.
+func (s Scope) Whole() bool { return s.Precision != Line }
+
+// Contains reports whether line n of the scope's file is inside the scope.
+func (s Scope) Contains(n int) bool { return s.Whole() || (n >= s.Start && n <= s.End) }
+
+// Overlaps reports whether the scope shares at least one line with
+// start..end of the same file. A whole-file scope overlaps everything.
+func (s Scope) Overlaps(start, end int) bool {
+	if s.Whole() {
+		return true
+	}
+	return max(s.Start, start) <= min(s.End, end)
+}
+
+func (s Scope) String() string {
+	if s.Whole() {
+		return s.Path
+	}
+	return fmt.Sprintf("%s:%d-%d", s.Path, s.Start, s.End)
+}
+
+// Actor is who caused an event.
+type Actor string
+
+// Actors.
+const (
+	Agent   Actor = "agent"
+	User    Actor = "user"
+	Harness Actor = "harness"
+)
+
+// Output keeps a command's observation. Large outputs keep only a head and a
+// tail inline, with the size and hash of the whole.
+type Output struct {
+	Text   string `json:"text,omitempty"`
+	Head   string `json:"head,omitempty"`
+	Tail   string `json:"tail,omitempty"`
+	Elided bool   `json:"elided,omitempty"`
+	Bytes  int    `json:"bytes,omitempty"`
+	SHA256 string `json:"sha256,omitempty"`
+}
+
+// Attempt is an intervention attempt and its outcome.
+type Attempt struct {
+	Order    int    `json:"order"`
+	Scenario string `json:"scenario,omitempty"`
+	Trigger  string `json:"trigger,omitempty"`
+	Outcome  string `json:"outcome"` // applied, noop, failed, skipped
+	Why      string `json:"why,omitempty"`
+	Message  string `json:"message,omitempty"`
+	PatchID  string `json:"patch_id,omitempty"`
+}
+
+// Event is one thing that happened in a session. Seq is assigned by whoever
+// orders events (the hub, an importer) and strictly increases.
+type Event struct {
+	Seq     int64     `json:"seq"`
+	Time    time.Time `json:"time,omitzero"`
+	Source  string    `json:"source,omitempty"`
+	Actor   Actor     `json:"actor,omitempty"`
+	Kind    Kind      `json:"kind"`
+	Scopes  []Scope   `json:"scopes,omitempty"`
+	Step    *int      `json:"step,omitempty"`
+	Action  int       `json:"action,omitempty"`
+	Command string    `json:"command,omitempty"`
+	Tool    string    `json:"tool,omitempty"`
+	Exit    *int      `json:"exit,omitempty"`
+	Output  *Output   `json:"output,omitempty"`
+	Diff    string    `json:"diff,omitempty"`
+	Text    string    `json:"text,omitempty"`
+	Note    string    `json:"note,omitempty"`
+	Attempt *Attempt  `json:"attempt,omitempty"`
+}

@@ -1,0 +1,11 @@
+module github.com/swetouch/swetouch
+
+go 1.26.8
+
+require (
+	github.com/inconshreveable/mousetrap v1.1.0 // indirect
+	github.com/rogpeppe/go-internal v1.16.0 // indirect
+	github.com/spf13/cobra v1.10.2 // indirect
+	github.com/spf13/pflag v1.0.9 // indirect
+	mvdan.cc/sh/v3 v3.14.1 // indirect
+)

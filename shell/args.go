@@ -1,0 +1,97 @@
+package shell
+
+import "strings"
+
+// opts describes a command's options: the short letters and long names that
+// take a separate value.
+type opts struct {
+	short string
+	long  []string
+}
+
+// parsed is a command line split into options and operands.
+type parsed struct {
+	flags    map[string]string // option name (without dashes) -> value ("" if none)
+	operands []string
+}
+
+func (p parsed) has(names ...string) bool {
+	for _, n := range names {
+		if _, ok := p.flags[n]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+func (p parsed) get(names ...string) (string, bool) {
+	for _, n := range names {
+		if v, ok := p.flags[n]; ok {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+// parse splits args. Short clusters (-abc) are split into letters; a letter
+// that takes a value consumes the rest of the cluster or the next argument.
+// A bare "--" ends the options; "-" alone is an operand (stdin).
+func (o opts) parse(args []string) parsed {
+	p := parsed{flags: map[string]string{}}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			p.operands = append(p.operands, args[i+1:]...)
+			return p
+		case strings.HasPrefix(a, "--"):
+			name, val, eq := strings.Cut(a[2:], "=")
+			if !eq && o.takesLong(name) && i+1 < len(args) {
+				i++
+				val = args[i]
+			}
+			p.flags[name] = val
+		case len(a) > 1 && a[0] == '-' && !isNumberish(a):
+			for j := 1; j < len(a); j++ {
+				l := string(a[j])
+				if strings.Contains(o.short, l) {
+					val := a[j+1:]
+					if val == "" && i+1 < len(args) {
+						i++
+						val = args[i]
+					}
+					p.flags[l] = val
+					break
+				}
+				p.flags[l] = ""
+			}
+		default:
+			p.operands = append(p.operands, a)
+		}
+	}
+	return p
+}
+
+func (o opts) takesLong(name string) bool {
+	for _, l := range o.long {
+		if l == name {
+			return true
+		}
+	}
+	return false
+}
+
+// isNumberish reports "-5" style arguments (head -5, tail -20).
+func isNumberish(a string) bool { return len(a) > 1 && a[0] == '-' && isDigits(a[1:]) }
+
+// atoi parses a non-negative decimal; ok is false otherwise.
+func atoi(s string) (int, bool) {
+	if !isDigits(s) || len(s) > 9 {
+		return 0, false
+	}
+	n := 0
+	for i := 0; i < len(s); i++ {
+		n = n*10 + int(s[i]-'0')
+	}
+	return n, true
+}

@@ -1,0 +1,420 @@
+package shell
+
+import (
+	"path"
+	"strings"
+
+	"github.com/swetouch/swetouch/event"
+)
+
+// Observation is what the agent saw of a command's output. When the middle
+// was elided, Text is the head and Tail the tail.
+type Observation struct {
+	Text   string
+	Tail   string
+	Elided bool
+}
+
+func (o Observation) lines() []string {
+	ls := splitLines(o.Text)
+	if o.Elided && o.Tail != "" {
+		ls = append(ls, splitLines(o.Tail)...)
+	}
+	return ls
+}
+
+func splitLines(s string) []string {
+	s = strings.TrimSuffix(s, "\n")
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, "\n")
+}
+
+// ClassifyOutput classifies a command whose output is known: numbered
+// listings, `path:line:` hits, `grep -n` lines and short verbatim blocks
+// then give exact lines.
+func (s *Session) ClassifyOutput(command string, obs Observation) *Result {
+	return s.classify(command, &obs)
+}
+
+// refine narrows the shown streams with what the output shows, and adds
+// reads for the lines output names (grep hits, tracebacks, diff hunks).
+func (w *walker) refine(obs *Observation) {
+	lines := obs.lines()
+	if len(lines) == 0 {
+		return
+	}
+	var shown []*stream
+	numbered := 0
+	for _, st := range w.streams {
+		if st.shown {
+			shown = append(shown, st)
+			if st.numbered && len(st.files) == 1 {
+				numbered++
+			}
+		}
+	}
+	hitFiles := w.hits(lines)
+	for _, st := range shown {
+		if st.grep && len(st.files) > 1 {
+			// `grep -n x a b` prints "a:N:" hits: those lines are the read
+			kept := st.files[:0]
+			for _, f := range st.files {
+				if !hitFiles[f] {
+					kept = append(kept, f)
+				}
+			}
+			st.files = kept
+		}
+		if len(st.files) != 1 {
+			continue
+		}
+		switch {
+		case st.numbered:
+			nums := numberedLines(lines, numberedPrefix)
+			if len(nums) == 0 {
+				continue
+			}
+			if numbered > 1 {
+				// several listings share the output: every file may
+				// hold any printed number; keep the command's ranges too
+				st.ranges = append(w.closeRanges(st.files[0], st.ranges), nums...)
+				if st.ranges == nil || len(st.ranges) == len(nums) && w.closeRanges(st.files[0], nil) == nil {
+					st.ranges = nums
+				}
+				st.ranges = mergeRanges(st.ranges)
+			} else {
+				st.ranges = nums
+			}
+			st.tail, st.subset = 0, false
+		case st.grepN:
+			if hitFiles[st.files[0]] {
+				continue
+			}
+			nums := numberedLines(lines, grepPrefix)
+			if len(nums) > 0 {
+				st.ranges, st.tail, st.subset = nums, 0, false
+			}
+		case st.exact && !obs.Elided && !st.subset:
+			w.fitCount(st, len(lines))
+		case !obs.Elided:
+			w.locate(st, lines)
+		}
+	}
+}
+
+// fitCount clips a verbatim selection to the number of lines printed: a
+// range past the end of the file prints fewer lines than it names.
+func (w *walker) fitCount(st *stream, k int) {
+	switch {
+	case st.tail > 0:
+		w.locate(st, nil)
+	case len(st.ranges) == 1:
+		r := st.ranges[0]
+		if r.b == 0 || r.b-r.a+1 > k {
+			if k == 0 {
+				st.ranges = []rng{}
+				return
+			}
+			st.ranges = []rng{{r.a, r.a + k - 1}}
+		}
+	}
+}
+
+// locate finds printed lines in the file's known content: a contiguous
+// block (tail, sed /re/,/re/p) or single matching lines (grep, awk).
+func (w *walker) locate(st *stream, lines []string) {
+	content, ok := w.s.content(st.files[0])
+	if !ok || len(lines) == 0 {
+		return
+	}
+	file := splitLines(content)
+	if st.tail > 0 && len(st.ranges) == 0 {
+		return
+	}
+	if start := findBlock(file, lines); start > 0 {
+		st.ranges, st.tail, st.subset = []rng{{start, start + len(lines) - 1}}, 0, false
+		return
+	}
+	want := map[string]bool{}
+	for _, l := range lines {
+		if strings.TrimSpace(l) != "" {
+			want[l] = true
+		}
+	}
+	var sel []rng
+	for i, l := range file {
+		if want[l] && inRanges(st.ranges, i+1) {
+			sel = append(sel, rng{i + 1, i + 1})
+		}
+	}
+	if len(sel) > 0 && len(sel) <= 4*len(lines) {
+		st.ranges, st.tail, st.subset = mergeRanges(sel), 0, false
+	}
+}
+
+// findBlock returns the 1-based line where lines occur contiguously and
+// uniquely in file, or 0.
+func findBlock(file, lines []string) int {
+	if len(lines) < 2 || len(lines) > len(file) {
+		return 0
+	}
+	found := 0
+	for i := 0; i+len(lines) <= len(file); i++ {
+		if file[i] != lines[0] {
+			continue
+		}
+		match := true
+		for j := 1; j < len(lines); j++ {
+			if file[i+j] != lines[j] {
+				match = false
+				break
+			}
+		}
+		if match {
+			if found > 0 {
+				return 0
+			}
+			found = i + 1
+		}
+	}
+	return found
+}
+
+func inRanges(rs []rng, n int) bool {
+	if rs == nil {
+		return true
+	}
+	for _, r := range rs {
+		if n >= r.a && (r.b == 0 || n <= r.b) {
+			return true
+		}
+	}
+	return false
+}
+
+// numberedPrefix reads nl/cat -n numbering: optional spaces, digits, a tab.
+func numberedPrefix(l string) (int, bool) {
+	i := 0
+	for i < len(l) && l[i] == ' ' {
+		i++
+	}
+	j := i
+	for j < len(l) && l[j] >= '0' && l[j] <= '9' {
+		j++
+	}
+	if j == i || j >= len(l) || l[j] != '\t' {
+		// an empty numbered line may lose its tab when output is trimmed
+		if j > i && j == len(l) && i > 0 {
+			return atoi(l[i:j])
+		}
+		return 0, false
+	}
+	return atoi(l[i:j])
+}
+
+// grepPrefix reads grep -n numbering: digits then ':' (match) or '-'
+// (context).
+func grepPrefix(l string) (int, bool) {
+	j := 0
+	for j < len(l) && l[j] >= '0' && l[j] <= '9' {
+		j++
+	}
+	if j == 0 || j >= len(l) || (l[j] != ':' && l[j] != '-') {
+		return 0, false
+	}
+	return atoi(l[:j])
+}
+
+// numberedLines collects the numbered lines of an output as ranges. Runs of
+// numbers are joined across unnumbered lines that fill the gap exactly (nl
+// leaves blank lines unnumbered).
+func numberedLines(lines []string, prefix func(string) (int, bool)) []rng {
+	var sel []rng
+	last, gap := 0, 0
+	for _, l := range lines {
+		n, ok := prefix(l)
+		if !ok || n == 0 {
+			if last > 0 {
+				gap++
+			}
+			continue
+		}
+		if k := len(sel); k > 0 && (n == last+1 || n > last && n == last+1+gap) {
+			sel[k-1].b = n
+		} else {
+			sel = append(sel, rng{n, n})
+		}
+		last, gap = n, 0
+	}
+	return mergeRanges(sel)
+}
+
+// hits adds a one-line read for every `path:N:` (grep -rn, pytest,
+// compilers), `path-N-` (grep context of a path seen with a hit) and
+// `File "path", line N` (Python tracebacks) in the output, and for the
+// new-side lines of diff hunks when the command shows a diff. It returns
+// the files that got hits.
+func (w *walker) hits(lines []string) map[string]bool {
+	files := map[string]bool{}
+	var ctx [][2]string
+	var diffFile string
+	for _, l := range lines {
+		if w.showsDiff {
+			if p, ok := strings.CutPrefix(l, "+++ "); ok {
+				diffFile = ""
+				if p != "/dev/null" {
+					p = strings.TrimPrefix(p, "b/")
+					if rp, ok := w.resolve(p); ok {
+						diffFile = rp
+					}
+				}
+				continue
+			}
+			if strings.HasPrefix(l, "@@ ") && diffFile != "" {
+				if a, b, ok := hunkNew(l); ok && b > 0 {
+					w.add(event.Read, event.LineScope(diffFile, a, a+b-1))
+				}
+				continue
+			}
+		}
+		if p, n, ok := traceback(l); ok {
+			w.hitLine(p, n, files)
+			continue
+		}
+		p, n, sep, ok := pathLine(l)
+		if !ok {
+			continue
+		}
+		if sep == ':' {
+			w.hitLine(p, n, files)
+		} else {
+			ctx = append(ctx, [2]string{p, l})
+		}
+	}
+	for _, c := range ctx {
+		rp, ok := w.resolve(c[0])
+		if !ok || !files[rp] {
+			continue
+		}
+		_, n, _, _ := pathLine(c[1])
+		w.add(event.Read, event.LineScope(rp, n, n))
+	}
+	return files
+}
+
+func (w *walker) hitLine(p string, n int, files map[string]bool) {
+	if n <= 0 || !looksLikeFile(p) {
+		return
+	}
+	rp, ok := w.resolve(p)
+	if !ok || strings.HasPrefix(rp, "/") || strings.HasPrefix(rp, "../") {
+		return
+	}
+	files[rp] = true
+	w.add(event.Read, event.LineScope(rp, n, n))
+}
+
+// looksLikeFile accepts a path whose last element has an extension of
+// letters and digits (a.py, package.json, Makefile.am), never a bare number.
+func looksLikeFile(p string) bool {
+	base := path.Base(p)
+	dot := strings.LastIndexByte(base, '.')
+	if dot <= 0 || dot == len(base)-1 {
+		return false
+	}
+	ext := base[dot+1:]
+	if isDigits(ext) {
+		return false
+	}
+	for i := 0; i < len(ext); i++ {
+		c := ext[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// pathLine parses "path:N:" or "path-N-" at the start of a line.
+func pathLine(l string) (string, int, byte, bool) {
+	end := strings.IndexAny(l, " \t")
+	if end < 0 {
+		end = len(l)
+	}
+	head := l[:end]
+	for i := 0; i < len(head); i++ {
+		sep := head[i]
+		if sep != ':' && sep != '-' || i == 0 {
+			continue
+		}
+		j := i + 1
+		for j < len(head) && head[j] >= '0' && head[j] <= '9' {
+			j++
+		}
+		if j == i+1 || j >= len(l) || l[j] != sep {
+			continue
+		}
+		n, ok := atoi(head[i+1 : j])
+		if !ok {
+			continue
+		}
+		p := head[:i]
+		if sep == ':' && strings.IndexByte(p, ':') >= 0 {
+			return "", 0, 0, false
+		}
+		return p, n, sep, true
+	}
+	return "", 0, 0, false
+}
+
+// traceback parses `  File "path", line N`.
+func traceback(l string) (string, int, bool) {
+	t := strings.TrimLeft(l, " ")
+	rest, ok := strings.CutPrefix(t, `File "`)
+	if !ok {
+		return "", 0, false
+	}
+	p, rest, ok := strings.Cut(rest, `", line `)
+	if !ok {
+		return "", 0, false
+	}
+	j := 0
+	for j < len(rest) && rest[j] >= '0' && rest[j] <= '9' {
+		j++
+	}
+	n, ok := atoi(rest[:j])
+	return p, n, ok
+}
+
+// hunkNew reads the new-side start and count of "@@ -a,b +c,d @@".
+func hunkNew(l string) (int, int, bool) {
+	_, rest, ok := strings.Cut(l, " +")
+	if !ok {
+		return 0, 0, false
+	}
+	spec, _, _ := strings.Cut(rest, " ")
+	a, b, hasCount := strings.Cut(spec, ",")
+	start, ok := atoi(a)
+	if !ok {
+		return 0, 0, false
+	}
+	count := 1
+	if hasCount {
+		if count, ok = atoi(b); !ok {
+			return 0, 0, false
+		}
+	}
+	return start, count, true
+}
+
+// finish turns the streams into read findings and sorts the findings.
+func (w *walker) finish() {
+	for _, st := range w.streams {
+		for _, sc := range w.scopes(st) {
+			w.add(event.Read, sc)
+		}
+	}
+	w.streams = nil
+}

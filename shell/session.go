@@ -1,0 +1,181 @@
+package shell
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// FileSource gives the content of repo-relative files, for example a checkout
+// of the run's base. It lets the classifier resolve scopes the command text
+// alone cannot state (the last N lines of a file, scripts run from disk).
+type FileSource interface {
+	ReadFile(path string) ([]byte, error)
+}
+
+// DirSource reads files from a directory.
+type DirSource string
+
+// ReadFile reads a repo-relative path under the directory.
+func (d DirSource) ReadFile(p string) ([]byte, error) {
+	if filepath.IsAbs(p) || strings.HasPrefix(p, "../") {
+		return nil, os.ErrNotExist
+	}
+	return os.ReadFile(filepath.Join(string(d), filepath.FromSlash(p)))
+}
+
+// Option configures a Session.
+type Option func(*Session)
+
+// WithRoot names the workspace root; paths under it become repo-relative.
+// The container roots /testbed and /app are always stripped.
+func WithRoot(root string) Option {
+	return func(s *Session) {
+		if root != "" {
+			s.roots = append([]string{filepath.ToSlash(filepath.Clean(root))}, s.roots...)
+		}
+	}
+}
+
+// WithCwd sets the working directory commands start in, absolute or
+// relative to the root.
+func WithCwd(dir string) Option { return func(s *Session) { s.startCwd = dir } }
+
+// WithFiles gives the classifier a view of the workspace's files.
+func WithFiles(fs FileSource) Option { return func(s *Session) { s.files = fs } }
+
+// KeepCwd makes a `cd` persist from one command to the next, as in a
+// persistent shell; by default every command starts in the start directory,
+// as in mini-swe-agent.
+func KeepCwd() Option { return func(s *Session) { s.keepCwd = true } }
+
+// Session classifies the commands of one run. It remembers what earlier
+// commands wrote (a script written by a heredoc and run later is classified
+// by its content) and which files the agent has changed (so `git stash` or
+// `git checkout .` is known to touch them).
+type Session struct {
+	roots    []string
+	startCwd string
+	keepCwd  bool
+	files    FileSource
+	parser   *syntax.Parser
+
+	cwd     string
+	written map[string]string // path -> content written by an earlier command
+	dirty   map[string]bool   // files the agent edited since the last reset
+	stashed []string
+}
+
+// NewSession returns a classifier session.
+func NewSession(opts ...Option) *Session {
+	s := &Session{
+		roots:   []string{"/testbed", "/app"},
+		parser:  syntax.NewParser(syntax.Variant(syntax.LangBash)),
+		written: map[string]string{},
+		dirty:   map[string]bool{},
+	}
+	for _, o := range opts {
+		o(s)
+	}
+	s.cwd = s.normDir(s.startCwd)
+	return s
+}
+
+// Classify classifies one command without session state.
+func Classify(command string, opts ...Option) *Result {
+	return NewSession(opts...).Classify(command)
+}
+
+// Classify classifies one command and updates the session's memory.
+func (s *Session) Classify(command string) *Result { return s.classify(command, nil) }
+
+func (s *Session) classify(command string, obs *Observation) *Result {
+	if !s.keepCwd {
+		s.cwd = s.normDir(s.startCwd)
+	}
+	w := &walker{s: s, res: &Result{}, cwd: s.cwd, vars: nil}
+	f, err := s.parser.Parse(strings.NewReader(command), "")
+	if err != nil {
+		w.res.Fallback = true
+		w.res.Err = err.Error()
+		w.tokenRules(command)
+	} else {
+		w.stmts(f.Stmts)
+	}
+	if obs != nil {
+		w.refine(obs)
+	}
+	w.finish()
+	if s.keepCwd {
+		s.cwd = w.cwd
+	}
+	w.res.Cwd = w.cwd
+	return w.res
+}
+
+// normDir turns a start directory into the walker's cwd form: relative to
+// the root ("" is the root), or absolute when outside it.
+func (s *Session) normDir(d string) string {
+	if d == "" {
+		return ""
+	}
+	p, ok := s.join("", d)
+	if !ok || p == "." {
+		return ""
+	}
+	return p
+}
+
+// join resolves p against cwd and returns it repo-relative (or absolute when
+// outside the workspace). ok is false for things that are not paths.
+func (s *Session) join(cwd, p string) (string, bool) {
+	if p == "" || strings.ContainsRune(p, unknownRune) || strings.HasPrefix(p, "-") {
+		return "", false
+	}
+	if strings.HasPrefix(p, "~") {
+		return p, true
+	}
+	var j string
+	switch {
+	case strings.HasPrefix(p, "/"):
+		j = cleanSlash(p)
+	case strings.HasPrefix(cwd, "/"):
+		j = cleanSlash(cwd + "/" + p)
+	case cwd == "":
+		j = cleanSlash(p)
+	default:
+		j = cleanSlash(cwd + "/" + p)
+	}
+	if strings.HasPrefix(j, "/") {
+		if j == "/dev/null" || strings.HasPrefix(j, "/dev/") || strings.HasPrefix(j, "/proc/") {
+			return "", false
+		}
+		for _, r := range s.roots {
+			if j == r {
+				return ".", true
+			}
+			if strings.HasPrefix(j, r+"/") {
+				return j[len(r)+1:], true
+			}
+		}
+	}
+	return j, true
+}
+
+func cleanSlash(p string) string { return filepath.ToSlash(filepath.Clean(p)) }
+
+// content returns what the session knows of a file: what an earlier command
+// wrote, else the file source.
+func (s *Session) content(p string) (string, bool) {
+	if c, ok := s.written[p]; ok {
+		return c, true
+	}
+	if s.files != nil && p != "" && !strings.HasPrefix(p, "/") {
+		if b, err := s.files.ReadFile(p); err == nil {
+			return string(b), true
+		}
+	}
+	return "", false
+}
