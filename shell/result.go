@@ -23,7 +23,6 @@ type Result struct {
 	Err      string
 	// Cwd is the tracked working directory after the command.
 	Cwd string
-
 }
 
 // Kinds lists the kinds of the findings, reads first, each once; a command
