@@ -234,3 +234,10 @@ func TestRootStripping(t *testing.T) {
 	}
 	_ = event.Read
 }
+
+func TestGrepNumbersThroughSelection(t *testing.T) {
+	r := NewSession().ClassifyOutput(`sed -n '692,850p' s.py | grep -n "def _contains"`, Observation{Text: "89:    def _contains(self, e):\n"})
+	if got, want := render(r), "read s.py:780-780"; got != want {
+		t.Errorf("got %s want %s", got, want)
+	}
+}

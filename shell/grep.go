@@ -55,11 +55,18 @@ func (w *walker) grep(c *call) out {
 			if listOnly {
 				return out{}
 			}
-			whole := target.ranges == nil && target.tail == 0 && !target.subset && len(target.files) == 1
-			target.subset, target.exact = true, false
-			if numbered && whole && !target.numbered {
+			single := target.tail == 0 && !target.subset && len(target.files) == 1
+			if numbered && single && !target.numbered {
 				target.grepN = true
+				if target.ranges != nil {
+					target.grepBase = w.closeRanges(target.files[0], target.ranges)
+					if target.grepBase == nil && len(target.ranges) == 1 {
+						target.grepBase = target.ranges // open end: mapping still holds
+					}
+					target.grepN = target.grepBase != nil
+				}
 			}
+			target.subset, target.exact = true, false
 			return out{stream: target}
 		}
 		return out{}

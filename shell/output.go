@@ -93,6 +93,10 @@ func (w *walker) refine(obs *Observation) {
 				continue
 			}
 			nums := numberedLines(lines, grepPrefix)
+			if len(nums) > 0 && st.grepBase != nil {
+				// grep numbered the lines of the stream, not of the file
+				nums = mapRanges(st.grepBase, nums)
+			}
 			if len(nums) > 0 {
 				st.ranges, st.tail, st.subset = nums, 0, false
 			}
@@ -309,7 +313,7 @@ func (w *walker) hitLine(p string, n int, files map[string]bool) {
 		return
 	}
 	rp, ok := w.resolve(p)
-	if !ok || strings.HasPrefix(rp, "/") || strings.HasPrefix(rp, "../") {
+	if !ok {
 		return
 	}
 	files[rp] = true

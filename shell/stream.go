@@ -22,6 +22,7 @@ type stream struct {
 	exact    bool  // the lines are shown verbatim, in file order
 	shown    bool  // reached the command's output
 	grep     bool  // grep over file operands: hits in the output name its lines
+	grepBase []rng // grep -n over a selection: its numbers count from the selection's start
 }
 
 // source starts a stream over files; its reads are recorded when the walk
