@@ -1,0 +1,300 @@
+package patch
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// How a hunk landed.
+const (
+	Exact          = "exact"           // at its recorded position
+	Offset         = "offset"          // the nearest unique exact match elsewhere
+	Anchored       = "anchored"        // context matched with whitespace or trimmed context
+	AlreadyApplied = "already-applied" // its result is already there
+	Failed         = "failed"
+)
+
+// HunkReport says where one hunk landed. Start..End are the lines of the
+// hunk's new side in the resulting file (for a pure deletion, Start is the
+// line after the removed block and End = Start-1).
+type HunkReport struct {
+	File   string `json:"file"`
+	Hunk   int    `json:"hunk"`
+	Method string `json:"method"`
+	Start  int    `json:"start,omitempty"`
+	End    int    `json:"end,omitempty"`
+	Offset int    `json:"offset,omitempty"`
+	Error  string `json:"error,omitempty"`
+}
+
+// Report is the outcome of applying a patch.
+type Report struct {
+	Hunks []HunkReport `json:"hunks"`
+	// Changed lists the files whose bytes (or mode) changed.
+	Changed []string `json:"changed"`
+	// Applied is true when every hunk landed or was already there.
+	Applied bool `json:"applied"`
+}
+
+// Failed reports whether a hunk could not be placed.
+func (r *Report) Failed() bool { return !r.Applied }
+
+// FileSystem is where a patch is applied: the workspace.
+type FileSystem interface {
+	ReadFile(name string) ([]byte, fs.FileMode, error)
+	WriteFile(name string, data []byte, mode fs.FileMode) error
+	Remove(name string) error
+}
+
+// Dir is a FileSystem rooted at a directory; writes are atomic (a temp file
+// renamed over the target).
+type Dir string
+
+func (d Dir) path(name string) (string, error) {
+	clean := filepath.Clean(filepath.FromSlash(name))
+	if filepath.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
+		return "", fmt.Errorf("path %q leaves the directory", name)
+	}
+	return filepath.Join(string(d), clean), nil
+}
+
+// ReadFile reads a file and its permission bits.
+func (d Dir) ReadFile(name string) ([]byte, fs.FileMode, error) {
+	p, err := d.path(name)
+	if err != nil {
+		return nil, 0, err
+	}
+	st, err := os.Stat(p)
+	if err != nil {
+		return nil, 0, err
+	}
+	b, err := os.ReadFile(p)
+	return b, st.Mode().Perm(), err
+}
+
+// WriteFile replaces a file atomically with the given mode.
+func (d Dir) WriteFile(name string, data []byte, mode fs.FileMode) error {
+	p, err := d.path(name)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(p), ".swetouch-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(mode); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), p)
+}
+
+// Remove deletes a file.
+func (d Dir) Remove(name string) error {
+	p, err := d.path(name)
+	if err != nil {
+		return err
+	}
+	return os.Remove(p)
+}
+
+// Option configures Apply.
+type Option func(*config)
+
+type config struct{ dryRun bool }
+
+// DryRun computes the report without writing anything.
+func DryRun() Option { return func(c *config) { c.dryRun = true } }
+
+// Apply applies the file diffs to fsys. Every file is computed in memory
+// first; only when every hunk of every file lands (or is already there) are
+// the files written. On failure nothing is written and the report says
+// which hunks failed.
+func Apply(fsys FileSystem, diffs []*FileDiff, opts ...Option) (*Report, error) {
+	var cfg config
+	for _, o := range opts {
+		o(&cfg)
+	}
+	rep := &Report{Applied: true, Hunks: []HunkReport{}, Changed: []string{}}
+	type write struct {
+		name   string
+		data   []byte
+		mode   fs.FileMode
+		remove string
+	}
+	var writes []write
+	for _, fd := range diffs {
+		res, err := applyFile(fsys, fd, rep)
+		if err != nil {
+			return nil, err
+		}
+		if res == nil {
+			continue
+		}
+		writes = append(writes, write{res.name, res.data, res.mode, res.remove})
+		rep.Changed = append(rep.Changed, fd.Path())
+	}
+	if !rep.Applied || cfg.dryRun {
+		return rep, nil
+	}
+	for _, w := range writes {
+		if w.data != nil {
+			if err := fsys.WriteFile(w.name, w.data, w.mode); err != nil {
+				return rep, err
+			}
+		}
+		if w.remove != "" {
+			if err := fsys.Remove(w.remove); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return rep, err
+			}
+		}
+	}
+	return rep, nil
+}
+
+type fileResult struct {
+	name   string
+	data   []byte
+	mode   fs.FileMode
+	remove string
+}
+
+func parseMode(s string, def fs.FileMode) fs.FileMode {
+	if s == "" {
+		return def
+	}
+	v, err := strconv.ParseUint(s, 8, 32)
+	if err != nil {
+		return def
+	}
+	return fs.FileMode(v).Perm()
+}
+
+// applyFile computes a file's new content. It returns nil when nothing
+// changes (all hunks already applied).
+func applyFile(fsys FileSystem, fd *FileDiff, rep *Report) (*fileResult, error) {
+	name := fd.Path()
+	oldName := fd.OldPath
+	if oldName == "" {
+		oldName = name
+	}
+	data, mode, err := fsys.ReadFile(oldName)
+	exists := err == nil
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	fail := func(msg string) (*fileResult, error) {
+		rep.Applied = false
+		rep.Hunks = append(rep.Hunks, HunkReport{File: name, Hunk: 0, Method: Failed, Error: msg})
+		return nil, nil
+	}
+	switch {
+	case fd.IsNew():
+		want := newSide(fd)
+		if exists {
+			if string(data) == want {
+				for i := range fd.Hunks {
+					rep.Hunks = append(rep.Hunks, HunkReport{File: name, Hunk: i + 1, Method: AlreadyApplied, Start: 1, End: countLines(want)})
+				}
+				return nil, nil
+			}
+			// never overwrite a file someone else created at that path
+			return fail("new file already exists with other content")
+		}
+		for i := range fd.Hunks {
+			rep.Hunks = append(rep.Hunks, HunkReport{File: name, Hunk: i + 1, Method: Exact, Start: 1, End: countLines(want)})
+		}
+		return &fileResult{name: name, data: []byte(want), mode: parseMode(fd.NewMode, 0o644)}, nil
+	case !exists && fd.IsDelete():
+		for i := range fd.Hunks {
+			rep.Hunks = append(rep.Hunks, HunkReport{File: name, Hunk: i + 1, Method: AlreadyApplied})
+		}
+		return nil, nil
+	case !exists:
+		return fail("file does not exist")
+	}
+	f := splitFile(string(data))
+	changed := false
+	delta := 0
+	for i, h := range fd.Hunks {
+		hr := f.apply(h, delta)
+		hr.File, hr.Hunk = name, i+1
+		rep.Hunks = append(rep.Hunks, hr)
+		if hr.Method == Failed {
+			rep.Applied = false
+			continue
+		}
+		if hr.Method != AlreadyApplied {
+			changed = true
+			delta = hr.Start - h.NewStart
+			if h.NewLines == 0 {
+				delta = hr.Start - 1 - h.NewStart
+			}
+		}
+	}
+	if !rep.Applied {
+		return nil, nil
+	}
+	if fd.IsDelete() {
+		if len(f.lines) != 0 {
+			rep.Applied = false
+			rep.Hunks = append(rep.Hunks, HunkReport{File: name, Method: Failed, Error: "deleted file still has content after removing its lines"})
+			return nil, nil
+		}
+		return &fileResult{name: name, remove: name}, nil
+	}
+	newMode := parseMode(fd.NewMode, mode)
+	if fd.OldMode == fd.NewMode {
+		newMode = mode
+	}
+	if !changed && newMode == mode && !fd.Rename {
+		return nil, nil
+	}
+	res := &fileResult{name: name, data: []byte(f.join()), mode: newMode}
+	if fd.Rename && fd.OldPath != name {
+		res.remove = fd.OldPath
+	}
+	return res, nil
+}
+
+func newSide(fd *FileDiff) string {
+	var b strings.Builder
+	for _, h := range fd.Hunks {
+		for _, l := range h.Lines {
+			if l.Kind == '+' {
+				b.WriteString(l.Text)
+				if !l.NoNewline {
+					b.WriteByte('\n')
+				}
+			}
+		}
+	}
+	return b.String()
+}
+
+func countLines(s string) int {
+	if s == "" {
+		return 0
+	}
+	n := strings.Count(s, "\n")
+	if !strings.HasSuffix(s, "\n") {
+		n++
+	}
+	return n
+}

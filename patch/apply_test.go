@@ -1,0 +1,164 @@
+package patch
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func apply(t *testing.T, files map[string]string, diff string) (*Report, map[string]string) {
+	t.Helper()
+	dir := t.TempDir()
+	for n, c := range files {
+		p := filepath.Join(dir, n)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fds, err := Parse(diff)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Apply(Dir(dir), fds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
+		if err == nil && !info.IsDir() {
+			b, _ := os.ReadFile(p)
+			rel, _ := filepath.Rel(dir, p)
+			got[filepath.ToSlash(rel)] = string(b)
+		}
+		return nil
+	})
+	return rep, got
+}
+
+const base = "a\nb\nc\nd\ne\nf\ng\n"
+
+func TestApplyMethods(t *testing.T) {
+	diff := "--- a/f.txt\n+++ b/f.txt\n@@ -3,3 +3,4 @@\n c\n d\n+X\n e\n"
+	tests := []struct {
+		name, file, want, method string
+		start                    int
+	}{
+		{"exact", base, "a\nb\nc\nd\nX\ne\nf\ng\n", Exact, 3},
+		{"offset", "0\n1\n" + base, "0\n1\na\nb\nc\nd\nX\ne\nf\ng\n", Offset, 5},
+		{"already applied", "a\nb\nc\nd\nX\ne\nf\ng\n", "a\nb\nc\nd\nX\ne\nf\ng\n", AlreadyApplied, 3},
+		{"whitespace context", "a\nb\nc  \nd\ne\nf\ng\n", "a\nb\nc  \nd\nX\ne\nf\ng\n", Anchored, 3},
+		{"context changed below", "a\nb\nc\nd\nE!\nf\ng\n", "a\nb\nc\nd\nX\nE!\nf\ng\n", Anchored, 3},
+		{"crlf kept", strings.ReplaceAll(base, "\n", "\r\n"), strings.ReplaceAll("a\nb\nc\nd\nX\ne\nf\ng\n", "\n", "\r\n"), Exact, 3},
+		{"no final newline kept", "a\nb\nc\nd\ne\nf\ng", "a\nb\nc\nd\nX\ne\nf\ng", Exact, 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rep, got := apply(t, map[string]string{"f.txt": tt.file}, diff)
+			if !rep.Applied {
+				t.Fatalf("not applied: %+v", rep.Hunks)
+			}
+			if got["f.txt"] != tt.want {
+				t.Errorf("content %q want %q", got["f.txt"], tt.want)
+			}
+			if h := rep.Hunks[0]; h.Method != tt.method || h.Start != tt.start {
+				t.Errorf("hunk %+v want method %s start %d", h, tt.method, tt.start)
+			}
+			if len(got) != 1 {
+				t.Errorf("litter: %v", got)
+			}
+		})
+	}
+}
+
+func TestApplyFailureLeavesFilesUntouched(t *testing.T) {
+	diff := "--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,2 @@\n a\n-b\n+B\n--- a/g.txt\n+++ b/g.txt\n@@ -1,3 +1,3 @@\n x\n-y\n+Y\n z\n"
+	rep, got := apply(t, map[string]string{"f.txt": "a\nb\n", "g.txt": "p\nq\nr\n"}, diff)
+	if rep.Applied {
+		t.Fatal("applied a hunk whose context is gone")
+	}
+	if got["f.txt"] != "a\nb\n" || got["g.txt"] != "p\nq\nr\n" || len(got) != 2 {
+		t.Errorf("files touched or litter left: %q", got)
+	}
+}
+
+func TestApplyAmbiguityReported(t *testing.T) {
+	// two identical blocks, the recorded position is equally far from both
+	file := "x\nreturn None\ny\nq\nq\nq\nx\nreturn None\ny\n"
+	diff := "--- a/f.py\n+++ b/f.py\n@@ -4,3 +4,3 @@\n x\n-return None\n+return 0\n y\n"
+	rep, got := apply(t, map[string]string{"f.py": file}, diff)
+	if rep.Applied || !strings.Contains(rep.Hunks[0].Error, "ambiguous") {
+		t.Fatalf("want ambiguity, got %+v", rep.Hunks)
+	}
+	if got["f.py"] != file {
+		t.Error("file changed")
+	}
+}
+
+func TestNewFileNeverOverwrites(t *testing.T) {
+	diff := "diff --git a/n.go b/n.go\nnew file mode 100755\nindex 0000000..1111111\n--- /dev/null\n+++ b/n.go\n@@ -0,0 +1,2 @@\n+package n\n+var X = 1\n"
+	rep, got := apply(t, map[string]string{}, diff)
+	if !rep.Applied || got["n.go"] != "package n\nvar X = 1\n" {
+		t.Fatalf("new file: %+v %q", rep, got)
+	}
+	rep, got = apply(t, map[string]string{"n.go": "package n // agent's\n"}, diff)
+	if rep.Applied || got["n.go"] != "package n // agent's\n" {
+		t.Errorf("overwrote an existing file: %+v %q", rep, got)
+	}
+}
+
+func TestDeleteAndRename(t *testing.T) {
+	del := "diff --git a/d.txt b/d.txt\ndeleted file mode 100644\nindex 1111111..0000000\n--- a/d.txt\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-one\n-two\n"
+	rep, got := apply(t, map[string]string{"d.txt": "one\ntwo\n"}, del)
+	if !rep.Applied || len(got) != 0 {
+		t.Errorf("delete: %+v %v", rep, got)
+	}
+	ren := "diff --git a/old.txt b/new.txt\nsimilarity index 80%\nrename from old.txt\nrename to new.txt\n--- a/old.txt\n+++ b/new.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+TWO\n"
+	rep, got = apply(t, map[string]string{"old.txt": "one\ntwo\n"}, ren)
+	if !rep.Applied || got["new.txt"] != "one\nTWO\n" || len(got) != 1 {
+		t.Errorf("rename: %+v %v", rep, got)
+	}
+}
+
+func TestNoNewlineMarker(t *testing.T) {
+	diff := "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+c\n\\ No newline at end of file\n"
+	rep, got := apply(t, map[string]string{"f": "a\nb"}, diff)
+	if !rep.Applied || got["f"] != "a\nc" {
+		t.Errorf("%+v %q", rep, got["f"])
+	}
+	add := "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+b\n"
+	_, got = apply(t, map[string]string{"f": "a\nb"}, add)
+	if got["f"] != "a\nb\n" {
+		t.Errorf("adding the final newline: %q", got["f"])
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	tests := []struct{ diff, want string }{
+		{"diff --git a/x b/x\nGIT binary patch\nliteral 3\n", "binary"},
+		{"--- a/x\n+++ b/x\n@@ -1,3 +1,3 @@\n a\n", "truncated"},
+		{"--- a/x\n+++ b/x\n@@ -1,x +1 @@\n a\n", "bad range"},
+		{"hello\n", "no file diffs"},
+	}
+	for _, tt := range tests {
+		_, err := Parse(tt.diff)
+		if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "line ") {
+			t.Errorf("Parse(%q) = %v, want an error with a line and %q", tt.diff, err, tt.want)
+		}
+	}
+}
+
+func TestModePreserved(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "run.sh")
+	os.WriteFile(p, []byte("echo a\n"), 0o755)
+	fds, _ := Parse("--- a/run.sh\n+++ b/run.sh\n@@ -1 +1 @@\n-echo a\n+echo b\n")
+	if _, err := Apply(Dir(dir), fds); err != nil {
+		t.Fatal(err)
+	}
+	st, _ := os.Stat(p)
+	if st.Mode().Perm() != 0o755 {
+		t.Errorf("mode %v", st.Mode())
+	}
+}

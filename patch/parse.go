@@ -1,0 +1,249 @@
+package patch
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Line is one line of a hunk: Kind is ' ', '-' or '+'. NoNewline marks the
+// last line of its side when the diff says "\ No newline at end of file".
+type Line struct {
+	Kind      byte
+	Text      string
+	NoNewline bool
+}
+
+// Hunk is one @@ block.
+type Hunk struct {
+	OldStart, OldLines int
+	NewStart, NewLines int
+	Section            string
+	Lines              []Line
+	// Pos is the 1-based line of the @@ header in the diff text.
+	Pos int
+}
+
+// FileDiff is the change to one file. OldPath is empty for a new file,
+// NewPath empty for a deletion.
+type FileDiff struct {
+	OldPath, NewPath string
+	OldMode, NewMode string
+	Rename           bool
+	Hunks            []*Hunk
+}
+
+// Path is the file the diff changes (its new name when renamed).
+func (f *FileDiff) Path() string {
+	if f.NewPath != "" {
+		return f.NewPath
+	}
+	return f.OldPath
+}
+
+// IsNew reports a file created by the diff.
+func (f *FileDiff) IsNew() bool { return f.OldPath == "" && f.NewPath != "" }
+
+// IsDelete reports a file removed by the diff.
+func (f *FileDiff) IsDelete() bool { return f.NewPath == "" && f.OldPath != "" }
+
+// ParseError says where a diff is malformed.
+type ParseError struct {
+	Line int
+	Msg  string
+}
+
+func (e *ParseError) Error() string { return fmt.Sprintf("line %d: %s", e.Line, e.Msg) }
+
+// Parse reads a git or plain unified diff. Text between file sections (a
+// commit message, an mbox header) is skipped. A binary patch is an error:
+// it cannot be applied as text.
+func Parse(text string) ([]*FileDiff, error) {
+	lines := strings.SplitAfter(text, "\n")
+	if n := len(lines); n > 0 && lines[n-1] == "" {
+		lines = lines[:n-1]
+	}
+	var files []*FileDiff
+	var cur *FileDiff
+	gitHeader := false
+	for i := 0; i < len(lines); i++ {
+		raw := lines[i]
+		l := strings.TrimSuffix(strings.TrimSuffix(raw, "\n"), "\r")
+		no := i + 1
+		switch {
+		case strings.HasPrefix(l, "diff --git "):
+			a, b, ok := gitPaths(l[len("diff --git "):])
+			if !ok {
+				return nil, &ParseError{no, "diff --git header without a/ and b/ paths"}
+			}
+			cur = &FileDiff{OldPath: a, NewPath: b}
+			files = append(files, cur)
+			gitHeader = true
+		case cur != nil && gitHeader && strings.HasPrefix(l, "new file mode "):
+			cur.OldPath, cur.NewMode = "", strings.TrimPrefix(l, "new file mode ")
+		case cur != nil && gitHeader && strings.HasPrefix(l, "deleted file mode "):
+			cur.NewPath, cur.OldMode = "", strings.TrimPrefix(l, "deleted file mode ")
+		case cur != nil && gitHeader && strings.HasPrefix(l, "old mode "):
+			cur.OldMode = strings.TrimPrefix(l, "old mode ")
+		case cur != nil && gitHeader && strings.HasPrefix(l, "new mode "):
+			cur.NewMode = strings.TrimPrefix(l, "new mode ")
+		case cur != nil && gitHeader && strings.HasPrefix(l, "rename from "):
+			cur.OldPath, cur.Rename = strings.TrimPrefix(l, "rename from "), true
+		case cur != nil && gitHeader && strings.HasPrefix(l, "rename to "):
+			cur.NewPath, cur.Rename = strings.TrimPrefix(l, "rename to "), true
+		case cur != nil && gitHeader && strings.HasPrefix(l, "index "):
+			if f := strings.Fields(l); len(f) == 3 && cur.NewMode == "" {
+				cur.OldMode, cur.NewMode = f[2], f[2]
+			}
+		case strings.HasPrefix(l, "GIT binary patch") || strings.HasPrefix(l, "Binary files ") && strings.HasSuffix(l, " differ"):
+			name := "?"
+			if cur != nil {
+				name = cur.Path()
+			}
+			return nil, &ParseError{no, fmt.Sprintf("binary patch for %s cannot be applied as text", name)}
+		case strings.HasPrefix(l, "--- ") && i+1 < len(lines) && strings.HasPrefix(lines[i+1], "+++ "):
+			oldP := headerPath(l[4:])
+			newP := headerPath(strings.TrimRight(lines[i+1][4:], "\r\n"))
+			i++
+			if cur == nil || !gitHeader || len(cur.Hunks) > 0 {
+				cur = &FileDiff{}
+				files = append(files, cur)
+			}
+			gitHeader = false
+			cur.OldPath, cur.NewPath = oldP, newP
+		case strings.HasPrefix(l, "@@ "):
+			if cur == nil {
+				return nil, &ParseError{no, "hunk before any file header"}
+			}
+			h, next, err := parseHunk(lines, i)
+			if err != nil {
+				return nil, err
+			}
+			cur.Hunks = append(cur.Hunks, h)
+			gitHeader = false
+			i = next - 1
+		}
+	}
+	if len(files) == 0 {
+		return nil, &ParseError{1, "no file diffs found"}
+	}
+	for _, f := range files {
+		if f.OldPath == "" && f.NewPath == "" {
+			return nil, &ParseError{1, "a file diff names no file"}
+		}
+	}
+	return files, nil
+}
+
+// gitPaths splits "a/X b/Y" (possibly quoted).
+func gitPaths(s string) (string, string, bool) {
+	if strings.HasPrefix(s, `"`) {
+		parts := strings.SplitN(s, `" "`, 2)
+		if len(parts) != 2 {
+			return "", "", false
+		}
+		a := strings.TrimPrefix(parts[0], `"`)
+		b := strings.TrimSuffix(parts[1], `"`)
+		return strip(a), strip(b), true
+	}
+	// the names are equal except for the prefix in the common case
+	if k := strings.Index(s, " b/"); k > 0 && strings.HasPrefix(s, "a/") {
+		return s[2:k], s[k+3:], true
+	}
+	return "", "", false
+}
+
+func strip(p string) string {
+	if strings.HasPrefix(p, "a/") || strings.HasPrefix(p, "b/") {
+		return p[2:]
+	}
+	return p
+}
+
+// headerPath reads the path of a ---/+++ line; /dev/null is "".
+func headerPath(s string) string {
+	if i := strings.IndexByte(s, '\t'); i >= 0 {
+		s = s[:i]
+	}
+	s = strings.TrimSpace(strings.Trim(s, `"`))
+	if s == "/dev/null" {
+		return ""
+	}
+	return strip(s)
+}
+
+func parseRange(s string) (start, count int, err error) {
+	a, b, has := strings.Cut(s, ",")
+	if start, err = strconv.Atoi(a); err != nil || start < 0 {
+		return 0, 0, fmt.Errorf("bad range %q", s)
+	}
+	count = 1
+	if has {
+		if count, err = strconv.Atoi(b); err != nil || count < 0 {
+			return 0, 0, fmt.Errorf("bad range %q", s)
+		}
+	}
+	return start, count, nil
+}
+
+func parseHunk(lines []string, i int) (*Hunk, int, error) {
+	no := i + 1
+	l := strings.TrimRight(lines[i], "\r\n")
+	rest := l[3:]
+	end := strings.Index(rest, " @@")
+	if end < 0 {
+		return nil, 0, &ParseError{no, "hunk header without closing @@"}
+	}
+	f := strings.Fields(rest[:end])
+	if len(f) != 2 || !strings.HasPrefix(f[0], "-") || !strings.HasPrefix(f[1], "+") {
+		return nil, 0, &ParseError{no, fmt.Sprintf("bad hunk header %q", l)}
+	}
+	h := &Hunk{Pos: no, Section: strings.TrimSpace(rest[end+3:])}
+	var err error
+	if h.OldStart, h.OldLines, err = parseRange(f[0][1:]); err != nil {
+		return nil, 0, &ParseError{no, err.Error()}
+	}
+	if h.NewStart, h.NewLines, err = parseRange(f[1][1:]); err != nil {
+		return nil, 0, &ParseError{no, err.Error()}
+	}
+	oldN, newN := 0, 0
+	j := i + 1
+	for ; j < len(lines) && (oldN < h.OldLines || newN < h.NewLines); j++ {
+		raw := strings.TrimSuffix(lines[j], "\n")
+		raw = strings.TrimSuffix(raw, "\r")
+		if raw == "" {
+			// an empty context line whose space was stripped
+			raw = " "
+		}
+		kind := raw[0]
+		switch kind {
+		case ' ':
+			oldN++
+			newN++
+		case '-':
+			oldN++
+		case '+':
+			newN++
+		case '\\':
+			markNoNewline(h)
+			continue
+		default:
+			return nil, 0, &ParseError{j + 1, fmt.Sprintf("hunk at line %d: expected %d old and %d new lines, got %d and %d", no, h.OldLines, h.NewLines, oldN, newN)}
+		}
+		h.Lines = append(h.Lines, Line{Kind: kind, Text: raw[1:]})
+	}
+	if oldN != h.OldLines || newN != h.NewLines {
+		return nil, 0, &ParseError{no, fmt.Sprintf("hunk is truncated: expected %d old and %d new lines, got %d and %d", h.OldLines, h.NewLines, oldN, newN)}
+	}
+	if j < len(lines) && strings.HasPrefix(lines[j], `\`) {
+		markNoNewline(h)
+		j++
+	}
+	return h, j, nil
+}
+
+func markNoNewline(h *Hunk) {
+	if n := len(h.Lines); n > 0 {
+		h.Lines[n-1].NoNewline = true
+	}
+}
