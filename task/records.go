@@ -1,0 +1,300 @@
+package task
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// Region is a span of a file, 1-based inclusive, in base-commit lines.
+type Region struct {
+	Path      string `json:"path"`
+	StartLine int    `json:"start_line"`
+	EndLine   int    `json:"end_line"`
+}
+
+func (r Region) String() string { return fmt.Sprintf("%s:%d-%d", r.Path, r.StartLine, r.EndLine) }
+
+// Patch is a Counter-Edit.
+type Patch struct {
+	ID              string   `json:"id"`
+	Diff            string   `json:"diff"`
+	TargetRegions   []Region `json:"target_regions"`
+	MistakenBelief  string   `json:"mistaken_belief"`
+	ExpectedFailure string   `json:"expected_failure"`
+	UserClaim       string   `json:"user_claim,omitempty"`
+	Plausibility    string   `json:"plausibility,omitempty"`
+}
+
+// Trigger says when an intervention fires.
+type Trigger struct {
+	Event       string   `json:"event"`
+	Regions     []Region `json:"regions"`
+	MaxTriggers int      `json:"max_triggers"`
+}
+
+// Intervention is one of a record's K interventions.
+type Intervention struct {
+	Order      int             `json:"order"`
+	Delivery   string          `json:"delivery"`
+	Trigger    Trigger         `json:"trigger"`
+	Patch      *Patch          `json:"patch,omitempty"`
+	Validation json.RawMessage `json:"validation,omitempty"`
+}
+
+// CounterEdit is a record's intervention plan.
+type CounterEdit struct {
+	Mode             string          `json:"mode"`
+	MaxInterventions int             `json:"max_interventions"`
+	MessagePromptID  string          `json:"message_prompt_id"`
+	FallbackReason   *string         `json:"fallback_reason,omitempty"`
+	Validation       json.RawMessage `json:"validation"`
+	Interventions    []Intervention  `json:"interventions"`
+}
+
+// HelpfulEdit is the co-edit control some records carry.
+type HelpfulEdit struct {
+	Mode             string   `json:"mode"`
+	MaxInterventions int      `json:"max_interventions"`
+	TriggerEvent     string   `json:"trigger_event"`
+	TargetRegions    []Region `json:"target_regions"`
+	Patch            *struct {
+		ID            string  `json:"id"`
+		Diff          string  `json:"diff"`
+		CoverageRatio float64 `json:"coverage_ratio"`
+	} `json:"patch,omitempty"`
+	Validation json.RawMessage `json:"validation"`
+}
+
+// Controls holds a record's control conditions.
+type Controls struct {
+	HelpfulEdit *HelpfulEdit `json:"helpful_edit,omitempty"`
+}
+
+// Record is one dataset-record-v1 line.
+type Record struct {
+	SchemaVersion       string          `json:"schema_version"`
+	Benchmark           string          `json:"benchmark"`
+	Split               string          `json:"split"`
+	InstanceID          string          `json:"instance_id"`
+	TaskCriticalRegions []Region        `json:"task_critical_regions"`
+	RegionEvidence      json.RawMessage `json:"region_evidence"`
+	Controls            Controls        `json:"controls"`
+	CounterEdit         CounterEdit     `json:"counter_edit"`
+
+	// File and Line say where the record was read.
+	File string `json:"-"`
+	Line int    `json:"-"`
+}
+
+// RecordError names the file, line and field of a malformed record.
+type RecordError struct {
+	File  string
+	Line  int
+	Field string
+	Msg   string
+}
+
+func (e *RecordError) Error() string {
+	if e.Field == "" {
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s:%d: field %s: %s", e.File, e.Line, e.Field, e.Msg)
+}
+
+// LoadRecords reads a JSONL file of records.
+func LoadRecords(path string) ([]*Record, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ReadRecords(f, path)
+}
+
+// ReadRecords reads records, one JSON object per line. Blank lines are
+// skipped; anything malformed is an error and no records are returned.
+func ReadRecords(r io.Reader, name string) ([]*Record, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
+	var out []*Record
+	seen := map[string]int{}
+	line := 0
+	for sc.Scan() {
+		line++
+		b := bytes.TrimSpace(sc.Bytes())
+		if len(b) == 0 {
+			continue
+		}
+		rec := &Record{File: name, Line: line}
+		d := json.NewDecoder(bytes.NewReader(b))
+		d.DisallowUnknownFields()
+		if err := d.Decode(rec); err != nil {
+			return nil, decodeError(name, line, err)
+		}
+		if d.More() {
+			return nil, &RecordError{name, line, "", "trailing data after the record"}
+		}
+		if err := rec.Validate(); err != nil {
+			return nil, err
+		}
+		key := rec.Benchmark + "/" + rec.InstanceID
+		if prev, dup := seen[key]; dup {
+			return nil, &RecordError{name, line, "instance_id", fmt.Sprintf("duplicate of line %d (%s)", prev, rec.InstanceID)}
+		}
+		seen[key] = line
+		out = append(out, rec)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, &RecordError{name, line + 1, "", err.Error()}
+	}
+	return out, nil
+}
+
+func decodeError(name string, line int, err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return &RecordError{name, line, te.Field, fmt.Sprintf("want %s, got JSON %s", te.Type, te.Value)}
+	}
+	msg := err.Error()
+	if f, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
+		return &RecordError{name, line, strings.Trim(f, `"`), "unknown field"}
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return &RecordError{name, line, "", "invalid JSON: the record is cut short"}
+	}
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return &RecordError{name, line, "", fmt.Sprintf("invalid JSON at byte %d: %v", se.Offset, err)}
+	}
+	return &RecordError{name, line, "", msg}
+}
+
+// Validate checks the record against dataset-record-v1 and the release's
+// own rules.
+func (r *Record) Validate() error {
+	bad := func(field, format string, args ...any) error {
+		return &RecordError{r.File, r.Line, field, fmt.Sprintf(format, args...)}
+	}
+	if r.SchemaVersion != "1.0.0" {
+		return bad("schema_version", "want \"1.0.0\", got %q", r.SchemaVersion)
+	}
+	switch r.Benchmark {
+	case "swe_bench_verified", "swe_bench_pro", "deepswe":
+	default:
+		return bad("benchmark", "unknown benchmark %q", r.Benchmark)
+	}
+	if r.InstanceID == "" {
+		return bad("instance_id", "missing or empty")
+	}
+	if len(r.TaskCriticalRegions) == 0 {
+		return bad("task_critical_regions", "missing or empty")
+	}
+	for i, reg := range r.TaskCriticalRegions {
+		if err := reg.check(); err != "" {
+			return bad(fmt.Sprintf("task_critical_regions[%d]", i), "%s", err)
+		}
+	}
+	ce := r.CounterEdit
+	switch ce.Mode {
+	case "patch", "text_only":
+	default:
+		return bad("counter_edit.mode", "want patch or text_only, got %q", ce.Mode)
+	}
+	if ce.MaxInterventions < 1 {
+		return bad("counter_edit.max_interventions", "must be at least 1, got %d", ce.MaxInterventions)
+	}
+	if len(ce.Interventions) != ce.MaxInterventions {
+		return bad("counter_edit.interventions", "%d interventions, max_interventions is %d", len(ce.Interventions), ce.MaxInterventions)
+	}
+	for i, iv := range ce.Interventions {
+		f := fmt.Sprintf("counter_edit.interventions[%d]", i)
+		if iv.Order != i+1 {
+			return bad(f+".order", "want %d, got %d", i+1, iv.Order)
+		}
+		switch iv.Delivery {
+		case "patch_and_message", "patch_only", "message_only":
+		default:
+			return bad(f+".delivery", "unknown delivery %q", iv.Delivery)
+		}
+		switch iv.Trigger.Event {
+		case "read", "edit", "read_or_edit":
+		default:
+			return bad(f+".trigger.event", "unknown event %q", iv.Trigger.Event)
+		}
+		if iv.Order > 1 && iv.Trigger.Event != "edit" {
+			return bad(f+".trigger.event", "interventions after the first must trigger on edit, got %q", iv.Trigger.Event)
+		}
+		if len(iv.Trigger.Regions) == 0 {
+			return bad(f+".trigger.regions", "missing or empty")
+		}
+		for k, reg := range iv.Trigger.Regions {
+			if err := reg.check(); err != "" {
+				return bad(fmt.Sprintf("%s.trigger.regions[%d]", f, k), "%s", err)
+			}
+		}
+		if iv.Trigger.MaxTriggers < 0 {
+			return bad(f+".trigger.max_triggers", "negative")
+		}
+		if iv.Patch != nil && !strings.HasPrefix(iv.Patch.Diff, "diff --git ") {
+			return bad(f+".patch.diff", "must start with \"diff --git \"")
+		}
+		if iv.Delivery != "message_only" && iv.Patch == nil {
+			return bad(f+".patch", "delivery %s needs a patch", iv.Delivery)
+		}
+	}
+	return nil
+}
+
+func (r Region) check() string {
+	switch {
+	case r.Path == "":
+		return "path is empty"
+	case strings.HasPrefix(r.Path, "/"):
+		return fmt.Sprintf("path %q is absolute", r.Path)
+	case r.StartLine < 1:
+		return fmt.Sprintf("start_line %d < 1", r.StartLine)
+	case r.EndLine < r.StartLine:
+		return fmt.Sprintf("end_line %d < start_line %d", r.EndLine, r.StartLine)
+	}
+	return ""
+}
+
+// SameInstance reports whether a record id and a task id name the same
+// instance: equal after dropping a swebenchpro_/deepswe_ prefix, or one is
+// the other followed by "__…".
+func SameInstance(a, b string) bool {
+	trim := func(s string) string {
+		for _, p := range []string{"swebenchpro_", "deepswe_"} {
+			s = strings.TrimPrefix(s, p)
+		}
+		return s
+	}
+	a, b = trim(a), trim(b)
+	return a == b || strings.HasPrefix(a, b+"__") || strings.HasPrefix(b, a+"__")
+}
+
+// Find returns the record for an instance id.
+func Find(recs []*Record, id string) (*Record, error) {
+	var found *Record
+	for _, r := range recs {
+		if r.InstanceID == id {
+			return r, nil
+		}
+		if SameInstance(r.InstanceID, id) {
+			if found != nil {
+				return nil, fmt.Errorf("instance %q matches both %s and %s", id, found.InstanceID, r.InstanceID)
+			}
+			found = r
+		}
+	}
+	if found == nil {
+		return nil, fmt.Errorf("no record for instance %q", id)
+	}
+	return found, nil
+}
