@@ -117,9 +117,6 @@ type Policy struct {
 	sched     Schedule
 	lineCount func(string) (int, bool)
 	ivs       []*Intervention
-	// editSince is set when the agent edits a target region after the
-	// last applied intervention: later interventions need a new edit.
-	editSince bool
 }
 
 // New plans the record's interventions under the options.
@@ -251,7 +248,7 @@ func (p *Policy) consider(ev event.Event) *Decision {
 	}
 	for _, sc := range ev.Scopes {
 		for _, r := range iv.Regions {
-			if cur, hit := p.overlap(r, sc); hit {
+			if cur, hit := p.overlap(r, sc, ev.Kind); hit {
 				return p.decide(iv, ev, cur, sc, fmt.Sprintf("%s of %s overlaps %s", ev.Kind, sc, cur))
 			}
 		}
@@ -296,7 +293,7 @@ func (p *Policy) Outcome(d *Decision, outcome string) {
 }
 
 // overlap matches an event scope against a region (as it stands now).
-func (p *Policy) overlap(r task.Region, sc event.Scope) (task.Region, bool) {
+func (p *Policy) overlap(r task.Region, sc event.Scope, k event.Kind) (task.Region, bool) {
 	if cleanPath(sc.Path) != cleanPath(r.Path) {
 		return r, false
 	}
@@ -304,6 +301,11 @@ func (p *Policy) overlap(r task.Region, sc event.Scope) (task.Region, bool) {
 		if n, ok := p.lineCount(r.Path); ok && r.EndLine > n {
 			r.EndLine = max(n, r.StartLine)
 		}
+	}
+	if p.match == Reference && sc.Precision == event.Line && !sc.Overlaps(r.StartLine, r.EndLine) {
+		// the released harness never gives edits a span: any edit of the
+		// region's file matches
+		return r, k == event.Edit
 	}
 	return r, sc.Overlaps(r.StartLine, r.EndLine)
 }

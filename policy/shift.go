@@ -52,7 +52,6 @@ func hunkShifts(diff string) map[string][]shift {
 // stretch or shrink its end; a region whose lines are all removed keeps
 // one line where it was.
 func shiftRegion(r task.Region, ss []shift) task.Region {
-	delta := 0
 	start, end := r.StartLine, r.EndLine
 	for _, s := range ss {
 		d := s.new - s.old
@@ -65,7 +64,6 @@ func shiftRegion(r task.Region, ss []shift) task.Region {
 			// added inside grow it
 			end += d
 		}
-		delta += d
 	}
 	if start < 1 {
 		start = 1

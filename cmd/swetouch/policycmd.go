@@ -1,0 +1,106 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/swetouch/swetouch/event"
+	"github.com/swetouch/swetouch/policy"
+	"github.com/swetouch/swetouch/replay"
+	"github.com/swetouch/swetouch/task"
+)
+
+type firing struct {
+	Order int    `json:"order"`
+	Step  int    `json:"step"`
+	Event string `json:"event"`
+	Path  string `json:"path,omitempty"`
+	Start int    `json:"start,omitempty"`
+	End   int    `json:"end,omitempty"`
+}
+
+func policyCmd() *cobra.Command {
+	c := &cobra.Command{Use: "policy", Short: "Policy decisions"}
+	var records, instance, match, condition string
+	var asJSON bool
+	sim := &cobra.Command{
+		Use:   "simulate --records FILE.jsonl --instance ID [--match reference|precise] [--condition C] [--json] TRAJECTORY",
+		Short: "List the interventions that would fire on a recorded trajectory (each attempt assumed to apply)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			m, err := policy.ParseMatch(match)
+			if err != nil {
+				return badInput("--match: %v", err)
+			}
+			cond, err := policy.ParseCondition(condition)
+			if err != nil {
+				return badInput("--condition: %v", err)
+			}
+			recs, err := task.LoadRecords(records)
+			if err != nil {
+				return badInput("%v", err)
+			}
+			rec, err := task.Find(recs, instance)
+			if err != nil {
+				return badInput("--instance: %v", err)
+			}
+			f, err := os.Open(args[0])
+			if err != nil {
+				return badInput("%v", err)
+			}
+			defer f.Close()
+			tr, err := replay.Read(f, args[0])
+			if err != nil {
+				return badInput("%v", err)
+			}
+			p, err := policy.New(rec, policy.WithMatch(m), policy.WithCondition(cond))
+			if err != nil {
+				return badInput("%v", err)
+			}
+			fired := simulate(p, tr.Events)
+			if asJSON {
+				b, _ := json.Marshal(fired)
+				fmt.Fprintln(c.OutOrStdout(), string(b))
+				return nil
+			}
+			for _, x := range fired {
+				fmt.Fprintf(c.OutOrStdout(), "order %d\tstep %d\t%s\t%s:%d-%d\n", x.Order, x.Step, x.Event, x.Path, x.Start, x.End)
+			}
+			return nil
+		},
+	}
+	sim.Flags().StringVar(&records, "records", "", "SWE-Touch dataset-record-v1 JSONL")
+	sim.Flags().StringVar(&instance, "instance", "", "instance id")
+	sim.Flags().StringVar(&match, "match", "reference", "reference or precise")
+	sim.Flags().StringVar(&condition, "condition", "counter-edit", "vanilla, counter-edit, co-edit, message-only or code-only")
+	sim.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	sim.MarkFlagRequired("records")
+	sim.MarkFlagRequired("instance")
+	c.AddCommand(sim)
+	return c
+}
+
+// simulate feeds a trajectory's events to the policy one agent action at a
+// time (events sharing step and action) and assumes every attempt applies.
+func simulate(p *policy.Policy, evs []event.Event) []firing {
+	fired := []firing{}
+	for i := 0; i < len(evs); {
+		j := i + 1
+		for j < len(evs) && sameAction(evs[i], evs[j]) {
+			j++
+		}
+		if d := p.Decide(evs[i:j]); d != nil {
+			p.Outcome(d, "applied")
+			fired = append(fired, firing{d.Order, d.Step, string(d.Event), d.Region.Path, d.Region.StartLine, d.Region.EndLine})
+		}
+		i = j
+	}
+	return fired
+}
+
+func sameAction(a, b event.Event) bool {
+	return a.Step != nil && b.Step != nil && *a.Step == *b.Step && a.Action == b.Action && a.Command == b.Command
+}
