@@ -145,6 +145,13 @@ func (f *file) apply(h *Hunk, delta int) HunkReport {
 		}
 		ambiguity = amb
 	}
+	if ambiguity == "" {
+		rep, amb, ok := f.bracketed(h, want)
+		if ok {
+			return rep
+		}
+		ambiguity = amb
+	}
 	if ambiguity == "" && len(new) > 0 {
 		if ps := f.matches(new, true); len(ps) > 0 {
 			if p, ok := nearest(ps, want); ok {
@@ -266,4 +273,92 @@ func (f *file) place(ls []Line, p int, method string, want int) HunkReport {
 	f.lines = append(f.lines[:p:p], append(lines, f.lines[k:]...)...)
 	f.ends = append(f.ends[:p:p], append(ends, f.ends[k:]...)...)
 	return HunkReport{Method: method, Start: p + 1, End: p + newCount, Offset: p - want}
+}
+
+// bracketed places a hunk whose changed lines the agent rewrote: the
+// context before and after the change is found (whitespace-tolerant, trimmed
+// from the outside, at least one non-blank line each side) with a short gap
+// between; the lines in the gap are the agent's version of the hunk's
+// changed block, and are replaced by the hunk's new lines. Lines outside
+// the anchors are never touched.
+func (f *file) bracketed(h *Hunk, want int) (HunkReport, string, bool) {
+	pre, post := 0, 0
+	for pre < len(h.Lines) && h.Lines[pre].Kind == ' ' {
+		pre++
+	}
+	for post < len(h.Lines)-pre && h.Lines[len(h.Lines)-1-post].Kind == ' ' {
+		post++
+	}
+	mid := h.Lines[pre : len(h.Lines)-post]
+	midOld, _ := sides(mid)
+	maxGap := max(2*len(midOld)+10, 20)
+	text := func(ls []Line) []string { o, _ := sides(ls); return o }
+	for size := pre + post; size >= 2; size-- {
+		type cand struct{ start, end, lp int }
+		var found []cand
+		for lp := min(pre, size-1); lp >= 1; lp-- {
+			lq := size - lp
+			if lq < 1 || lq > post {
+				continue
+			}
+			preBlock := text(h.Lines[pre-lp : pre])
+			postBlock := text(h.Lines[len(h.Lines)-post : len(h.Lines)-post+lq])
+			if blank(preBlock) || blank(postBlock) {
+				continue
+			}
+			for _, ps := range f.matches(preBlock, true) {
+				from := ps + lp
+				for q := from; q <= min(from+maxGap, len(f.lines)-lq); q++ {
+					if f.matchAt(postBlock, q, true) {
+						found = append(found, cand{ps, q + lq, lp})
+						break
+					}
+				}
+			}
+		}
+		if len(found) == 0 {
+			continue
+		}
+		uniq := map[[2]int]cand{}
+		for _, c := range found {
+			uniq[[2]int{c.start, c.end}] = c
+		}
+		if len(uniq) > 1 {
+			return HunkReport{}, fmt.Sprintf("context around the change matches %d places", len(uniq)), false
+		}
+		for _, c := range uniq {
+			return f.replaceSpan(h, c.start, c.end, c.lp, size-c.lp, pre, post, want), "", true
+		}
+	}
+	return HunkReport{}, "", false
+}
+
+func blank(ls []string) bool {
+	for _, l := range ls {
+		if strings.TrimSpace(l) != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// replaceSpan writes the hunk's new middle between the matched anchors:
+// file[start:start+lp] is the pre anchor, file[end-lq:end] the post anchor.
+func (f *file) replaceSpan(h *Hunk, start, end, lp, lq, pre, post int, want int) HunkReport {
+	var lines, ends []string
+	for k := start; k < start+lp; k++ {
+		lines, ends = append(lines, f.lines[k]), append(ends, f.ends[k])
+	}
+	for _, l := range h.Lines[pre : len(h.Lines)-post] {
+		if l.Kind != '-' {
+			lines, ends = append(lines, l.Text), append(ends, f.eol)
+		}
+	}
+	for k := end - lq; k < end; k++ {
+		lines, ends = append(lines, f.lines[k]), append(ends, f.ends[k])
+	}
+	f.lines = append(f.lines[:start:start], append(lines, f.lines[end:]...)...)
+	f.ends = append(f.ends[:start:start], append(ends, f.ends[end:]...)...)
+	first := start + lp + 1
+	return HunkReport{Method: Anchored, Start: start + 1, End: start + len(lines), Offset: first - 1 - want}
 }
