@@ -241,3 +241,10 @@ func TestGrepNumbersThroughSelection(t *testing.T) {
 		t.Errorf("got %s want %s", got, want)
 	}
 }
+
+func TestPythonRangeIndex(t *testing.T) {
+	r := Classify("python3 -c \"lines=open('a.py').readlines()\nfor i in range(9, 12): print(lines[i])\"")
+	if got, want := render(r), "read a.py:10-12"; got != want {
+		t.Errorf("got %s want %s", got, want)
+	}
+}

@@ -194,6 +194,7 @@ func (w *walker) pyScript(src string) {
 var (
 	pySlice = regexp.MustCompile(`\b([A-Za-z_]\w*)\[\s*(\d*)\s*:\s*(\d*)\s*\]`)
 	pyRange = regexp.MustCompile(`\brange\(\s*(\d+)\s*,\s*(\d+)\s*\)`)
+	pyIndex = regexp.MustCompile(`\b([A-Za-z_]\w*)\[\s*[A-Za-z_]\w*\s*\]`)
 )
 
 // pySlices returns the 1-based line ranges a script shows from a list of a
@@ -222,14 +223,16 @@ func pySlices(src string) []rng {
 		}
 		sel = append(sel, rng{a + 1, b})
 	}
-	for v := range lineVars {
-		if regexp.MustCompile(`\b` + regexp.QuoteMeta(v) + `\[\s*[A-Za-z_]\w*\s*\]`).MatchString(src) {
-			for _, m := range pyRange.FindAllStringSubmatch(src, -1) {
-				a, _ := atoi(m[1])
-				b, _ := atoi(m[2])
-				if b > a {
-					sel = append(sel, rng{a + 1, b})
-				}
+	indexed := false
+	for _, m := range pyIndex.FindAllStringSubmatch(src, -1) {
+		indexed = indexed || lineVars[m[1]]
+	}
+	if indexed {
+		for _, m := range pyRange.FindAllStringSubmatch(src, -1) {
+			a, _ := atoi(m[1])
+			b, _ := atoi(m[2])
+			if b > a {
+				sel = append(sel, rng{a + 1, b})
 			}
 		}
 	}

@@ -182,10 +182,7 @@ func parseSed(script string) (cmds []sedCmd, ok bool) {
 				i++
 			}
 		case 'r', 'R', 'w', 'W', ':', 'e', 'F', 'v', 'z':
-			skipTo("\n")
-			if c.cmd != ':' && c.cmd != 'e' {
-				// filenames run to the end of the line
-			}
+			skipTo("\n") // filenames and labels run to the end of the line
 		case 'b', 't', 'T':
 			skipTo(";\n}")
 		case 'q', 'Q', 'l', 'L':
@@ -436,8 +433,8 @@ func hasChange(cmds []sedCmd) bool {
 	return false
 }
 
-// fileText is the known content of a script file, or "" (which parses as
-// an empty script, so the caller sees no selection).
+// fileText is the known content of a script file, or unknownRune, which no
+// parser accepts, so the caller assumes the worst.
 func (w *walker) fileText(p string) string {
 	if rp, ok := w.resolve(p); ok {
 		if c, ok := w.s.content(rp); ok {

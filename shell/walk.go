@@ -90,7 +90,7 @@ func (w *walker) show(o out) {
 // writes to stdout, when that is a file stream worth following.
 func (w *walker) stmt(st *syntax.Stmt, in *stream) out {
 	if st == nil || st.Cmd == nil {
-		w.redirects(st, nil, out{})
+		w.redirects(st, out{})
 		return out{}
 	}
 	var stdin *string
@@ -163,7 +163,7 @@ func (w *walker) stmt(st *syntax.Stmt, in *stream) out {
 			w.assign(a)
 		}
 	}
-	w.redirects(st, nil, o)
+	w.redirects(st, o)
 	if st.Negated || st.Background {
 		return out{}
 	}
@@ -198,7 +198,7 @@ func isFdDup(w *walker, r *syntax.Redirect) bool {
 
 // redirects records the files a statement's redirections write, and what it
 // wrote when the content is known (`cat > f <<EOF`).
-func (w *walker) redirects(st *syntax.Stmt, _ *stream, o out) {
+func (w *walker) redirects(st *syntax.Stmt, o out) {
 	if st == nil {
 		return
 	}
