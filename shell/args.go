@@ -11,23 +11,24 @@ type opts struct {
 
 // parsed is a command line split into options and operands.
 type parsed struct {
-	flags    map[string]string // option name (without dashes) -> value ("" if none)
+	flags    []flag // in command-line order; a slice, not a map: commands have few
 	operands []string
 }
 
+// flag is one option: its name without dashes and its value ("" if none).
+type flag struct{ name, value string }
+
 func (p parsed) has(names ...string) bool {
-	for _, n := range names {
-		if _, ok := p.flags[n]; ok {
-			return true
-		}
-	}
-	return false
+	_, ok := p.get(names...)
+	return ok
 }
 
 func (p parsed) get(names ...string) (string, bool) {
 	for _, n := range names {
-		if v, ok := p.flags[n]; ok {
-			return v, true
+		for i := len(p.flags) - 1; i >= 0; i-- { // the last occurrence wins
+			if p.flags[i].name == n {
+				return p.flags[i].value, true
+			}
 		}
 	}
 	return "", false
@@ -37,7 +38,7 @@ func (p parsed) get(names ...string) (string, bool) {
 // that takes a value consumes the rest of the cluster or the next argument.
 // A bare "--" ends the options; "-" alone is an operand (stdin).
 func (o opts) parse(args []string) parsed {
-	p := parsed{flags: map[string]string{}}
+	var p parsed
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
@@ -50,20 +51,20 @@ func (o opts) parse(args []string) parsed {
 				i++
 				val = args[i]
 			}
-			p.flags[name] = val
+			p.flags = append(p.flags, flag{name, val})
 		case len(a) > 1 && a[0] == '-' && !isNumberish(a):
 			for j := 1; j < len(a); j++ {
-				l := string(a[j])
+				l := a[j : j+1]
 				if strings.Contains(o.short, l) {
 					val := a[j+1:]
 					if val == "" && i+1 < len(args) {
 						i++
 						val = args[i]
 					}
-					p.flags[l] = val
+					p.flags = append(p.flags, flag{l, val})
 					break
 				}
-				p.flags[l] = ""
+				p.flags = append(p.flags, flag{l, ""})
 			}
 		default:
 			p.operands = append(p.operands, a)

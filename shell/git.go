@@ -138,7 +138,7 @@ func (w *walker) restorePaths(ops []string) {
 		if !ok {
 			continue
 		}
-		if rp == "." || w.isDirty(rp) > 0 || !w.s.dirty[rp] && w.isDir(rp, o) {
+		if rp == "." || w.hasDirty(rp) || !w.s.dirty[rp] && w.isDir(rp, o) {
 			if rp == "." {
 				rp = ""
 			}
@@ -150,15 +150,15 @@ func (w *walker) restorePaths(ops []string) {
 	}
 }
 
-// isDirty counts the dirty files under a directory.
-func (w *walker) isDirty(dir string) int {
-	n := 0
+// hasDirty reports whether the agent changed any file under dir.
+func (w *walker) hasDirty(dir string) bool {
+	prefix := dir + "/"
 	for f := range w.s.dirty {
-		if strings.HasPrefix(f, dir+"/") {
-			n++
+		if strings.HasPrefix(f, prefix) {
+			return true
 		}
 	}
-	return n
+	return false
 }
 
 // allDirty records an edit of every file the agent changed under dir ("" is
@@ -189,7 +189,7 @@ func (w *walker) looksLikePath(o string) bool {
 	if !ok {
 		return false
 	}
-	if w.s.dirty[rp] || w.known(rp) || w.isDirty(rp) > 0 {
+	if w.s.dirty[rp] || w.known(rp) || w.hasDirty(rp) {
 		return true
 	}
 	ext := strings.LastIndexByte(o, '.')

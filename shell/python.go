@@ -2,6 +2,7 @@ package shell
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/swetouch/swetouch/event"
@@ -79,16 +80,15 @@ func (w *walker) runScript(p string, args []string, lang string) {
 }
 
 var (
-	pyOpen    = regexp.MustCompile(`\b(?:io\.|codecs\.)?open\(\s*(?:(?:f?(['"])([^'"\n]*)['"])|([A-Za-z_][\w.]*))\s*(?:,\s*(?:mode\s*=\s*)?['"]([rwabxt+U]*)['"])?`)
+	pyOpenAt  = regexp.MustCompile(`^open\(\s*(?:(?:f?(['"])([^'"\n]*)['"])|([A-Za-z_][\w.]*))\s*(?:,\s*(?:mode\s*=\s*)?['"]([rwabxt+U]*)['"])?`)
 	pyPath    = regexp.MustCompile(`\b(?:pathlib\.)?Path\(\s*(?:(['"])([^'"\n]*)['"]|([A-Za-z_]\w*))\s*\)((?:\s*/\s*['"][^'"\n]*['"])*)\s*\.(read_text|read_bytes|write_text|write_bytes|open|unlink|touch|rename|replace)\(\s*(?:['"]([rwabxt+]*)['"])?`)
 	pyPathVar = regexp.MustCompile(`(?m)^\s*([A-Za-z_]\w*)\s*=\s*(?:pathlib\.)?Path\(\s*(['"])([^'"\n]*)['"]\s*\)`)
 	pyVarCall = regexp.MustCompile(`\b([A-Za-z_]\w*)\.(read_text|read_bytes|write_text|write_bytes|open|unlink|touch)\(\s*(?:['"]([rwabxt+]*)['"])?`)
-	pyStrVar  = regexp.MustCompile(`(?m)^\s*([A-Za-z_]\w*)\s*=\s*(['"])([^'"\n]+)['"]\s*$`)
+	pyStrVar  = regexp.MustCompile(`^\s*([A-Za-z_]\w*)\s*=\s*(['"])([^'"\n]+)['"]\s*$`)
 	pyOSEdit  = regexp.MustCompile(`\b(?:os\.(?:remove|unlink|rename|replace)|shutil\.(?:copy|copy2|copyfile|move))\(\s*(?:(['"])([^'"\n]*)['"]|([A-Za-z_]\w*))(?:\s*,\s*(?:(['"])([^'"\n]*)['"]|([A-Za-z_]\w*)))?`)
 	pyFileIn  = regexp.MustCompile(`\bfileinput\.(?:input|FileInput)\(\s*(?:\[\s*)?(?:(['"])([^'"\n]*)['"]|([A-Za-z_]\w*))[^)]*inplace\s*=\s*(?:True|1)`)
 	pySystem  = regexp.MustCompile(`\bos\.system\(\s*(?:'([^'\n]*)'|"([^"\n]*)")\s*\)`)
-	pyLines   = regexp.MustCompile(`\b([A-Za-z_]\w*)\s*=\s*[^\n]*\.(?:readlines\(\)|read\(\)\s*\.\s*splitlines\(\)|read\(\)\s*\.\s*split\(\s*['"]\\n['"]\s*\)|read_text\(\)\s*\.\s*splitlines\(\))`)
-	pyTest    = regexp.MustCompile(`\b(?:pytest\.main|unittest\.main|doctest\.testmod|sympy\.test|sympy\.doctest)\(|\bimport pytest\b[\s\S]*\bpytest\.main\(`)
+	pyTest    = regexp.MustCompile(`\b(?:pytest\.main|unittest\.main|doctest\.testmod|sympy\.test|sympy\.doctest)\(`)
 )
 
 // pyScript finds what a Python script reads and writes: open() with its
@@ -96,16 +96,35 @@ var (
 // in place, os.system shell strings, and slices of a file's lines printed
 // (lines[a:b]) for exact read ranges.
 func (w *walker) pyScript(src string) {
-	if pyTest.MatchString(src) {
+	// Each pattern runs only when a literal it needs is present: Go's
+	// regexp cannot skip ahead on a leading \b, and most scripts are
+	// small edits that mention none of these calls.
+	has := func(lits ...string) bool {
+		for _, l := range lits {
+			if strings.Contains(src, l) {
+				return true
+			}
+		}
+		return false
+	}
+	if has("main(", "testmod(", "sympy.test(", "sympy.doctest(") && pyTest.MatchString(src) {
 		w.add(event.Test, event.Scope{})
 	}
-	vars := map[string]string{}
-	for _, m := range pyStrVar.FindAllStringSubmatch(src, -1) {
-		vars[m[1]] = m[3]
-	}
+	var vars map[string]string // string variables, found on first use
 	name := func(lit, v string) string {
 		if lit != "" || v == "" {
 			return lit
+		}
+		if vars == nil {
+			vars = map[string]string{}
+			for line := range strings.Lines(src) {
+				if strings.IndexByte(line, '=') < 0 {
+					continue
+				}
+				if m := pyStrVar.FindStringSubmatch(line); m != nil {
+					vars[m[1]] = m[3]
+				}
+			}
 		}
 		return vars[v]
 	}
@@ -125,7 +144,10 @@ func (w *walker) pyScript(src string) {
 			delete(w.s.written, rp)
 		}
 	}
-	for _, m := range pyOpen.FindAllStringSubmatch(src, -1) {
+	if !has("open(", "Path(", ".read_", ".write_", "os.", "shutil.", "fileinput.") {
+		return
+	}
+	for _, m := range wordMatches(src, "open(", pyOpenAt) {
 		p := name(m[2], m[3])
 		if p == "" || strings.ContainsAny(p, "{}") {
 			continue
@@ -137,8 +159,10 @@ func (w *walker) pyScript(src string) {
 		}
 	}
 	pathVars := map[string]string{}
-	for _, m := range pyPathVar.FindAllStringSubmatch(src, -1) {
-		pathVars[m[1]] = m[3]
+	if has("Path(") {
+		for _, m := range pyPathVar.FindAllStringSubmatch(src, -1) {
+			pathVars[m[1]] = m[3]
+		}
 	}
 	pathOp := func(p, op, mode string) {
 		switch op {
@@ -154,7 +178,7 @@ func (w *walker) pyScript(src string) {
 			edit(p)
 		}
 	}
-	for _, m := range pyPath.FindAllStringSubmatch(src, -1) {
+	for _, m := range findAll(has("Path("), pyPath, src) {
 		p := name(m[2], m[3])
 		if m[3] != "" && pathVars[m[3]] != "" {
 			p = pathVars[m[3]]
@@ -164,23 +188,26 @@ func (w *walker) pyScript(src string) {
 		}
 		pathOp(p, m[5], m[6])
 	}
-	for _, m := range pyVarCall.FindAllStringSubmatch(src, -1) {
+	for _, m := range findAll(len(pathVars) > 0, pyVarCall, src) {
 		if p, ok := pathVars[m[1]]; ok {
 			pathOp(p, m[2], m[3])
 		}
 	}
-	for _, m := range pyOSEdit.FindAllStringSubmatch(src, -1) {
+	for _, m := range findAll(has("os.", "shutil."), pyOSEdit, src) {
 		edit(name(m[2], m[3]))
 		edit(name(m[5], m[6]))
 	}
-	for _, m := range pyFileIn.FindAllStringSubmatch(src, -1) {
+	for _, m := range findAll(has("fileinput."), pyFileIn, src) {
 		edit(name(m[2], m[3]))
 	}
-	for _, m := range pySystem.FindAllStringSubmatch(src, -1) {
+	for _, m := range findAll(has("os.system("), pySystem, src) {
 		w.nested(m[1] + m[2])
 	}
 	// reads: exact ranges when the script prints slices of one file's lines
-	sel := pySlices(src)
+	var sel []rng
+	if len(readOrder) == 1 {
+		sel = pySlices(src)
+	}
 	for _, f := range readOrder {
 		var ranges []rng
 		if len(readOrder) == 1 && sel != nil {
@@ -191,43 +218,82 @@ func (w *walker) pyScript(src string) {
 	}
 }
 
+// wordMatches applies the anchored pattern re at every whole-word
+// occurrence of lit in src: the literal search is what makes scanning a
+// long script cheap.
+func wordMatches(src, lit string, re *regexp.Regexp) [][]string {
+	var out [][]string
+	for i := 0; ; {
+		j := strings.Index(src[i:], lit)
+		if j < 0 {
+			return out
+		}
+		at := i + j
+		i = at + len(lit)
+		if at > 0 && isIdentByte(src[at-1]) {
+			continue
+		}
+		if m := re.FindStringSubmatch(src[at:]); m != nil {
+			out = append(out, m)
+		}
+	}
+}
+
+// findAll runs re over src only when the caller's literal prefilter
+// says it can match.
+func findAll(maybe bool, re *regexp.Regexp, src string) [][]string {
+	if !maybe {
+		return nil
+	}
+	return re.FindAllStringSubmatch(src, -1)
+}
+
 var (
-	pySlice = regexp.MustCompile(`\b([A-Za-z_]\w*)\[\s*(\d*)\s*:\s*(\d*)\s*\]`)
-	pyRange = regexp.MustCompile(`\brange\(\s*(\d+)\s*,\s*(\d+)\s*\)`)
-	pyIndex = regexp.MustCompile(`\b([A-Za-z_]\w*)\[\s*[A-Za-z_]\w*\s*\]`)
+	pyLinesAt = regexp.MustCompile(`\b([A-Za-z_]\w*)\s*=\s*[^\n]*\.(?:readlines\(\)|read\(\)\s*\.\s*splitlines\(\)|read\(\)\s*\.\s*split\(\s*['"]\\n['"]\s*\)|read_text\(\)\s*\.\s*splitlines\(\))`)
+	pySliceAt = regexp.MustCompile(`^\[\s*(\d*)\s*:\s*(\d*)\s*\]`)
+	pyIndexAt = regexp.MustCompile(`^\[\s*[A-Za-z_]\w*\s*\]`)
+	pyRange   = regexp.MustCompile(`\brange\(\s*(\d+)\s*,\s*(\d+)\s*\)`)
 )
 
 // pySlices returns the 1-based line ranges a script shows from a list of a
 // file's lines: lines[a:b] → a+1..b, for i in range(a, b): lines[i] →
-// a+1..b. nil when the script shows the lines some other way.
+// a+1..b. nil when the script shows the lines some other way. Patterns are
+// matched only where a literal says they can start, so a long script costs
+// one pass per list variable.
 func pySlices(src string) []rng {
-	lineVars := map[string]bool{}
-	for _, m := range pyLines.FindAllStringSubmatch(src, -1) {
-		lineVars[m[1]] = true
+	var lineVars []string
+	for line := range strings.Lines(src) {
+		if !strings.Contains(line, "lines()") && !strings.Contains(line, "split(") {
+			continue
+		}
+		if m := pyLinesAt.FindStringSubmatch(line); m != nil && !slices.Contains(lineVars, m[1]) {
+			lineVars = append(lineVars, m[1])
+		}
 	}
 	if len(lineVars) == 0 {
 		return nil
 	}
 	var sel []rng
-	for _, m := range pySlice.FindAllStringSubmatch(src, -1) {
-		if !lineVars[m[1]] {
-			continue
-		}
-		a, okA := atoi(m[2])
-		if m[2] == "" {
-			a, okA = 0, true
-		}
-		b, okB := atoi(m[3])
-		if !okA || !okB || b <= a {
-			return nil
-		}
-		sel = append(sel, rng{a + 1, b})
-	}
 	indexed := false
-	for _, m := range pyIndex.FindAllStringSubmatch(src, -1) {
-		indexed = indexed || lineVars[m[1]]
+	for _, v := range lineVars {
+		for at := range subscripts(src, v) {
+			rest := src[at:]
+			if m := pySliceAt.FindStringSubmatch(rest); m != nil {
+				a, okA := atoi(m[1])
+				if m[1] == "" {
+					a, okA = 0, true
+				}
+				b, okB := atoi(m[2])
+				if !okA || !okB || b <= a {
+					return nil
+				}
+				sel = append(sel, rng{a + 1, b})
+			} else if pyIndexAt.MatchString(rest) {
+				indexed = true
+			}
+		}
 	}
-	if indexed {
+	if indexed && strings.Contains(src, "range(") {
 		for _, m := range pyRange.FindAllStringSubmatch(src, -1) {
 			a, _ := atoi(m[1])
 			b, _ := atoi(m[2])
@@ -240,4 +306,29 @@ func pySlices(src string) []rng {
 		return nil
 	}
 	return mergeRanges(sel)
+}
+
+// subscripts yields the offsets of every "[" that directly follows the
+// identifier name as a whole word in src.
+func subscripts(src, name string) func(func(int) bool) {
+	return func(yield func(int) bool) {
+		for i := 0; ; {
+			j := strings.Index(src[i:], name+"[")
+			if j < 0 {
+				return
+			}
+			at := i + j
+			i = at + len(name)
+			if at > 0 && isIdentByte(src[at-1]) {
+				continue
+			}
+			if !yield(i) {
+				return
+			}
+		}
+	}
+}
+
+func isIdentByte(b byte) bool {
+	return b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
 }
