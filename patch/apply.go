@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -229,30 +230,40 @@ func applyFile(fsys FileSystem, fd *FileDiff, rep *Report) (*fileResult, error) 
 	case !exists:
 		return fail("file does not exist")
 	}
-	f := splitFile(string(data))
-	changed := false
+	if len(data) >= math.MaxInt32 {
+		return fail("file is 2 GiB or larger")
+	}
+	pl := &placer{im: newImage(string(data))}
+	changed, ok := false, true
+	first := len(rep.Hunks)
+	// delta is how far from their recorded lines earlier hunks landed:
+	// where the agent moved code, later hunks have likely moved as much.
 	delta := 0
 	for i, h := range fd.Hunks {
-		hr := f.apply(h, delta)
+		hr := pl.locate(h, delta)
 		hr.File, hr.Hunk = name, i+1
 		rep.Hunks = append(rep.Hunks, hr)
-		if hr.Method == Failed {
-			rep.Applied = false
+		switch hr.Method {
+		case Failed:
+			ok = false
 			continue
-		}
-		if hr.Method != AlreadyApplied {
+		case AlreadyApplied:
+		default:
 			changed = true
-			delta = hr.Start - h.NewStart
-			if h.NewLines == 0 {
-				delta = hr.Start - 1 - h.NewStart
-			}
 		}
+		delta += hr.Offset
 	}
-	if !rep.Applied {
+	if !ok {
+		rep.Applied = false
 		return nil, nil
 	}
+	landed := make([]*HunkReport, 0, len(fd.Hunks))
+	for i := first; i < len(rep.Hunks); i++ {
+		landed = append(landed, &rep.Hunks[i])
+	}
+	out := pl.result(landed)
 	if fd.IsDelete() {
-		if len(f.lines) != 0 {
+		if len(out) != 0 {
 			rep.Applied = false
 			rep.Hunks = append(rep.Hunks, HunkReport{File: name, Method: Failed, Error: "deleted file still has content after removing its lines"})
 			return nil, nil
@@ -266,7 +277,7 @@ func applyFile(fsys FileSystem, fd *FileDiff, rep *Report) (*fileResult, error) 
 	if !changed && newMode == mode && !fd.Rename {
 		return nil, nil
 	}
-	res := &fileResult{name: name, data: []byte(f.join()), mode: newMode}
+	res := &fileResult{name: name, data: out, mode: newMode}
 	if fd.Rename && fd.OldPath != name {
 		res.remove = fd.OldPath
 	}

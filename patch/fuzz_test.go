@@ -1,8 +1,10 @@
 package patch
 
 import (
+	"slices"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 // FuzzParse: the diff parser never panics; what it accepts has hunks whose
@@ -65,3 +67,36 @@ func (m memFS) ReadFile(n string) ([]byte, fsMode, error) {
 }
 func (m memFS) WriteFile(n string, b []byte, _ fsMode) error { m[n] = string(b); return nil }
 func (m memFS) Remove(n string) error                        { delete(m, n); return nil }
+
+// FuzzSameFields: the allocation-free whitespace comparison agrees with
+// strings.Fields, and lines it calls equal share a search key (a key
+// mismatch would make the anchored search miss a match). b is a with its
+// whitespace runs rewritten from ws, so equal pairs are common.
+func FuzzSameFields(f *testing.F) {
+	f.Add("  return  x(1)\t", " \t\u00a0")
+	f.Add("a\u00a0b", "  ")
+	f.Add("x\xffy z", "\v")
+	f.Fuzz(func(t *testing.T, a, ws string) {
+		var b strings.Builder
+		gap := 0
+		for i, w := range strings.FieldsFunc(a, unicode.IsSpace) {
+			if ws != "" && (i > 0 || gap%2 == 0) {
+				b.WriteString(ws[:gap%len(ws)+1])
+			} else if i > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString(w)
+			gap += len(w)
+		}
+		for _, pair := range [][2]string{{a, b.String()}, {a, ws}} {
+			x, y := pair[0], pair[1]
+			want := slices.Equal(strings.FieldsFunc(x, unicode.IsSpace), strings.FieldsFunc(y, unicode.IsSpace))
+			if got := sameFields(x, y); got != want {
+				t.Fatalf("sameFields(%q, %q) = %v, strings.Fields says %v", x, y, got, want)
+			}
+			if want && lineKey(x) != lineKey(y) {
+				t.Fatalf("equal up to whitespace but keys differ: %q %q", x, y)
+			}
+		}
+	})
+}

@@ -2,52 +2,9 @@ package patch
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
-
-// file is a text file as lines without terminators, each line's own
-// terminator kept so line endings survive untouched.
-type file struct {
-	lines []string
-	ends  []string
-	eol   string // the file's dominant terminator, for inserted lines
-}
-
-func splitFile(s string) *file {
-	f := &file{eol: "\n"}
-	crlf := 0
-	for s != "" {
-		i := strings.IndexByte(s, '\n')
-		if i < 0 {
-			f.lines = append(f.lines, s)
-			f.ends = append(f.ends, "")
-			break
-		}
-		line, end := s[:i], "\n"
-		if strings.HasSuffix(line, "\r") {
-			line, end = line[:len(line)-1], "\r\n"
-			crlf++
-		}
-		f.lines = append(f.lines, line)
-		f.ends = append(f.ends, end)
-		s = s[i+1:]
-	}
-	if crlf*2 > len(f.lines) {
-		f.eol = "\r\n"
-	}
-	return f
-}
-
-func (f *file) join() string {
-	var b strings.Builder
-	for i, l := range f.lines {
-		b.WriteString(l)
-		b.WriteString(f.ends[i])
-	}
-	return b.String()
-}
-
-func normalize(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // sides returns the old and new texts of a run of hunk lines.
 func sides(ls []Line) (old, new []string) {
@@ -62,30 +19,36 @@ func sides(ls []Line) (old, new []string) {
 	return
 }
 
-func (f *file) matchAt(block []string, p int, norm bool) bool {
-	if p < 0 || p+len(block) > len(f.lines) {
-		return false
-	}
-	for k, b := range block {
-		l := f.lines[p+k]
-		if l != b && !(norm && normalize(l) == normalize(b)) {
+// placer locates the hunks of one file diff in the file's image. Each hunk
+// becomes an edit of the image; edits never overlap.
+type placer struct {
+	im    *image
+	edits []edit
+	// where records, per hunk report, the image line it landed at and how
+	// many result lines it has, to number the report in the new file.
+	where []landing
+}
+
+type landing struct {
+	edit  int // index in edits, or -1 (already applied)
+	at, n int
+}
+
+// free reports whether image lines [from, to) are untouched by the edits
+// placed so far (an insertion, from == to, may sit at an edit's edge).
+func (pl *placer) free(from, to int) bool {
+	for _, e := range pl.edits {
+		if from < e.to && e.from < to || from == to && e.from < from && from < e.to || e.from == e.to && from < e.from && e.from < to {
 			return false
 		}
 	}
 	return true
 }
 
-func (f *file) matches(block []string, norm bool) []int {
-	var ps []int
-	if len(block) == 0 {
-		return nil
-	}
-	for p := 0; p+len(block) <= len(f.lines); p++ {
-		if f.matchAt(block, p, norm) {
-			ps = append(ps, p)
-		}
-	}
-	return ps
+// find is image.find without places already edited.
+func (pl *placer) find(block []string, norm bool) []int {
+	ps := pl.im.find(block, norm)
+	return slices.DeleteFunc(ps, func(p int) bool { return !pl.free(p, p+len(block)) })
 }
 
 // nearest picks the match closest to want; ok is false on a tie.
@@ -106,8 +69,9 @@ func nearest(ps []int, want int) (int, bool) {
 	return best, best >= 0 && !tie
 }
 
-// apply places one hunk; delta is the shift earlier hunks caused.
-func (f *file) apply(h *Hunk, delta int) HunkReport {
+// locate places one hunk; delta is how far from their recorded positions
+// earlier hunks landed.
+func (pl *placer) locate(h *Hunk, delta int) HunkReport {
 	old, new := sides(h.Lines)
 	want := h.OldStart - 1 + delta
 	if h.OldLines == 0 {
@@ -115,48 +79,46 @@ func (f *file) apply(h *Hunk, delta int) HunkReport {
 	}
 	want = max(want, 0)
 	// 1. exact at the recorded position
-	if f.matchAt(old, want, false) {
-		return f.place(h.Lines, want, Exact, want)
+	if pl.im.matchAt(old, want, false) && pl.free(want, want+len(old)) {
+		return pl.place(h.Lines, want, Exact, want)
 	}
 	var ambiguity string
 	// 2. the nearest unique exact match
 	if len(old) > 0 {
-		if ps := f.matches(old, false); len(ps) > 0 {
+		if ps := pl.find(old, false); len(ps) > 0 {
 			if p, ok := nearest(ps, want); ok {
-				return f.place(h.Lines, p, Offset, want)
+				return pl.place(h.Lines, p, Offset, want)
 			}
 			ambiguity = fmt.Sprintf("old lines match %d places equally near line %d", len(ps), want+1)
 		}
 	}
 	// 3. already applied: the new side is there and the old is not
 	if len(new) > 0 && ambiguity == "" {
-		if ps := f.matches(new, false); len(ps) > 0 {
-			if p, ok := nearest(ps, want); ok {
-				return HunkReport{Method: AlreadyApplied, Start: p + 1, End: p + len(new)}
-			}
+		if rep, ok := pl.already(new, want, false); ok {
+			return rep
 		}
 	}
 	// 4. context-anchored: whitespace-tolerant, then with context trimmed
 	// from the outside in; the changed lines always stay in the anchor
 	if ambiguity == "" {
-		rep, amb, ok := f.anchored(h, want)
+		rep, amb, ok := pl.anchored(h, want)
 		if ok {
 			return rep
 		}
 		ambiguity = amb
 	}
+	// 5. bracketed: the agent rewrote the changed lines themselves
 	if ambiguity == "" {
-		rep, amb, ok := f.bracketed(h, want)
+		rep, amb, ok := pl.bracketed(h, want)
 		if ok {
 			return rep
 		}
 		ambiguity = amb
 	}
+	// 6. already applied, up to whitespace
 	if ambiguity == "" && len(new) > 0 {
-		if ps := f.matches(new, true); len(ps) > 0 {
-			if p, ok := nearest(ps, want); ok {
-				return HunkReport{Method: AlreadyApplied, Start: p + 1, End: p + len(new)}
-			}
+		if rep, ok := pl.already(new, want, true); ok {
+			return rep
 		}
 	}
 	msg := "could not locate the hunk's context"
@@ -166,52 +128,54 @@ func (f *file) apply(h *Hunk, delta int) HunkReport {
 	return HunkReport{Method: Failed, Error: msg, Start: h.OldStart}
 }
 
-func (f *file) anchored(h *Hunk, want int) (HunkReport, string, bool) {
-	pre, post := 0, 0
+func (pl *placer) already(new []string, want int, norm bool) (HunkReport, bool) {
+	p, ok := nearest(pl.find(new, norm), want)
+	if !ok {
+		return HunkReport{}, false
+	}
+	pl.where = append(pl.where, landing{edit: -1, at: p, n: len(new)})
+	return HunkReport{Method: AlreadyApplied, Offset: p - want}, true
+}
+
+func (pl *placer) anchored(h *Hunk, want int) (HunkReport, string, bool) {
+	pre, post := contextRuns(h)
+	hasMinus := slices.ContainsFunc(h.Lines, func(l Line) bool { return l.Kind == '-' })
+	for t := 0; t <= pre+post; t++ {
+		starts := map[int]int{} // hunk start → lines trimmed in front
+		for i := max(0, t-post); i <= min(t, pre); i++ {
+			core := h.Lines[i : len(h.Lines)-(t-i)]
+			if !anchorable(core, hasMinus) {
+				continue
+			}
+			old, _ := sides(core)
+			for _, p := range pl.find(old, true) {
+				starts[p-i] = i
+			}
+		}
+		switch len(starts) {
+		case 0:
+			continue
+		case 1:
+			for start, i := range starts {
+				core := h.Lines[i : len(h.Lines)-(t-i)]
+				return pl.place(core, start+i, Anchored, want+i), "", true
+			}
+		}
+		return HunkReport{}, fmt.Sprintf("context matches %d places after trimming %d context lines", len(starts), t), false
+	}
+	return HunkReport{}, "", false
+}
+
+// contextRuns counts the context lines before the hunk's first change and
+// after its last.
+func contextRuns(h *Hunk) (pre, post int) {
 	for pre < len(h.Lines) && h.Lines[pre].Kind == ' ' {
 		pre++
 	}
 	for post < len(h.Lines)-pre && h.Lines[len(h.Lines)-1-post].Kind == ' ' {
 		post++
 	}
-	hasMinus := false
-	for _, l := range h.Lines {
-		if l.Kind == '-' {
-			hasMinus = true
-		}
-	}
-	for t := 0; t <= pre+post; t++ {
-		type cand struct{ i, p int }
-		var found []cand
-		for i := max(0, t-post); i <= min(t, pre); i++ {
-			j := t - i
-			core := h.Lines[i : len(h.Lines)-j]
-			old, _ := sides(core)
-			if !anchorable(core, hasMinus) {
-				continue
-			}
-			for _, p := range f.matches(old, true) {
-				found = append(found, cand{i, p - 0})
-			}
-		}
-		if len(found) == 0 {
-			continue
-		}
-		// distinct placements of the hunk start
-		starts := map[int]cand{}
-		for _, c := range found {
-			starts[c.p-c.i] = c
-		}
-		if len(starts) > 1 {
-			return HunkReport{}, fmt.Sprintf("context matches %d places after trimming %d context lines", len(starts), t), false
-		}
-		for _, c := range starts {
-			j := t - c.i
-			core := h.Lines[c.i : len(h.Lines)-j]
-			return f.place(core, c.p, Anchored, want), "", true
-		}
-	}
-	return HunkReport{}, "", false
+	return pre, post
 }
 
 // anchorable requires an anchor to hold a non-blank line, and an insertion
@@ -228,51 +192,28 @@ func anchorable(core []Line, hasMinus bool) bool {
 	return false
 }
 
-// place replaces the old side of ls at file index p with its new side,
-// keeping the file's own text for context lines.
-func (f *file) place(ls []Line, p int, method string, want int) HunkReport {
-	var lines, ends []string
-	k := p
-	newCount := 0
-	lastKind := byte(0)
-	var lastNoNL bool
+// place makes the edit that replaces the old side of ls at image line p
+// with its new side, keeping the file's own text for context lines.
+func (pl *placer) place(ls []Line, p int, method string, want int) HunkReport {
+	e := edit{from: p, to: p}
 	for _, l := range ls {
 		switch l.Kind {
 		case ' ':
-			lines = append(lines, f.lines[k])
-			ends = append(ends, f.ends[k])
-			k++
-			newCount++
+			e.out = append(e.out, outLine{keep: e.to})
+			e.to++
 		case '-':
-			k++
+			e.to++
 		case '+':
-			lines = append(lines, l.Text)
-			ends = append(ends, f.eol)
-			newCount++
-		}
-		if l.Kind != '-' {
-			lastKind, lastNoNL = l.Kind, l.NoNewline
+			e.out = append(e.out, outLine{keep: -1, text: l.Text, noEOL: l.NoNewline})
 		}
 	}
-	atEOF := k == len(f.lines)
-	// a line that gains a successor needs a terminator
-	if p > 0 && f.ends[p-1] == "" && len(lines) > 0 {
-		f.ends[p-1] = f.eol
-	}
-	if atEOF && len(lines) > 0 && lastKind == '+' && lastNoNL {
-		ends[len(ends)-1] = ""
-	}
-	for i := range len(lines) - 1 {
-		if ends[i] == "" {
-			ends[i] = f.eol
-		}
-	}
-	if !atEOF && len(lines) > 0 && ends[len(ends)-1] == "" {
-		ends[len(ends)-1] = f.eol
-	}
-	f.lines = append(f.lines[:p:p], append(lines, f.lines[k:]...)...)
-	f.ends = append(f.ends[:p:p], append(ends, f.ends[k:]...)...)
-	return HunkReport{Method: method, Start: p + 1, End: p + newCount, Offset: p - want}
+	return pl.commit(e, p, len(e.out), method, p-want)
+}
+
+func (pl *placer) commit(e edit, at, n int, method string, offset int) HunkReport {
+	pl.edits = append(pl.edits, e)
+	pl.where = append(pl.where, landing{edit: len(pl.edits) - 1, at: at, n: n})
+	return HunkReport{Method: method, Offset: offset}
 }
 
 // bracketed places a hunk whose changed lines the agent rewrote: the
@@ -281,16 +222,9 @@ func (f *file) place(ls []Line, p int, method string, want int) HunkReport {
 // between; the lines in the gap are the agent's version of the hunk's
 // changed block, and are replaced by the hunk's new lines. Lines outside
 // the anchors are never touched.
-func (f *file) bracketed(h *Hunk, want int) (HunkReport, string, bool) {
-	pre, post := 0, 0
-	for pre < len(h.Lines) && h.Lines[pre].Kind == ' ' {
-		pre++
-	}
-	for post < len(h.Lines)-pre && h.Lines[len(h.Lines)-1-post].Kind == ' ' {
-		post++
-	}
-	mid := h.Lines[pre : len(h.Lines)-post]
-	midOld, _ := sides(mid)
+func (pl *placer) bracketed(h *Hunk, want int) (HunkReport, string, bool) {
+	pre, post := contextRuns(h)
+	midOld, _ := sides(h.Lines[pre : len(h.Lines)-post])
 	maxGap := max(2*len(midOld)+10, 20)
 	text := func(ls []Line) []string { o, _ := sides(ls); return o }
 	for size := pre + post; size >= 2; size-- {
@@ -306,11 +240,13 @@ func (f *file) bracketed(h *Hunk, want int) (HunkReport, string, bool) {
 			if blank(preBlock) || blank(postBlock) {
 				continue
 			}
-			for _, ps := range f.matches(preBlock, true) {
+			for _, ps := range pl.im.find(preBlock, true) {
 				from := ps + lp
-				for q := from; q <= min(from+maxGap, len(f.lines)-lq); q++ {
-					if f.matchAt(postBlock, q, true) {
-						found = append(found, cand{ps, q + lq, lp})
+				for q := from; q <= min(from+maxGap, len(pl.im.lines)-lq); q++ {
+					if pl.im.matchAt(postBlock, q, true) {
+						if pl.free(ps, q+lq) {
+							found = append(found, cand{ps, q + lq, lp})
+						}
 						break
 					}
 				}
@@ -327,7 +263,7 @@ func (f *file) bracketed(h *Hunk, want int) (HunkReport, string, bool) {
 			return HunkReport{}, fmt.Sprintf("context around the change matches %d places", len(uniq)), false
 		}
 		for _, c := range uniq {
-			return f.replaceSpan(h, c.start, c.end, c.lp, size-c.lp, pre, post, want), "", true
+			return pl.replaceSpan(h, c.start, c.end, c.lp, size-c.lp, pre, post, want), "", true
 		}
 	}
 	return HunkReport{}, "", false
@@ -342,23 +278,60 @@ func blank(ls []string) bool {
 	return true
 }
 
-// replaceSpan writes the hunk's new middle between the matched anchors:
-// file[start:start+lp] is the pre anchor, file[end-lq:end] the post anchor.
-func (f *file) replaceSpan(h *Hunk, start, end, lp, lq, pre, post int, want int) HunkReport {
-	var lines, ends []string
+// replaceSpan makes the edit that writes the hunk's new middle between the
+// matched anchors: image[start:start+lp] is the pre anchor, image[end-lq:end]
+// the post anchor.
+func (pl *placer) replaceSpan(h *Hunk, start, end, lp, lq, pre, post int, want int) HunkReport {
+	e := edit{from: start, to: end}
 	for k := start; k < start+lp; k++ {
-		lines, ends = append(lines, f.lines[k]), append(ends, f.ends[k])
+		e.out = append(e.out, outLine{keep: k})
 	}
 	for _, l := range h.Lines[pre : len(h.Lines)-post] {
 		if l.Kind != '-' {
-			lines, ends = append(lines, l.Text), append(ends, f.eol)
+			e.out = append(e.out, outLine{keep: -1, text: l.Text, noEOL: l.NoNewline})
 		}
 	}
 	for k := end - lq; k < end; k++ {
-		lines, ends = append(lines, f.lines[k]), append(ends, f.ends[k])
+		e.out = append(e.out, outLine{keep: k})
 	}
-	f.lines = append(f.lines[:start:start], append(lines, f.lines[end:]...)...)
-	f.ends = append(f.ends[:start:start], append(ends, f.ends[end:]...)...)
-	first := start + lp + 1
-	return HunkReport{Method: Anchored, Start: start + 1, End: start + len(lines), Offset: first - 1 - want}
+	return pl.commit(e, start, len(e.out), Anchored, start+lp-pre-want)
+}
+
+// result renders the file and numbers each landing in it: reports[i]
+// belongs to where[i].
+func (pl *placer) result(reports []*HunkReport) []byte {
+	order := make([]int, len(pl.edits))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		ea, eb := pl.edits[a], pl.edits[b]
+		if ea.from != eb.from {
+			return ea.from - eb.from
+		}
+		return ea.to - eb.to
+	})
+	sorted := make([]edit, len(order))
+	newFrom := make([]int, len(order)) // by edit index
+	growth := 0
+	for k, i := range order {
+		sorted[k] = pl.edits[i]
+		newFrom[i] = pl.edits[i].from + growth
+		growth += pl.edits[i].growth()
+	}
+	for i, w := range pl.where {
+		start := 0
+		if w.edit >= 0 {
+			start = newFrom[w.edit] + (w.at - pl.edits[w.edit].from)
+		} else {
+			start = w.at
+			for _, e := range sorted {
+				if e.to <= w.at {
+					start += e.growth()
+				}
+			}
+		}
+		reports[i].Start, reports[i].End = start+1, start+w.n
+	}
+	return pl.im.render(sorted)
 }
