@@ -162,3 +162,59 @@ func TestModePreserved(t *testing.T) {
 		t.Errorf("mode %v", st.Mode())
 	}
 }
+
+// TestApplyFallbacks covers placements where the agent changed the hunk's
+// own lines or the context next to them.
+func TestApplyFallbacks(t *testing.T) {
+	far := strings.Repeat("pad\n", 30)
+	tests := []struct {
+		name, file, diff, want, method string
+		start                          int
+	}{{
+		name: "agent rewrote the change and the context next to it",
+		file: "def f():\n    a = 1\n    b = 20\n    return a * 2\n    c = 30\n    d = 4\n",
+		diff: "--- a/f.py\n+++ b/f.py\n@@ -1,6 +1,6 @@\n def f():\n     a = 1\n     b = 2\n-    return a\n+    return a + 1\n     c = 3\n     d = 4\n",
+		want: "def f():\n    a = 1\n    b = 2\n    return a + 1\n    c = 3\n    d = 4\n", method: Anchored, start: 1,
+	}, {
+		name: "exact runs beat whitespace-tolerant ones: indentation is syntax",
+		file: "x = (\n    [\n        i\n        if not ok(i)\n    ],\n)\n",
+		diff: "--- a/f.py\n+++ b/f.py\n@@ -1,8 +1,8 @@\n x = (\n     [\n         i\n-        if not close(\n-            i)\n+        if (\n+            far(i))\n         )\n     ],\n )\n",
+		want: "x = (\n    [\n        i\n        if (\n            far(i))\n        )\n    ],\n)\n", method: Anchored, start: 1,
+	}, {
+		name: "the nearer of two fuzzy matches when it is clearly nearer",
+		file: "x\n  y\nz\n" + far + "x\n  y\nz\n",
+		diff: "--- a/f\n+++ b/f\n@@ -34,3 +34,4 @@\n x\n y\n+new\n z\n",
+		want: "x\n  y\nz\n" + far + "x\n  y\nnew\nz\n", method: Anchored, start: 34,
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			name := "f.py"
+			if strings.Contains(tt.diff, "+++ b/f\n") {
+				name = "f"
+			}
+			rep, got := apply(t, map[string]string{name: tt.file}, tt.diff)
+			if !rep.Applied {
+				t.Fatalf("not applied: %+v", rep.Hunks)
+			}
+			if got[name] != tt.want {
+				t.Errorf("content\n%s\nwant\n%s", got[name], tt.want)
+			}
+			if h := rep.Hunks[0]; h.Method != tt.method || h.Start != tt.start {
+				t.Errorf("hunk %+v want method %s start %d", h, tt.method, tt.start)
+			}
+		})
+	}
+}
+
+func TestApplyFuzzyAmbiguityReported(t *testing.T) {
+	// whitespace-only matches on both sides of the recorded line, equally far
+	file := "x\n  y\nz\nq\nq\nq\nx\n  y\nz\n"
+	diff := "--- a/f\n+++ b/f\n@@ -4,3 +4,4 @@\n x\n y\n+new\n z\n"
+	rep, got := apply(t, map[string]string{"f": file}, diff)
+	if rep.Applied || !strings.Contains(rep.Hunks[0].Error, "ambiguous") {
+		t.Fatalf("want ambiguity, got %+v", rep.Hunks)
+	}
+	if got["f"] != file {
+		t.Error("file changed")
+	}
+}

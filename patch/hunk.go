@@ -2,6 +2,7 @@ package patch
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -152,16 +153,21 @@ func (pl *placer) anchored(h *Hunk, want int) (HunkReport, string, bool) {
 				starts[p-i] = i
 			}
 		}
-		switch len(starts) {
-		case 0:
+		if len(starts) == 0 {
 			continue
-		case 1:
-			for start, i := range starts {
-				core := h.Lines[i : len(h.Lines)-(t-i)]
-				return pl.place(core, start+i, Anchored, want+i), "", true
-			}
 		}
-		return HunkReport{}, fmt.Sprintf("context matches %d places after trimming %d context lines", len(starts), t), false
+		cands := slices.Sorted(maps.Keys(starts))
+		trims := make([]int, len(cands))
+		for k, start := range cands {
+			trims[k] = starts[start]
+		}
+		k, ok := decisive(cands, want)
+		if !ok {
+			return HunkReport{}, fmt.Sprintf("context matches %d places after trimming %d context lines", len(starts), t), false
+		}
+		i := trims[k]
+		core := h.Lines[i : len(h.Lines)-(t-i)]
+		return pl.place(core, cands[k]+i, Anchored, want+i), "", true
 	}
 	return HunkReport{}, "", false
 }
@@ -193,10 +199,20 @@ func anchorable(core []Line, hasMinus bool) bool {
 }
 
 // place makes the edit that replaces the old side of ls at image line p
-// with its new side, keeping the file's own text for context lines.
+// with its new side. The edit covers only the lines from the first change
+// to the last: context at either end stays the file's own, and hunks that
+// share context do not overlap.
 func (pl *placer) place(ls []Line, p int, method string, want int) HunkReport {
-	e := edit{from: p, to: p}
-	for _, l := range ls {
+	lead, trail := 0, 0
+	for lead < len(ls) && ls[lead].Kind == ' ' {
+		lead++
+	}
+	for trail < len(ls)-lead && ls[len(ls)-1-trail].Kind == ' ' {
+		trail++
+	}
+	e := edit{from: p + lead, to: p + lead}
+	n := lead + trail
+	for _, l := range ls[lead : len(ls)-trail] {
 		switch l.Kind {
 		case ' ':
 			e.out = append(e.out, outLine{keep: e.to})
@@ -207,7 +223,7 @@ func (pl *placer) place(ls []Line, p int, method string, want int) HunkReport {
 			e.out = append(e.out, outLine{keep: -1, text: l.Text, noEOL: l.NoNewline})
 		}
 	}
-	return pl.commit(e, p, len(e.out), method, p-want)
+	return pl.commit(e, p, n+len(e.out), method, p-want)
 }
 
 func (pl *placer) commit(e edit, at, n int, method string, offset int) HunkReport {
@@ -216,57 +232,130 @@ func (pl *placer) commit(e edit, at, n int, method string, offset int) HunkRepor
 	return HunkReport{Method: method, Offset: offset}
 }
 
-// bracketed places a hunk whose changed lines the agent rewrote: the
-// context before and after the change is found (whitespace-tolerant, trimmed
-// from the outside, at least one non-blank line each side) with a short gap
-// between; the lines in the gap are the agent's version of the hunk's
-// changed block, and are replaced by the hunk's new lines. Lines outside
-// the anchors are never touched.
+// bracketed places a hunk whose changed lines the agent rewrote: a run of
+// the context before the change and a run of the context after it are
+// found with a short gap between; the gap is the agent's version of the
+// hunk's middle and is replaced by the hunk's new side between the two
+// runs. Lines outside the runs are never touched. Runs are tried exact
+// before whitespace-tolerant (indentation is syntax in some languages),
+// longest first, and either next to the change or at the hunk's outer
+// edge (where the agent rewrote the context next to the change).
 func (pl *placer) bracketed(h *Hunk, want int) (HunkReport, string, bool) {
 	pre, post := contextRuns(h)
 	midOld, _ := sides(h.Lines[pre : len(h.Lines)-post])
 	maxGap := max(2*len(midOld)+10, 20)
 	text := func(ls []Line) []string { o, _ := sides(ls); return o }
-	for size := pre + post; size >= 2; size-- {
-		type cand struct{ start, end, lp int }
-		var found []cand
-		for lp := min(pre, size-1); lp >= 1; lp-- {
-			lq := size - lp
-			if lq < 1 || lq > post {
-				continue
-			}
-			preBlock := text(h.Lines[pre-lp : pre])
-			postBlock := text(h.Lines[len(h.Lines)-post : len(h.Lines)-post+lq])
-			if blank(preBlock) || blank(postBlock) {
-				continue
-			}
-			for _, ps := range pl.im.find(preBlock, true) {
-				from := ps + lp
-				for q := from; q <= min(from+maxGap, len(pl.im.lines)-lq); q++ {
-					if pl.im.matchAt(postBlock, q, true) {
-						if pl.free(ps, q+lq) {
-							found = append(found, cand{ps, q + lq, lp})
+	postAt := len(h.Lines) - post
+	for _, norm := range []bool{false, true} {
+		for size := pre + post; size >= 2; size-- {
+			var found []bracket
+			seen := map[[2]int]bool{}
+			for lp := min(pre, size-1); lp >= 1; lp-- {
+				lq := size - lp
+				if lq < 1 || lq > post {
+					continue
+				}
+				for _, a := range runStarts(0, pre, lp, true) {
+					for _, c := range runStarts(postAt, len(h.Lines), lq, false) {
+						preBlock, postBlock := text(h.Lines[a:a+lp]), text(h.Lines[c:c+lq])
+						if blank(preBlock) || blank(postBlock) {
+							continue
 						}
-						break
+						for _, ps := range pl.im.find(preBlock, norm) {
+							from := ps + lp
+							for q := from; q <= min(from+maxGap, len(pl.im.lines)-lq); q++ {
+								if !pl.im.matchAt(postBlock, q, norm) {
+									continue
+								}
+								b := bracket{start: ps, end: q + lq, a: a, lp: lp, c: c, lq: lq}
+								if !seen[[2]int{b.start, b.end}] && pl.free(b.start, b.end) {
+									seen[[2]int{b.start, b.end}] = true
+									found = append(found, b)
+								}
+								break
+							}
+						}
 					}
 				}
 			}
-		}
-		if len(found) == 0 {
-			continue
-		}
-		uniq := map[[2]int]cand{}
-		for _, c := range found {
-			uniq[[2]int{c.start, c.end}] = c
-		}
-		if len(uniq) > 1 {
-			return HunkReport{}, fmt.Sprintf("context around the change matches %d places", len(uniq)), false
-		}
-		for _, c := range uniq {
-			return pl.replaceSpan(h, c.start, c.end, c.lp, size-c.lp, pre, post, want), "", true
+			if len(found) == 0 {
+				continue
+			}
+			// one bracket per post run: the tightest (a pre run further up
+			// only adds unrelated lines to the gap); then one per place the
+			// hunk would start: the first found, whose runs lie nearest the
+			// change
+			found = tightest(found)
+			var starts []int
+			var firsts []bracket
+			for _, b := range found {
+				if !slices.Contains(starts, b.start-b.a) {
+					starts, firsts = append(starts, b.start-b.a), append(firsts, b)
+				}
+			}
+			i, ok := decisive(starts, want)
+			if !ok {
+				return HunkReport{}, fmt.Sprintf("context around the change matches %d places", len(starts)), false
+			}
+			return pl.replaceSpan(h, firsts[i], want), "", true
 		}
 	}
 	return HunkReport{}, "", false
+}
+
+// bracket is a bracketed placement: image lines [start, end) hold the pre
+// run h.Lines[a:a+lp], the agent's gap, and the post run h.Lines[c:c+lq].
+type bracket struct{ start, end, a, lp, c, lq int }
+
+// runStarts lists where a run of n lines may start within lines [lo, hi):
+// next to the change first, then at the outer edge.
+func runStarts(lo, hi, n int, before bool) []int {
+	inner, outer := hi-n, lo
+	if !before {
+		inner, outer = lo, hi-n
+	}
+	if inner == outer {
+		return []int{inner}
+	}
+	return []int{inner, outer}
+}
+
+// tightest keeps, of brackets that end at the same line, the one whose pre
+// run is nearest that end, in found order otherwise.
+func tightest(found []bracket) []bracket {
+	var out []bracket
+	for _, b := range found {
+		i := slices.IndexFunc(out, func(o bracket) bool { return o.end == b.end })
+		switch {
+		case i < 0:
+			out = append(out, b)
+		case b.start > out[i].start:
+			out[i] = b
+		}
+	}
+	return out
+}
+
+// decisive picks the candidate nearest to want when the choice is clear:
+// it is the only one, or every other lies more than twice as far, by more
+// than two lines. Otherwise the placement is ambiguous. The recorded
+// position (shifted by where earlier hunks landed) is strong evidence; a
+// near tie is not.
+func decisive(starts []int, want int) (int, bool) {
+	best, d1, d2 := -1, -1, -1
+	for i, p := range starts {
+		d := p - want
+		if d < 0 {
+			d = -d
+		}
+		switch {
+		case best < 0 || d < d1:
+			best, d2, d1 = i, d1, d
+		case d2 < 0 || d < d2:
+			d2 = d
+		}
+	}
+	return best, best >= 0 && (d2 < 0 || d2 > 2*d1+2)
 }
 
 func blank(ls []string) bool {
@@ -278,23 +367,16 @@ func blank(ls []string) bool {
 	return true
 }
 
-// replaceSpan makes the edit that writes the hunk's new middle between the
-// matched anchors: image[start:start+lp] is the pre anchor, image[end-lq:end]
-// the post anchor.
-func (pl *placer) replaceSpan(h *Hunk, start, end, lp, lq, pre, post int, want int) HunkReport {
-	e := edit{from: start, to: end}
-	for k := start; k < start+lp; k++ {
-		e.out = append(e.out, outLine{keep: k})
-	}
-	for _, l := range h.Lines[pre : len(h.Lines)-post] {
+// replaceSpan makes the edit that writes the hunk's lines between the two
+// runs of b (their new side) in place of the agent's gap.
+func (pl *placer) replaceSpan(h *Hunk, b bracket, want int) HunkReport {
+	e := edit{from: b.start + b.lp, to: b.end - b.lq}
+	for _, l := range h.Lines[b.a+b.lp : b.c] {
 		if l.Kind != '-' {
 			e.out = append(e.out, outLine{keep: -1, text: l.Text, noEOL: l.NoNewline})
 		}
 	}
-	for k := end - lq; k < end; k++ {
-		e.out = append(e.out, outLine{keep: k})
-	}
-	return pl.commit(e, start, len(e.out), Anchored, start+lp-pre-want)
+	return pl.commit(e, b.start, b.lp+len(e.out)+b.lq, Anchored, b.start-b.a-want)
 }
 
 // result renders the file and numbers each landing in it: reports[i]
