@@ -83,16 +83,24 @@ func TestApplyFailureLeavesFilesUntouched(t *testing.T) {
 	}
 }
 
+// TestApplyAmbiguityReported: equally good places on both sides of the
+// recorded line are refused, exact or whitespace-tolerant, and the file
+// is left as it was.
 func TestApplyAmbiguityReported(t *testing.T) {
-	// two identical blocks, the recorded position is equally far from both
-	file := "x\nreturn None\ny\nq\nq\nq\nx\nreturn None\ny\n"
-	diff := "--- a/f.py\n+++ b/f.py\n@@ -4,3 +4,3 @@\n x\n-return None\n+return 0\n y\n"
-	rep, got := apply(t, map[string]string{"f.py": file}, diff)
-	if rep.Applied || !strings.Contains(rep.Hunks[0].Error, "ambiguous") {
-		t.Fatalf("want ambiguity, got %+v", rep.Hunks)
+	tests := []struct{ name, file, diff string }{
+		{"exact", "x\nreturn None\ny\nq\nq\nq\nx\nreturn None\ny\n", "--- a/f\n+++ b/f\n@@ -4,3 +4,3 @@\n x\n-return None\n+return 0\n y\n"},
+		{"whitespace-tolerant", "x\n  y\nz\nq\nq\nq\nx\n  y\nz\n", "--- a/f\n+++ b/f\n@@ -4,3 +4,4 @@\n x\n y\n+new\n z\n"},
 	}
-	if got["f.py"] != file {
-		t.Error("file changed")
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rep, got := apply(t, map[string]string{"f": tt.file}, tt.diff)
+			if rep.Applied || !strings.Contains(rep.Hunks[0].Error, "ambiguous") {
+				t.Fatalf("want ambiguity, got %+v", rep.Hunks)
+			}
+			if got["f"] != tt.file {
+				t.Error("file changed")
+			}
+		})
 	}
 }
 
@@ -203,18 +211,5 @@ func TestApplyFallbacks(t *testing.T) {
 				t.Errorf("hunk %+v want method %s start %d", h, tt.method, tt.start)
 			}
 		})
-	}
-}
-
-func TestApplyFuzzyAmbiguityReported(t *testing.T) {
-	// whitespace-only matches on both sides of the recorded line, equally far
-	file := "x\n  y\nz\nq\nq\nq\nx\n  y\nz\n"
-	diff := "--- a/f\n+++ b/f\n@@ -4,3 +4,4 @@\n x\n y\n+new\n z\n"
-	rep, got := apply(t, map[string]string{"f": file}, diff)
-	if rep.Applied || !strings.Contains(rep.Hunks[0].Error, "ambiguous") {
-		t.Fatalf("want ambiguity, got %+v", rep.Hunks)
-	}
-	if got["f"] != file {
-		t.Error("file changed")
 	}
 }

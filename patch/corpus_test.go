@@ -1,12 +1,12 @@
 package patch
 
 import (
-	"slices"
 	"bufio"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )

@@ -52,22 +52,32 @@ func (pl *placer) find(block []string, norm bool) []int {
 	return slices.DeleteFunc(ps, func(p int) bool { return !pl.free(p, p+len(block)) })
 }
 
-// nearest picks the match closest to want; ok is false on a tie.
+// nearest picks the exact match closest to want; ok is false on a tie.
 func nearest(ps []int, want int) (int, bool) {
-	best, bestD, tie := -1, 0, false
-	for _, p := range ps {
+	i, d1, d2 := closest(ps, want)
+	if i < 0 {
+		return -1, false
+	}
+	return ps[i], d1 != d2
+}
+
+// closest returns the index of the candidate nearest to want, its
+// distance, and the distance of the runner-up (-1 when there is none).
+func closest(ps []int, want int) (best, d1, d2 int) {
+	best, d1, d2 = -1, -1, -1
+	for i, p := range ps {
 		d := p - want
 		if d < 0 {
 			d = -d
 		}
 		switch {
-		case best < 0 || d < bestD:
-			best, bestD, tie = p, d, false
-		case d == bestD:
-			tie = true
+		case best < 0 || d < d1:
+			best, d2, d1 = i, d1, d
+		case d2 < 0 || d < d2:
+			d2 = d
 		}
 	}
-	return best, best >= 0 && !tie
+	return best, d1, d2
 }
 
 // locate places one hunk; delta is how far from their recorded positions
@@ -342,19 +352,7 @@ func tightest(found []bracket) []bracket {
 // position (shifted by where earlier hunks landed) is strong evidence; a
 // near tie is not.
 func decisive(starts []int, want int) (int, bool) {
-	best, d1, d2 := -1, -1, -1
-	for i, p := range starts {
-		d := p - want
-		if d < 0 {
-			d = -d
-		}
-		switch {
-		case best < 0 || d < d1:
-			best, d2, d1 = i, d1, d
-		case d2 < 0 || d < d2:
-			d2 = d
-		}
-	}
+	best, d1, d2 := closest(starts, want)
 	return best, best >= 0 && (d2 < 0 || d2 > 2*d1+2)
 }
 
