@@ -9,20 +9,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/swetouch/swetouch/internal/devdata"
 )
 
 // mirror returns the fetched upstream mirror of a repository, or skips.
-func mirror(t *testing.T, repo string) string {
-	root := os.Getenv("SWETOUCH_MIRRORS")
-	if root == "" {
-		root = "/work/.mirror"
-	}
-	d := filepath.Join(root, strings.ReplaceAll(repo, "/", "+"), "repo")
-	if _, err := os.Stat(d); err != nil {
-		t.Skipf("mirror of %s not found at %s (fetch github:%s, or set SWETOUCH_MIRRORS)", repo, d, repo)
-	}
-	return d
-}
 
 type devCase struct {
 	id, repo, commit, diff, agent string
@@ -129,7 +120,7 @@ func TestCorpusCounterEdits(t *testing.T) {
 	}
 	var identical, landed, failed, fallbackOK int
 	for _, c := range devCases(t) {
-		gitDir := mirror(t, c.repo)
+		gitDir := devdata.Mirror(t, c.repo)
 		t.Run(c.id, func(t *testing.T) {
 			a, b := t.TempDir(), t.TempDir()
 			checkout(t, gitDir, c.commit, a, c.diff, c.agent)

@@ -67,17 +67,16 @@ func (w *walker) command(c *call) out {
 	case "find":
 		w.find(c)
 	case "python", "python2", "python3", "pypy", "pypy3", "ipython":
-		w.python(c)
+		return w.python(c)
 	default:
 		if strings.HasPrefix(c.name, "python") && isDigits(strings.ReplaceAll(c.name[6:], ".", "")) {
-			w.python(c)
-			return out{}
+			return w.python(c)
 		}
 		if w.testRunner(c) {
 			return out{}
 		}
 		if strings.HasSuffix(c.name, ".py") {
-			w.runScript(c.argv0, c.args, "python")
+			return out{printed: w.runScript(c.argv0, c.args, "python")}
 		} else if strings.HasSuffix(c.name, ".sh") {
 			w.script(c.argv0, false)
 		}

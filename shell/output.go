@@ -126,8 +126,9 @@ func (w *walker) fitCount(st *stream, k int) {
 	}
 }
 
-// locate finds printed lines in the file's known content: a contiguous
-// block (tail, sed /re/,/re/p) or single matching lines (grep, awk).
+// locate finds printed lines in the file's known content: contiguous
+// blocks (tail, sed /re/,/re/p, grep -A/-B/-C groups) or single matching
+// lines (grep, awk).
 func (w *walker) locate(st *stream, lines []string) {
 	content, ok := w.s.content(st.files[0])
 	if !ok || len(lines) == 0 {
@@ -140,6 +141,13 @@ func (w *walker) locate(st *stream, lines []string) {
 	if start := findBlock(file, lines); start > 0 {
 		st.ranges, st.tail, st.subset = []rng{{start, start + len(lines) - 1}}, 0, false
 		return
+	}
+	if blocks, all := findRuns(file, lines); all && len(blocks) > 0 {
+		st.ranges, st.tail, st.subset = mergeRanges(blocks), 0, false
+		return
+	}
+	if st.partial {
+		return // lines it happens to share with the file prove nothing
 	}
 	want := map[string]bool{}
 	for _, l := range lines {
@@ -156,6 +164,45 @@ func (w *walker) locate(st *stream, lines []string) {
 	if len(sel) > 0 && len(sel) <= 4*len(lines) {
 		st.ranges, st.tail, st.subset = mergeRanges(sel), 0, false
 	}
+}
+
+// findRuns splits output into the longest runs of lines that each occur
+// contiguously at exactly one place in file (at least two lines, or one
+// line found once). all reports whether every non-blank output line that
+// the file holds lies in a run; lines it does not hold (a script's own
+// messages, grep's "--" separators) are not the file's.
+func findRuns(file, lines []string) (blocks []rng, all bool) {
+	at := map[string][]int{}
+	for j, l := range file {
+		at[l] = append(at[l], j)
+	}
+	all = true
+	for i := 0; i < len(lines); {
+		best, bestN, tie := -1, 0, false
+		for _, j := range at[lines[i]] {
+			n := 0
+			for i+n < len(lines) && j+n < len(file) && lines[i+n] == file[j+n] {
+				n++
+			}
+			switch {
+			case n > bestN:
+				best, bestN, tie = j, n, false
+			case n == bestN:
+				tie = true
+			}
+		}
+		if best < 0 || tie || bestN < 2 && len(at[lines[i]]) > 1 {
+			// a line the file does not hold is the program's own text
+			if l := strings.TrimSpace(lines[i]); l != "" && l != "--" && best >= 0 {
+				all = false
+			}
+			i++
+			continue
+		}
+		blocks = append(blocks, rng{best + 1, best + bestN})
+		i += bestN
+	}
+	return blocks, all
 }
 
 // findBlock returns the 1-based line where lines occur contiguously and

@@ -11,24 +11,24 @@ import (
 var pyOpts = opts{short: "cmWX"}
 
 // python handles `python -c`, `python -m`, `python script.py` and
-// `python - <<EOF`.
-func (w *walker) python(c *call) {
+// `python - <<EOF`. What it prints may show parts of the files the script
+// reads: those streams are its output.
+func (w *walker) python(c *call) out {
 	p := pyOpts.parse(c.args)
 	if m, ok := p.get("m"); ok {
 		w.pythonModule(m, p.operands)
-		return
+		return out{}
 	}
 	if src, ok := p.get("c"); ok {
-		w.pyScript(src)
-		return
+		return out{printed: w.pyScript(src)}
 	}
 	if len(p.operands) > 0 && p.operands[0] != "-" {
-		w.runScript(p.operands[0], p.operands[1:], "python")
-		return
+		return out{printed: w.runScript(p.operands[0], p.operands[1:], "python")}
 	}
 	if c.stdin != nil {
-		w.pyScript(*c.stdin)
+		return out{printed: w.pyScript(*c.stdin)}
 	}
+	return out{}
 }
 
 func (w *walker) pythonModule(mod string, args []string) {
@@ -53,30 +53,31 @@ func (w *walker) pythonModule(mod string, args []string) {
 }
 
 // runScript runs a script file: a test runner by name, otherwise the
-// script's own content (when known) says what it reads and writes.
-func (w *walker) runScript(p string, args []string, lang string) {
+// script's own content (when known) says what it reads and writes. It
+// returns the streams a Python script reads, which its output may show.
+func (w *walker) runScript(p string, args []string, lang string) []*stream {
 	base := p[strings.LastIndexByte(p, '/')+1:]
 	switch {
 	case base == "runtests.py" || base == "run_tests.py" || base == "runtest.py" || base == "pytest" || base == "test" && strings.Contains(p, "bin/"):
 		w.testScopes(args)
-		return
+		return nil
 	case (base == "manage.py" || base == "setup.py") && len(args) > 0 && args[0] == "test":
 		w.testScopes(args[1:])
-		return
+		return nil
 	}
 	rp, ok := w.resolve(p)
 	if !ok {
-		return
+		return nil
 	}
 	if body, ok := w.s.content(rp); ok && w.depth < maxDepth {
 		w.depth++
+		defer func() { w.depth-- }()
 		if lang == "python" {
-			w.pyScript(body)
-		} else {
-			w.nested(body)
+			return w.pyScript(body)
 		}
-		w.depth--
+		w.nested(body)
 	}
+	return nil
 }
 
 var (
@@ -95,7 +96,7 @@ var (
 // mode, pathlib read/write calls, os/shutil moves and removals, fileinput
 // in place, os.system shell strings, and slices of a file's lines printed
 // (lines[a:b]) for exact read ranges.
-func (w *walker) pyScript(src string) {
+func (w *walker) pyScript(src string) []*stream {
 	// Each pattern runs only when a literal it needs is present: Go's
 	// regexp cannot skip ahead on a leading \b, and most scripts are
 	// small edits that mention none of these calls.
@@ -145,7 +146,7 @@ func (w *walker) pyScript(src string) {
 		}
 	}
 	if !has("open(", "Path(", ".read_", ".write_", "os.", "shutil.", "fileinput.") {
-		return
+		return nil
 	}
 	for _, m := range wordMatches(src, "open(", pyOpenAt) {
 		p := name(m[2], m[3])
@@ -208,14 +209,17 @@ func (w *walker) pyScript(src string) {
 	if len(readOrder) == 1 {
 		sel = pySlices(src)
 	}
+	var streams []*stream
 	for _, f := range readOrder {
 		var ranges []rng
 		if len(readOrder) == 1 && sel != nil {
 			ranges = sel
 		}
 		st := w.source([]string{f}, ranges, false)
-		st.exact = false
+		st.exact, st.partial = false, true
+		streams = append(streams, st)
 	}
+	return streams
 }
 
 // wordMatches applies the anchored pattern re at every whole-word

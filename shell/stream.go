@@ -23,6 +23,9 @@ type stream struct {
 	shown    bool  // reached the command's output
 	grep     bool  // grep over file operands: hits in the output name its lines
 	grepBase []rng // grep -n over a selection: its numbers count from the selection's start
+	// partial: a program prints what it likes of it, maybe nothing (a
+	// script's reads); only blocks of the file found in the output narrow it
+	partial bool
 }
 
 // source starts a stream over files; its reads are recorded when the walk

@@ -45,6 +45,9 @@ type call struct {
 type out struct {
 	stream *stream
 	text   *string // literal stdout (echo, cat of a heredoc)
+	// printed are files a program read and may print parts of (a Python
+	// script's reads): shown with the output, never piped on
+	printed []*stream
 }
 
 func (w *walker) add(k event.Kind, sc event.Scope) int {
@@ -83,6 +86,9 @@ func (w *walker) stmts(list []*syntax.Stmt) {
 func (w *walker) show(o out) {
 	if o.stream != nil {
 		o.stream.shown = true
+	}
+	for _, st := range o.printed {
+		st.shown = true
 	}
 }
 

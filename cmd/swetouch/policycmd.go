@@ -7,20 +7,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/swetouch/swetouch/event"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/replay"
 	"github.com/swetouch/swetouch/task"
 )
-
-type firing struct {
-	Order int    `json:"order"`
-	Step  int    `json:"step"`
-	Event string `json:"event"`
-	Path  string `json:"path,omitempty"`
-	Start int    `json:"start,omitempty"`
-	End   int    `json:"end,omitempty"`
-}
 
 func policyCmd() *cobra.Command {
 	c := &cobra.Command{Use: "policy", Short: "Policy decisions"}
@@ -60,7 +50,7 @@ func policyCmd() *cobra.Command {
 			if err != nil {
 				return badInput("%v", err)
 			}
-			fired := simulate(p, tr.Events)
+			fired := policy.Simulate(p, tr.Events)
 			if asJSON {
 				b, _ := json.Marshal(fired)
 				fmt.Fprintln(c.OutOrStdout(), string(b))
@@ -81,26 +71,4 @@ func policyCmd() *cobra.Command {
 	sim.MarkFlagRequired("instance")
 	c.AddCommand(sim)
 	return c
-}
-
-// simulate feeds a trajectory's events to the policy one agent action at a
-// time (events sharing step and action) and assumes every attempt applies.
-func simulate(p *policy.Policy, evs []event.Event) []firing {
-	fired := []firing{}
-	for i := 0; i < len(evs); {
-		j := i + 1
-		for j < len(evs) && sameAction(evs[i], evs[j]) {
-			j++
-		}
-		if d := p.Decide(evs[i:j]); d != nil {
-			p.Outcome(d, "applied")
-			fired = append(fired, firing{d.Order, d.Step, string(d.Event), d.Region.Path, d.Region.StartLine, d.Region.EndLine})
-		}
-		i = j
-	}
-	return fired
-}
-
-func sameAction(a, b event.Event) bool {
-	return a.Step != nil && b.Step != nil && *a.Step == *b.Step && a.Action == b.Action && a.Command == b.Command
 }
