@@ -97,18 +97,8 @@ var (
 // in place, os.system shell strings, and slices of a file's lines printed
 // (lines[a:b]) for exact read ranges.
 func (w *walker) pyScript(src string) []*stream {
-	// Each pattern runs only when a literal it needs is present: Go's
-	// regexp cannot skip ahead on a leading \b, and most scripts are
-	// small edits that mention none of these calls.
-	has := func(lits ...string) bool {
-		for _, l := range lits {
-			if strings.Contains(src, l) {
-				return true
-			}
-		}
-		return false
-	}
-	if has("main(", "testmod(", "sympy.test(", "sympy.doctest(") && pyTest.MatchString(src) {
+	calls := pyCallsOf(src)
+	if calls.test && pyTest.MatchString(src) {
 		w.add(event.Test, event.Scope{})
 	}
 	var vars map[string]string // string variables, found on first use
@@ -145,7 +135,7 @@ func (w *walker) pyScript(src string) []*stream {
 			delete(w.s.written, rp)
 		}
 	}
-	if !has("open(", "Path(", ".read_", ".write_", "os.", "shutil.", "fileinput.") {
+	if !calls.open && !calls.path && !calls.osEdit && !calls.fileinput && !calls.system {
 		return nil
 	}
 	for _, m := range wordMatches(src, "open(", pyOpenAt) {
@@ -160,7 +150,7 @@ func (w *walker) pyScript(src string) []*stream {
 		}
 	}
 	pathVars := map[string]string{}
-	if has("Path(") {
+	if calls.path {
 		for _, m := range pyPathVar.FindAllStringSubmatch(src, -1) {
 			pathVars[m[1]] = m[3]
 		}
@@ -179,7 +169,7 @@ func (w *walker) pyScript(src string) []*stream {
 			edit(p)
 		}
 	}
-	for _, m := range findAll(has("Path("), pyPath, src) {
+	for _, m := range findAll(calls.path, pyPath, src) {
 		p := name(m[2], m[3])
 		if m[3] != "" && pathVars[m[3]] != "" {
 			p = pathVars[m[3]]
@@ -194,19 +184,19 @@ func (w *walker) pyScript(src string) []*stream {
 			pathOp(p, m[2], m[3])
 		}
 	}
-	for _, m := range findAll(has("os.", "shutil."), pyOSEdit, src) {
+	for _, m := range findAll(calls.osEdit, pyOSEdit, src) {
 		edit(name(m[2], m[3]))
 		edit(name(m[5], m[6]))
 	}
-	for _, m := range findAll(has("fileinput."), pyFileIn, src) {
+	for _, m := range findAll(calls.fileinput, pyFileIn, src) {
 		edit(name(m[2], m[3]))
 	}
-	for _, m := range findAll(has("os.system("), pySystem, src) {
+	for _, m := range findAll(calls.system, pySystem, src) {
 		w.nested(m[1] + m[2])
 	}
 	// reads: exact ranges when the script prints slices of one file's lines
 	var sel []rng
-	if len(readOrder) == 1 {
+	if len(readOrder) == 1 && calls.lines {
 		sel = pySlices(src)
 	}
 	var streams []*stream
@@ -239,6 +229,53 @@ func wordMatches(src, lit string, re *regexp.Regexp) [][]string {
 		}
 		if m := re.FindStringSubmatch(src[at:]); m != nil {
 			out = append(out, m)
+		}
+	}
+}
+
+// pyCalls says which calls a script makes, so that each pattern runs only
+// where it can match: Go's regexp cannot skip ahead on a leading \b, and
+// most scripts make none of these calls.
+type pyCalls struct {
+	test, open, path, osEdit, fileinput, system, lines bool
+}
+
+// pyCallsOf finds them in one pass over the script's calls: the dotted
+// name before each "(".
+func pyCallsOf(src string) pyCalls {
+	var c pyCalls
+	for i := 0; ; i++ {
+		j := strings.IndexByte(src[i:], '(')
+		if j < 0 {
+			return c
+		}
+		i += j
+		k := i
+		for k > 0 && (isIdentByte(src[k-1]) || src[k-1] == '.') {
+			k--
+		}
+		name := src[k:i]
+		qual, last := "", name
+		if d := strings.LastIndexByte(name, '.'); d >= 0 {
+			qual, last = name[:d], name[d+1:]
+		}
+		switch {
+		case last == "open":
+			c.open = true
+		case last == "Path":
+			c.path = true
+		case last == "readlines" || last == "splitlines" || last == "split":
+			c.lines = true
+		case qual == "os" && last == "system":
+			c.system = true
+		case qual == "os" && (last == "remove" || last == "unlink" || last == "rename" || last == "replace"),
+			qual == "shutil" && (last == "copy" || last == "copy2" || last == "copyfile" || last == "move"):
+			c.osEdit = true
+		case qual == "fileinput":
+			c.fileinput = true
+		case last == "main" && (qual == "pytest" || qual == "unittest"), last == "testmod" && qual == "doctest",
+			qual == "sympy" && (last == "test" || last == "doctest"):
+			c.test = true
 		}
 	}
 }
