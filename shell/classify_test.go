@@ -87,6 +87,7 @@ func TestClassify(t *testing.T) {
 		{"python - <<'EOF'\nfrom pathlib import Path\np = Path('src/a.py')\ns = p.read_text()\np.write_text(s.replace('a', 'b'))\nEOF", "read src/a.py; edit src/a.py"},
 		{"python3 <<'EOF'\nwith open('a.py') as f:\n    s = f.read()\nwith open('a.py', 'w') as f:\n    f.write(s)\nEOF", "read a.py; edit a.py"},
 		{`python -c "import os; os.remove('x.py')"`, "edit x.py"},
+		{"python - <<'EOF'\nt = Table()\nt.write('out/t.ecsv', format='ascii.ecsv')\ndf.to_csv(path)\nf.write('text')\nEOF", "edit out/t.ecsv"},
 		{`python reproduce.py`, "run"},
 		// redirections, heredocs, tee
 		{`echo hi >> src/a.py`, "edit src/a.py"},

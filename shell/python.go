@@ -88,6 +88,7 @@ var (
 	pyStrVar  = regexp.MustCompile(`^\s*([A-Za-z_]\w*)\s*=\s*(['"])([^'"\n]+)['"]\s*$`)
 	pyOSEdit  = regexp.MustCompile(`\b(?:os\.(?:remove|unlink|rename|replace)|shutil\.(?:copy|copy2|copyfile|move))\(\s*(?:(['"])([^'"\n]*)['"]|([A-Za-z_]\w*))(?:\s*,\s*(?:(['"])([^'"\n]*)['"]|([A-Za-z_]\w*)))?`)
 	pyFileIn  = regexp.MustCompile(`\bfileinput\.(?:input|FileInput)\(\s*(?:\[\s*)?(?:(['"])([^'"\n]*)['"]|([A-Za-z_]\w*))[^)]*inplace\s*=\s*(?:True|1)`)
+	pySaveArg = regexp.MustCompile(`^\(\s*(['"])([^'"\n{}]+\.[A-Za-z0-9]{1,8})['"]\s*[,)]`)
 	pySystem  = regexp.MustCompile(`\bos\.system\(\s*(?:'([^'\n]*)'|"([^"\n]*)")\s*\)`)
 	pyTest    = regexp.MustCompile(`\b(?:pytest\.main|unittest\.main|doctest\.testmod|sympy\.test|sympy\.doctest)\(`)
 )
@@ -133,6 +134,11 @@ func (w *walker) pyScript(src string) []*stream {
 		}
 		if rp, ok := w.addPath(event.Edit, p); ok {
 			delete(w.s.written, rp)
+		}
+	}
+	for _, at := range calls.saves {
+		if m := pySaveArg.FindStringSubmatch(src[at:]); m != nil {
+			edit(m[2])
 		}
 	}
 	if !calls.open && !calls.path && !calls.osEdit && !calls.fileinput && !calls.system {
@@ -238,6 +244,17 @@ func wordMatches(src, lit string, re *regexp.Regexp) [][]string {
 // most scripts make none of these calls.
 type pyCalls struct {
 	test, open, path, osEdit, fileinput, system, lines bool
+	// saves are the offsets of the "(" of library writer calls
+	// (t.write('out.ecsv'), df.to_csv(...), plt.savefig(...)), whose
+	// first argument, when a literal file name, is a file written
+	saves []int
+}
+
+// pySavers are method names that write their first argument as a file in
+// the libraries agents use in scripts (astropy, numpy, pandas, matplotlib).
+var pySavers = map[string]bool{
+	"write": true, "writeto": true, "save": true, "savez": true, "savetxt": true, "savefig": true,
+	"to_csv": true, "to_json": true, "to_excel": true, "to_parquet": true, "to_pickle": true, "to_hdf": true,
 }
 
 // pyCallsOf finds them in one pass over the script's calls: the dotted
@@ -273,6 +290,8 @@ func pyCallsOf(src string) pyCalls {
 			c.osEdit = true
 		case qual == "fileinput":
 			c.fileinput = true
+		case qual != "" && pySavers[last]:
+			c.saves = append(c.saves, i)
 		case last == "main" && (qual == "pytest" || qual == "unittest"), last == "testmod" && qual == "doctest",
 			qual == "sympy" && (last == "test" || last == "doctest"):
 			c.test = true
