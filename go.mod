@@ -3,7 +3,9 @@ module github.com/swetouch/swetouch
 go 1.26.8
 
 require (
+	github.com/fsnotify/fsnotify v1.10.1
 	github.com/rogpeppe/go-internal v1.16.0
+	github.com/sergi/go-diff v1.4.0
 	github.com/spf13/cobra v1.10.2
 	mvdan.cc/sh/v3 v3.14.1
 )

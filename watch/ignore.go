@@ -1,0 +1,83 @@
+package watch
+
+import (
+	"bufio"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// alwaysIgnored are directories no agent edit of interest lives in.
+var alwaysIgnored = map[string]bool{
+	".git": true, "node_modules": true, "__pycache__": true, ".pytest_cache": true,
+	".mypy_cache": true, ".tox": true, ".venv": true, "venv": true, ".eggs": true,
+	"build": true, "dist": true, "target": true, ".idea": true, ".swetouch": true,
+}
+
+// ignorer answers whether a repo-relative path is ignored: the directories
+// above, and the root .gitignore's patterns (the common subset: globs on
+// the base name, anchored or slashed paths, trailing "/" for directories;
+// negations are not supported and are skipped).
+type ignorer struct {
+	patterns []gitPattern
+}
+
+type gitPattern struct {
+	glob    string
+	dirOnly bool
+	path    bool // has a slash: matched against the whole path
+}
+
+func loadIgnorer(root string) *ignorer {
+	ig := &ignorer{}
+	f, err := os.Open(filepath.Join(root, ".gitignore"))
+	if err != nil {
+		return ig
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		l := strings.TrimSpace(sc.Text())
+		if l == "" || strings.HasPrefix(l, "#") || strings.HasPrefix(l, "!") {
+			continue
+		}
+		p := gitPattern{}
+		if strings.HasSuffix(l, "/") {
+			p.dirOnly, l = true, strings.TrimSuffix(l, "/")
+		}
+		l = strings.TrimPrefix(l, "**/")
+		if strings.Contains(l, "/") {
+			p.path, l = true, strings.TrimPrefix(l, "/")
+		}
+		p.glob = l
+		ig.patterns = append(ig.patterns, p)
+	}
+	return ig
+}
+
+// ignored reports whether rel (slash-separated) or a directory above it is
+// ignored; isDir says whether rel itself is a directory.
+func (ig *ignorer) ignored(rel string, isDir bool) bool {
+	parts := strings.Split(rel, "/")
+	for i, part := range parts {
+		dir := i < len(parts)-1 || isDir
+		if dir && alwaysIgnored[part] {
+			return true
+		}
+		sub := strings.Join(parts[:i+1], "/")
+		for _, p := range ig.patterns {
+			if p.dirOnly && !dir {
+				continue
+			}
+			target := part
+			if p.path {
+				target = sub
+			}
+			if ok, _ := path.Match(p.glob, target); ok {
+				return true
+			}
+		}
+	}
+	return false
+}

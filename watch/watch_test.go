@@ -1,0 +1,130 @@
+package watch
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+// repo makes a git work tree with the given files committed.
+func repo(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for n, c := range files {
+		p := filepath.Join(dir, n)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "base"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	return dir
+}
+
+func bash(t *testing.T, dir, script string) {
+	t.Helper()
+	cmd := exec.Command("bash", "-c", script)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v %s", script, err, out)
+	}
+}
+
+const ten = "l1\nl2\nl3\nl4\nl5\nl6\nl7\nl8\nl9\nl10\n"
+
+// TestEditsDetected: every way an agent changes files is seen by the Sync
+// right after it, with the changed lines of the new content.
+func TestEditsDetected(t *testing.T) {
+	tests := []struct {
+		name, script string
+		want         []Change
+	}{
+		{"sed -i", "sed -i 's/l5/five/' a.txt", []Change{{Path: "a.txt", Ranges: []Range{{5, 5}}}}},
+		{"python write", "python3 -c \"p='a.txt'; s=open(p).read(); open(p,'w').write(s.replace('l2\\n','l2\\nnew\\n'))\"", []Change{{Path: "a.txt", Ranges: []Range{{3, 3}}}}},
+		{"heredoc", "cat > pkg/new.py <<'EOF'\nx = 1\ny = 2\nEOF", []Change{{Path: "pkg/new.py", Ranges: []Range{{1, 2}}, Created: true}}},
+		{"git checkout --", "sed -i 's/l9/nine/' a.txt && git checkout -- a.txt", nil},
+		{"temp and rename", "sed 's/l7/seven/;s/l8/eight/' a.txt > a.tmp && mv a.tmp a.txt", []Change{{Path: "a.txt", Ranges: []Range{{7, 8}}}}},
+		{"deleted lines", "sed -i '3,4d' a.txt", []Change{{Path: "a.txt", Ranges: []Range{{2, 2}}}}},
+		{"new directory", "mkdir -p d/e && printf 'a\\nb\\n' > d/e/f.txt", []Change{{Path: "d/e/f.txt", Ranges: []Range{{1, 2}}, Created: true}}},
+		{"ignored", "mkdir -p __pycache__ && echo x > __pycache__/a.pyc && echo y > b.log", nil},
+		{"rm", "rm pkg/m.py", []Change{{Path: "pkg/m.py", Deleted: true}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := repo(t, map[string]string{"a.txt": ten, "pkg/m.py": "m = 1\n", ".gitignore": "*.log\n"})
+			w, err := New(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Close()
+			bash(t, dir, tt.script)
+			got, err := w.Sync(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range got {
+				got[i].Diff = ""
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("got %+v\nwant %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestNativeWriteAndAccept: a write by a process that is not a command
+// (here the test itself) is seen; content the caller accepted as its own
+// write is not reported again.
+func TestNativeWriteAndAccept(t *testing.T) {
+	dir := repo(t, map[string]string{"a.txt": ten})
+	w, err := New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	p := filepath.Join(dir, "a.txt")
+	os.WriteFile(p, []byte("l1\nL2\n"), 0o644)
+	got, _ := w.Sync(context.Background())
+	if len(got) != 1 || !reflect.DeepEqual(got[0].Ranges, []Range{{2, 2}}) {
+		t.Fatalf("native write: %+v", got)
+	}
+	mine := "l1\nL2\nuser\n"
+	os.WriteFile(p, []byte(mine), 0o644)
+	w.Accept("a.txt", &mine)
+	if got, _ := w.Sync(context.Background()); len(got) != 0 {
+		t.Errorf("accepted write reported: %+v", got)
+	}
+}
+
+func TestUnifiedDiffApplies(t *testing.T) {
+	dir := repo(t, map[string]string{"a.txt": ten})
+	w, _ := New(dir)
+	defer w.Close()
+	bash(t, dir, "sed -i 's/l2/two/;s/l9/nine/;$a tail' a.txt")
+	got, _ := w.Sync(context.Background())
+	if len(got) != 1 {
+		t.Fatalf("%+v", got)
+	}
+	// the diff takes HEAD to the new content, as git apply sees it
+	bash(t, dir, "cp a.txt /tmp/want.$$ && git checkout -q -- a.txt && printf '%s' \""+escape(got[0].Diff)+"\" | git apply - && cmp a.txt /tmp/want.$$; rm -f /tmp/want.$$")
+}
+
+func escape(s string) string {
+	var b []byte
+	for _, c := range []byte(s) {
+		if c == '"' || c == '\\' || c == '$' || c == '`' {
+			b = append(b, '\\')
+		}
+		b = append(b, c)
+	}
+	return string(b)
+}
