@@ -91,10 +91,22 @@ func Classify(command string, opts ...Option) *Result {
 // Classify classifies one command and updates the session's memory.
 func (s *Session) Classify(command string) *Result { return s.classify(command, nil) }
 
+// ClassifyAt classifies a command that ran in directory cwd (absolute, or
+// relative to the root), with its output when known: a live shim knows
+// both.
+func (s *Session) ClassifyAt(cwd, command string, obs *Observation) *Result {
+	s.cwd = s.normDir(cwd)
+	return s.walk(command, obs)
+}
+
 func (s *Session) classify(command string, obs *Observation) *Result {
 	if !s.keepCwd {
 		s.cwd = s.normDir(s.startCwd)
 	}
+	return s.walk(command, obs)
+}
+
+func (s *Session) walk(command string, obs *Observation) *Result {
 	w := &walker{s: s, res: &Result{}, cwd: s.cwd, vars: nil}
 	f, err := s.parser.Parse(strings.NewReader(command), "")
 	if err != nil {

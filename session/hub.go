@@ -1,0 +1,392 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/swetouch/swetouch/event"
+	"github.com/swetouch/swetouch/patch"
+	"github.com/swetouch/swetouch/policy"
+	"github.com/swetouch/swetouch/replay"
+	"github.com/swetouch/swetouch/shell"
+	"github.com/swetouch/swetouch/watch"
+)
+
+// Begin announces a command about to run.
+type Begin struct {
+	Command string `json:"command"`
+	Cwd     string `json:"cwd,omitempty"` // absolute, or relative to the workspace
+	Source  string `json:"source,omitempty"`
+}
+
+// End reports how a command finished and what it printed (stdout and
+// stderr as the agent saw them; head and tail when large).
+type End struct {
+	Exit   int    `json:"exit"`
+	Signal string `json:"signal,omitempty"`
+	Output string `json:"output,omitempty"`
+	Tail   string `json:"tail,omitempty"`
+	Elided bool   `json:"elided,omitempty"`
+	Bytes  int    `json:"bytes,omitempty"`
+}
+
+// Message is a user message for the agent.
+type Message struct {
+	Order int    `json:"order"`
+	Text  string `json:"text"`
+}
+
+// Status is a snapshot of the hub.
+type Status struct {
+	Seq           int64           `json:"seq"`
+	Steps         int             `json:"steps"`
+	Running       int             `json:"running"`
+	Pending       int             `json:"pending"`
+	Interventions []event.Attempt `json:"interventions"`
+}
+
+// Hub is the decision point of one run. All methods are safe for
+// concurrent use; decisions are taken one at a time.
+type Hub struct {
+	root     string
+	classify *shell.Session
+	pol      *policy.Policy
+	rec      *replay.Writer
+	w        *watch.Watcher
+	now      func() time.Time
+
+	mu       sync.Mutex
+	seq      int64
+	step     int
+	nextCmd  int
+	running  map[int]Begin
+	outbox   []Message
+	attempts []event.Attempt
+	closed   bool
+}
+
+// Option configures a Hub.
+type Option func(*Hub)
+
+// WithPolicy sets the intervention policy; without one the hub observes
+// only (vanilla).
+func WithPolicy(p *policy.Policy) Option { return func(h *Hub) { h.pol = p } }
+
+// WithRecorder records every event to a trajectory.
+func WithRecorder(w *replay.Writer) Option { return func(h *Hub) { h.rec = w } }
+
+// WithWatcher attributes the workspace's file changes to commands and
+// native edits.
+func WithWatcher(w *watch.Watcher) Option { return func(h *Hub) { h.w = w } }
+
+// WithClock sets the clock used for event times (tests pass a fixed one).
+func WithClock(now func() time.Time) Option { return func(h *Hub) { h.now = now } }
+
+// New returns the hub of a run in workspace root.
+func New(root string, opts ...Option) (*Hub, error) {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, err
+	}
+	h := &Hub{root: abs, now: time.Now, running: map[int]Begin{}}
+	for _, o := range opts {
+		o(h)
+	}
+	h.classify = shell.NewSession(shell.WithRoot(abs), shell.WithFiles(shell.DirSource(abs)))
+	return h, nil
+}
+
+// ErrClosed is returned after Close.
+var ErrClosed = errors.New("session closed")
+
+// Begin records that a command starts and returns its id. Changes made
+// while no command ran are taken first, as native edits.
+func (h *Hub) Begin(ctx context.Context, b Begin) (int, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return 0, ErrClosed
+	}
+	if len(h.running) == 0 {
+		if err := h.nativeLocked(ctx); err != nil {
+			return 0, err
+		}
+	}
+	h.nextCmd++
+	h.running[h.nextCmd] = b
+	return h.nextCmd, nil
+}
+
+// End records a command's result: its classification, the file changes
+// it made (from the watcher), and any intervention they trigger. It returns
+// the messages to deliver with the command's output.
+func (h *Hub) End(ctx context.Context, id int, e End) ([]Message, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	b, ok := h.running[id]
+	if !ok {
+		return nil, fmt.Errorf("unknown command %d", id)
+	}
+	delete(h.running, id)
+	var changes []watch.Change
+	var syncErr error
+	if h.w != nil {
+		changes, syncErr = h.w.Sync(ctx)
+	}
+	step := h.step
+	h.step++
+	obs := shell.Observation{Text: e.Output, Tail: e.Tail, Elided: e.Elided}
+	res := h.classify.ClassifyAt(b.Cwd, b.Command, &obs)
+	evs := res.Events(b.Command)
+	exit := e.Exit
+	for i := range evs {
+		evs[i].Source, evs[i].Actor, evs[i].Step = orDefault(b.Source, "shell"), event.Agent, &step
+		if i == 0 {
+			evs[i].Exit = &exit
+			evs[i].Output = replay.NewOutput(e.Output)
+			if e.Elided {
+				evs[i].Output = &event.Output{Head: e.Output, Tail: e.Tail, Elided: true, Bytes: e.Bytes}
+			}
+			if e.Signal != "" {
+				evs[i].Note = "killed by " + e.Signal
+			}
+		}
+	}
+	evs = append(evs, changeEvents(changes, b.Command, step, event.Agent)...)
+	if syncErr != nil {
+		evs = append(evs, event.Event{Kind: event.Session, Source: "watch", Note: syncErr.Error(), Step: &step})
+	}
+	if err := h.actLocked(ctx, evs); err != nil {
+		return nil, err
+	}
+	return h.drainLocked(), nil
+}
+
+// Observe records an event an adapter saw (an MCP tool call, an editor
+// write) as one agent action and lets the policy decide on it.
+func (h *Hub) Observe(ctx context.Context, ev event.Event) (int64, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return 0, ErrClosed
+	}
+	step := h.step
+	h.step++
+	if ev.Step == nil {
+		ev.Step = &step
+	}
+	if ev.Actor == "" {
+		ev.Actor = event.Agent
+	}
+	if err := h.actLocked(ctx, []event.Event{ev}); err != nil {
+		return 0, err
+	}
+	return h.seq, nil
+}
+
+// Idle takes the changes made while no command runs (native edits) now,
+// rather than at the next Begin. The watcher's owner calls it when files
+// change.
+func (h *Hub) Idle(ctx context.Context) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed || len(h.running) > 0 {
+		return nil
+	}
+	return h.nativeLocked(ctx)
+}
+
+func (h *Hub) nativeLocked(ctx context.Context) error {
+	if h.w == nil {
+		return nil
+	}
+	changes, err := h.w.Sync(ctx)
+	if err != nil && len(changes) == 0 {
+		return nil // reported with the next command's changes
+	}
+	if len(changes) == 0 {
+		return nil
+	}
+	step := h.step
+	h.step++
+	evs := changeEvents(changes, "", step, event.Agent)
+	for i := range evs {
+		evs[i].Note = "native edit"
+	}
+	return h.actLocked(ctx, evs)
+}
+
+// changeEvents turns watcher changes into edit events.
+func changeEvents(cs []watch.Change, command string, step int, actor event.Actor) []event.Event {
+	var evs []event.Event
+	for _, c := range cs {
+		ev := event.Event{Kind: event.Edit, Source: "watch", Actor: actor, Command: command, Diff: c.Diff, Step: &step}
+		for _, r := range c.Ranges {
+			ev.Scopes = append(ev.Scopes, event.LineScope(c.Path, r.Start, r.End))
+		}
+		if len(ev.Scopes) == 0 {
+			ev.Scopes = []event.Scope{event.FileScope(c.Path)}
+		}
+		evs = append(evs, ev)
+	}
+	return evs
+}
+
+// actLocked records one action's events and acts on the policy's decision.
+func (h *Hub) actLocked(ctx context.Context, evs []event.Event) error {
+	for _, ev := range evs {
+		if err := h.recordLocked(ev); err != nil {
+			return err
+		}
+	}
+	if h.pol == nil {
+		return nil
+	}
+	d := h.pol.Decide(evs)
+	if d == nil {
+		return nil
+	}
+	return h.interveneLocked(ctx, d)
+}
+
+// interveneLocked applies a decision. The attempt is recorded before the
+// workspace is touched; the outcome after.
+func (h *Hub) interveneLocked(ctx context.Context, d *policy.Decision) error {
+	step := d.Step
+	att := event.Attempt{Order: d.Order, PatchID: d.PatchID, Trigger: string(d.Event), Why: d.Reason, Outcome: "attempt"}
+	if err := h.recordLocked(event.Event{Kind: event.Intervention, Source: "harness", Actor: event.Harness, Step: &step, Diff: d.Diff, Attempt: &att}); err != nil {
+		return err
+	}
+	outcome, why := "applied", ""
+	var userEdits []event.Event
+	if d.Diff != "" {
+		outcome, why, userEdits = h.applyLocked(ctx, d.Diff, step)
+	}
+	h.pol.Outcome(d, outcome)
+	att.Outcome, att.Why = outcome, why
+	if outcome == "applied" {
+		att.Message = d.Message
+	}
+	for _, ev := range userEdits {
+		if err := h.recordLocked(ev); err != nil {
+			return err
+		}
+	}
+	if err := h.recordLocked(event.Event{Kind: event.Intervention, Source: "harness", Actor: event.Harness, Step: &step, Attempt: &att}); err != nil {
+		return err
+	}
+	h.attempts = append(h.attempts, att)
+	if outcome == "applied" && d.Message != "" {
+		h.outbox = append(h.outbox, Message{Order: d.Order, Text: d.Message})
+	}
+	return nil
+}
+
+// applyLocked writes a Counter-Edit. The watcher takes the new contents as
+// the user's, so the write is not reported as an agent edit.
+func (h *Hub) applyLocked(ctx context.Context, diff string, step int) (outcome, why string, edits []event.Event) {
+	fds, err := patch.Parse(diff)
+	if err != nil {
+		return "failed", err.Error(), nil
+	}
+	if h.w != nil {
+		// changes not yet taken stay the agent's
+		if cs, _ := h.w.Sync(ctx); len(cs) > 0 {
+			for _, ev := range changeEvents(cs, "", step, event.Agent) {
+				h.recordLocked(ev)
+			}
+		}
+	}
+	rep, err := patch.Apply(patch.Dir(h.root), fds)
+	if err != nil {
+		return "failed", err.Error(), nil
+	}
+	if !rep.Applied {
+		for _, hr := range rep.Hunks {
+			if hr.Error != "" {
+				return "failed", fmt.Sprintf("%s hunk %d: %s", hr.File, hr.Hunk, hr.Error), nil
+			}
+		}
+		return "failed", "not applied", nil
+	}
+	if len(rep.Changed) == 0 {
+		return "noop", "already applied", nil
+	}
+	ev := event.Event{Kind: event.Edit, Source: "harness", Actor: event.User, Diff: diff, Step: &step, Note: "counter-edit"}
+	for _, hr := range rep.Hunks {
+		if hr.Start > 0 && hr.End >= hr.Start {
+			ev.Scopes = append(ev.Scopes, event.LineScope(hr.File, hr.Start, hr.End))
+		}
+	}
+	if h.w != nil {
+		for _, f := range rep.Changed {
+			if b, err := os.ReadFile(filepath.Join(h.root, filepath.FromSlash(f))); err == nil {
+				s := string(b)
+				h.w.Accept(f, &s)
+			} else {
+				h.w.Accept(f, nil)
+			}
+		}
+	}
+	return "applied", "", []event.Event{ev}
+}
+
+func (h *Hub) recordLocked(ev event.Event) error {
+	h.seq++
+	ev.Seq = h.seq
+	if ev.Time.IsZero() {
+		ev.Time = h.now()
+	}
+	if h.rec == nil {
+		return nil
+	}
+	return h.rec.Write(ev)
+}
+
+// Drain returns the pending messages and records their delivery.
+func (h *Hub) Drain(channel string) []Message {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.drainLockedOn(channel)
+}
+
+func (h *Hub) drainLocked() []Message { return h.drainLockedOn("tool-output") }
+
+func (h *Hub) drainLockedOn(channel string) []Message {
+	out := h.outbox
+	h.outbox = nil
+	for _, m := range out {
+		h.recordLocked(event.Event{Kind: event.Message, Source: "harness", Actor: event.User, Text: m.Text, Note: channel})
+	}
+	return out
+}
+
+// Status reports the hub's state.
+func (h *Hub) Status() Status {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return Status{Seq: h.seq, Steps: h.step, Running: len(h.running), Pending: len(h.outbox), Interventions: append([]event.Attempt{}, h.attempts...)}
+}
+
+// Close records the end of the session; later calls fail with ErrClosed.
+func (h *Hub) Close(note string) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return nil
+	}
+	h.closed = true
+	return h.recordLocked(event.Event{Kind: event.Session, Source: "harness", Actor: event.Harness, Note: note})
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}

@@ -1,0 +1,115 @@
+package session
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+
+	"github.com/swetouch/swetouch/event"
+)
+
+// Request is one line a client sends. Op selects the call; the other
+// fields are its arguments.
+type Request struct {
+	Op      string       `json:"op"` // begin, end, observe, messages, status
+	Begin   *Begin       `json:"begin,omitempty"`
+	ID      int          `json:"id,omitempty"`
+	End     *End         `json:"end,omitempty"`
+	Event   *event.Event `json:"event,omitempty"`
+	Channel string       `json:"channel,omitempty"`
+}
+
+// Response is the one line the hub answers each request with.
+type Response struct {
+	OK       bool      `json:"ok"`
+	Error    string    `json:"error,omitempty"`
+	ID       int       `json:"id,omitempty"`
+	Seq      int64     `json:"seq,omitempty"`
+	Messages []Message `json:"messages,omitempty"`
+	Status   *Status   `json:"status,omitempty"`
+}
+
+// Serve answers clients on l until ctx ends or l is closed. A bad line gets
+// an error response naming the line; the connection stays open.
+func (h *Hub) Serve(ctx context.Context, l net.Listener) error {
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	go func() {
+		<-ctx.Done()
+		l.Close()
+	}()
+	for {
+		c, err := l.Accept()
+		if err != nil {
+			if ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
+				return nil
+			}
+			return err
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			h.serveConn(ctx, c)
+		}()
+	}
+}
+
+func (h *Hub) serveConn(ctx context.Context, c net.Conn) {
+	defer c.Close()
+	sc := bufio.NewScanner(c)
+	sc.Buffer(nil, 64<<20)
+	enc := json.NewEncoder(c)
+	for line := 1; sc.Scan(); line++ {
+		var req Request
+		var resp Response
+		if err := json.Unmarshal(sc.Bytes(), &req); err != nil {
+			resp.Error = fmt.Sprintf("line %d: %v", line, err)
+		} else {
+			resp = h.call(ctx, req)
+			if resp.Error != "" {
+				resp.Error = fmt.Sprintf("line %d: %s", line, resp.Error)
+			}
+		}
+		if err := enc.Encode(resp); err != nil {
+			return
+		}
+	}
+}
+
+func (h *Hub) call(ctx context.Context, req Request) Response {
+	var r Response
+	var err error
+	switch req.Op {
+	case "begin":
+		if req.Begin == nil {
+			return Response{Error: `field "begin": missing`}
+		}
+		r.ID, err = h.Begin(ctx, *req.Begin)
+	case "end":
+		if req.End == nil {
+			return Response{Error: `field "end": missing`}
+		}
+		r.Messages, err = h.End(ctx, req.ID, *req.End)
+	case "observe":
+		if req.Event == nil {
+			return Response{Error: `field "event": missing`}
+		}
+		r.Seq, err = h.Observe(ctx, *req.Event)
+	case "messages":
+		r.Messages = h.Drain(orDefault(req.Channel, "file"))
+	case "status":
+		s := h.Status()
+		r.Status = &s
+	default:
+		return Response{Error: fmt.Sprintf("field \"op\": unknown %q", req.Op)}
+	}
+	if err != nil {
+		return Response{Error: err.Error()}
+	}
+	r.OK = true
+	return r
+}
