@@ -81,6 +81,9 @@ func TestClassify(t *testing.T) {
 		{`diff a.py b.py`, "read a.py; read b.py"},
 		{`cat package.json`, "read package.json"},
 		{`cat a.py b.py`, "read a.py; read b.py"},
+		// eval, and Claude Code's wrapper around every command
+		{`eval 'sed -n 1,5p a.py'`, "read a.py:1-5"},
+		{"source /root/.claude/shell-snapshots/snapshot-bash-1-x.sh 2>/dev/null || true && shopt -u extglob 2>/dev/null || true && eval 'cd src && nl -ba a.py | sed -n 10,20p' < /dev/null && pwd -P >| /tmp/claude-ab12-cwd", "read src/a.py:10-20; edit /tmp/claude-ab12-cwd"},
 		// python
 		{`python -c "print(open('a.py').read())"`, "read a.py"},
 		{`python -c "lines=open('a.py').readlines(); print(''.join(lines[99:120]))"`, "read a.py:100-120"},

@@ -26,6 +26,8 @@ func (w *walker) command(c *call) out {
 		if len(c.args) > 0 {
 			w.script(c.args[0], false)
 		}
+	case "eval":
+		return w.eval(strings.Join(c.args, " "))
 	case "cat", "nl", "bat", "batcat":
 		return w.cat(c)
 	case "head":
@@ -230,6 +232,30 @@ func (w *walker) shell(c *call) {
 }
 
 // nested classifies a command string inside the current one (`bash -c`).
+// eval runs its arguments as commands of the same shell: the directory
+// they change to stays, and the last one's output is the statement's
+// (Claude Code wraps every command as `… && eval '<command>' < /dev/null`).
+func (w *walker) eval(cmd string) out {
+	if w.depth >= maxDepth {
+		return out{}
+	}
+	f, err := w.s.parser.Parse(strings.NewReader(cmd), "")
+	if err != nil {
+		w.nested(cmd)
+		return out{}
+	}
+	w.depth++
+	defer func() { w.depth-- }()
+	var o out
+	for i, st := range f.Stmts {
+		if i > 0 {
+			w.show(o)
+		}
+		o = w.stmt(st, nil)
+	}
+	return o
+}
+
 func (w *walker) nested(cmd string) {
 	if w.depth >= maxDepth || strings.ContainsRune(cmd, unknownRune) && strings.TrimSpace(strings.ReplaceAll(cmd, unknown, "")) == "" {
 		return

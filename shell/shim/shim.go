@@ -1,0 +1,241 @@
+package shim
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+
+	"golang.org/x/term"
+
+	"github.com/swetouch/swetouch/session"
+)
+
+// Env names the environment variables the shim reads.
+const (
+	EnvSocket  = "SWETOUCH_SOCKET"   // the hub's socket; unset = plain bash
+	EnvDir     = "SWETOUCH_SHIM_DIR" // the shim directory, skipped when looking for the real shell
+	EnvRealSh  = "SWETOUCH_REAL_SHELL"
+	maxCapture = 16 << 10 // head and tail kept of a command's output
+)
+
+// Hub is what the shim needs of the session: the socket client satisfies
+// it, and tests can pass the hub itself.
+type Hub interface {
+	Begin(session.Begin) (int, error)
+	End(int, session.End) ([]session.Message, error)
+}
+
+// Main runs the shim as the shell argv0 names ("bash", "/shims/sh") with
+// bash's arguments and returns the exit status to exit with. The real
+// shell gets the same argv0, so $0 is what it would have been. A status
+// below zero means the shell died of signal -status and the caller should
+// die the same way.
+func Main(argv0 string, args []string) int {
+	name := filepath.Base(argv0)
+	real, err := RealShell(name)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "swetouch shell: %v\n", err)
+		return 127
+	}
+	cmd, ok := commandOf(args)
+	sock := os.Getenv(EnvSocket)
+	if !ok || sock == "" {
+		// not ours to watch: become the real shell
+		err := syscall.Exec(real, append([]string{argv0}, args...), os.Environ())
+		fmt.Fprintf(os.Stderr, "swetouch shell: exec %s: %v\n", real, err)
+		return 127
+	}
+	c, err := session.Dial(sock)
+	if err != nil {
+		// the hub is gone: behave as bash rather than fail the agent
+		err := syscall.Exec(real, append([]string{argv0}, args...), os.Environ())
+		fmt.Fprintf(os.Stderr, "swetouch shell: exec %s: %v\n", real, err)
+		return 127
+	}
+	defer c.Close()
+	return Run(c, real, argv0, args, cmd)
+}
+
+// Run runs the real shell (as argv0) with args, reporting command to the
+// hub, and appends the messages the hub returns after the command's output.
+func Run(h Hub, real, argv0 string, args []string, command string) int {
+	cwd, _ := os.Getwd()
+	id, herr := h.Begin(session.Begin{Command: command, Cwd: cwd, Source: "shell"})
+	c := exec.Command(real, args...)
+	c.Args[0] = argv0
+	c.Stdin = os.Stdin
+	capture := &capture{}
+	var copies sync.WaitGroup
+	tty := term.IsTerminal(int(os.Stdout.Fd()))
+	if tty {
+		// a terminal stays a terminal for the shell; nothing is captured
+		c.Stdout, c.Stderr = os.Stdout, os.Stderr
+	} else {
+		c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		for _, s := range []struct {
+			dst  *os.File
+			into *io.Writer
+		}{{os.Stdout, &c.Stdout}, {os.Stderr, &c.Stderr}} {
+			r, w, err := os.Pipe()
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "swetouch shell: %v\n", err)
+				return 126
+			}
+			*s.into = w
+			copies.Add(1)
+			go func(dst *os.File, r *os.File) {
+				defer copies.Done()
+				copyOut(dst, r, capture)
+				r.Close()
+			}(s.dst, r)
+		}
+	}
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
+	defer signal.Stop(sigs)
+	if err := c.Start(); err != nil {
+		fmt.Fprintf(os.Stderr, "swetouch shell: %v\n", err)
+		return 126
+	}
+	for _, w := range []io.Writer{c.Stdout, c.Stderr} {
+		if f, ok := w.(*os.File); ok && !tty {
+			f.Close() // the child holds its own copies
+		}
+	}
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case s := <-sigs:
+				if tty {
+					c.Process.Signal(s)
+				} else {
+					syscall.Kill(-c.Process.Pid, s.(syscall.Signal))
+				}
+			case <-done:
+				return
+			}
+		}
+	}()
+	err := c.Wait()
+	close(done)
+	copies.Wait()
+	status, sig := exitStatus(c.ProcessState, err)
+	if herr == nil {
+		end := capture.end(status)
+		if sig != 0 {
+			end.Signal = sig.String()
+		}
+		msgs, err := h.End(id, end)
+		if err == nil {
+			deliver(os.Stdout, msgs)
+		}
+	}
+	if sig != 0 {
+		return -int(sig)
+	}
+	return status
+}
+
+// exitStatus is the shell's exit code, or the signal that killed it.
+func exitStatus(ps *os.ProcessState, err error) (int, syscall.Signal) {
+	if ps == nil {
+		return 127, 0
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal()), ws.Signal()
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) || err == nil {
+		return ps.ExitCode(), 0
+	}
+	return 127, 0
+}
+
+// deliver appends messages to the command's output on the tool-output
+// channel, fenced so the agent (and a reader) cannot mistake them for the
+// command's own output.
+func deliver(w io.Writer, msgs []session.Message) {
+	for _, m := range msgs {
+		fmt.Fprintf(w, "\n<user-message>\n%s\n</user-message>\n", strings.TrimRight(m.Text, "\n"))
+	}
+}
+
+// commandOf finds the command string of a `-c` invocation; ok is false
+// for anything else (a script, -l, -i, -s, no arguments), which the shim
+// passes through.
+func commandOf(args []string) (string, bool) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return "", false
+		case a == "-o" || a == "+o" || a == "-O" || a == "+O":
+			i++ // takes an option name
+		case strings.HasPrefix(a, "--"):
+			if a == "--login" || a == "--rcfile" || a == "--init-file" {
+				return "", false
+			}
+		case len(a) > 1 && (a[0] == '-' || a[0] == '+'):
+			if strings.ContainsAny(a[1:], "lis") {
+				return "", false
+			}
+			if strings.ContainsRune(a[1:], 'c') {
+				for j := i + 1; j < len(args); j++ {
+					if args[j] == "--" {
+						continue
+					}
+					return args[j], true
+				}
+				return "", false
+			}
+		default:
+			return "", false // a script file
+		}
+	}
+	return "", false
+}
+
+// RealShell finds the shell the shim stands in for: SWETOUCH_REAL_SHELL,
+// else name on PATH, skipping the shim directory and the shim itself.
+func RealShell(name string) (string, error) {
+	if p := os.Getenv(EnvRealSh); p != "" {
+		return p, nil
+	}
+	self, _ := os.Executable()
+	selfInfo, _ := os.Stat(self)
+	skip := os.Getenv(EnvDir)
+	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
+		if dir == "" || skip != "" && sameDir(dir, skip) {
+			continue
+		}
+		p := filepath.Join(dir, name)
+		info, err := os.Stat(p)
+		if err != nil || info.IsDir() || info.Mode()&0o111 == 0 {
+			continue
+		}
+		if selfInfo != nil && os.SameFile(info, selfInfo) {
+			continue
+		}
+		return p, nil
+	}
+	for _, p := range []string{"/bin/" + name, "/usr/bin/" + name} {
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("no real %s found", name)
+}
+
+func sameDir(a, b string) bool {
+	ia, err1 := os.Stat(a)
+	ib, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(ia, ib)
+}
