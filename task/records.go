@@ -185,7 +185,7 @@ func (r *Record) Validate() error {
 		return bad("schema_version", "want \"1.0.0\", got %q", r.SchemaVersion)
 	}
 	switch r.Benchmark {
-	case "swe_bench_verified", "swe_bench_pro", "deepswe":
+	case "swe_bench_verified", "swe_bench_pro", "deepswe", "local":
 	default:
 		return bad("benchmark", "unknown benchmark %q", r.Benchmark)
 	}

@@ -39,7 +39,12 @@ type Watcher struct {
 	fences  int
 	err     error
 	done    chan struct{}
+	changed chan struct{} // signalled (without blocking) when a path turns dirty
 }
+
+// Changed is signalled when a file changes after the last Sync: the
+// owner's cue to take native edits while no command runs.
+func (w *Watcher) Changed() <-chan struct{} { return w.changed }
 
 // New starts watching root (recursively, skipping ignored directories).
 func New(root string) (*Watcher, error) {
@@ -59,7 +64,7 @@ func New(root string) (*Watcher, error) {
 	w := &Watcher{
 		root: root, fsw: fsw, ig: loadIgnorer(root), fence: fence,
 		snap: map[string]*string{}, dirty: map[string]bool{}, waiters: map[string]chan struct{}{},
-		done: make(chan struct{}),
+		done: make(chan struct{}), changed: make(chan struct{}, 1),
 	}
 	w.baseRev = exec.Command("git", "-C", root, "rev-parse", "--verify", "-q", "HEAD").Run() == nil
 	err = fsw.Add(fence)
@@ -191,6 +196,10 @@ func (w *Watcher) mark(rel string) {
 	w.mu.Lock()
 	w.dirty[rel] = true
 	w.mu.Unlock()
+	select {
+	case w.changed <- struct{}{}:
+	default:
+	}
 }
 
 // Sync waits until every file-system event that happened before the call

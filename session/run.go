@@ -1,0 +1,294 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/swetouch/swetouch/event"
+	"github.com/swetouch/swetouch/policy"
+	"github.com/swetouch/swetouch/replay"
+	"github.com/swetouch/swetouch/task"
+	"github.com/swetouch/swetouch/watch"
+)
+
+// RunConfig is one agent run on one task.
+type RunConfig struct {
+	Task      *task.Task
+	Record    *task.Record // nil: observe only
+	Condition policy.Condition
+	Match     policy.Match
+	Agent     []string // the agent command; {instruction} and {workspace} are substituted
+	Out       string   // where trajectory.jsonl and result.json go
+	// Shim is the executable linked as bash and sh in the shim directory;
+	// by default this process's own.
+	Shim string
+	// Stdout and Stderr receive the agent's output (default: discarded).
+	Stdout, Stderr io.Writer
+	// KeepWorkspace leaves the workspace on disk (its path is in the result).
+	KeepWorkspace bool
+	Clock         func() time.Time
+}
+
+// RunResult is what result.json holds.
+type RunResult struct {
+	Task          string          `json:"task"`
+	Instance      string          `json:"instance,omitempty"`
+	Condition     string          `json:"condition"`
+	Match         string          `json:"match,omitempty"`
+	Agent         []string        `json:"agent"`
+	Resolved      *bool           `json:"resolved"`
+	Reason        string          `json:"reason,omitempty"`
+	AgentExit     int             `json:"agent_exit"`
+	Steps         int             `json:"steps"`
+	Interventions []event.Attempt `json:"interventions"`
+	Applied       int             `json:"interventions_applied"`
+	Delivered     int             `json:"messages_delivered"`
+	Workspace     string          `json:"workspace,omitempty"`
+	Timings       Timings         `json:"timings"`
+}
+
+// Timings of a run, in seconds.
+type Timings struct {
+	Setup  float64 `json:"setup_s"`
+	Agent  float64 `json:"agent_s"`
+	Verify float64 `json:"verify_s"`
+	Total  float64 `json:"total_s"`
+}
+
+// Run prepares a fresh workspace (a git-initialised copy of the task's
+// repository), starts the hub, the watcher and the shims, runs the agent,
+// runs the verifier, and writes trajectory.jsonl and result.json to
+// cfg.Out. Evaluation data (the record, the tests, the solution) stays
+// outside the workspace and the agent's environment. When ctx is cancelled
+// (Ctrl-C) the agent is stopped, the verifier skipped, and both files are
+// still written.
+func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
+	start := time.Now()
+	if cfg.Clock == nil {
+		cfg.Clock = time.Now
+	}
+	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
+		return nil, err
+	}
+	res := &RunResult{Task: cfg.Task.Name, Condition: string(policy.Vanilla), Agent: cfg.Agent, Interventions: []event.Attempt{}}
+	var pol *policy.Policy
+	if cfg.Record != nil {
+		res.Instance = cfg.Record.InstanceID
+		res.Condition = orDefault(string(cfg.Condition), string(policy.CounterEdit))
+		res.Match = orDefault(string(cfg.Match), string(policy.Reference))
+		p, err := policy.New(cfg.Record, policy.WithCondition(policy.Condition(res.Condition)), policy.WithMatch(policy.Match(res.Match)))
+		if err != nil {
+			return nil, err
+		}
+		pol = p
+	}
+	private, err := os.MkdirTemp("", "swetouch-run-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(private)
+	ws, err := Workspace(cfg.Task.Repo)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.KeepWorkspace {
+		res.Workspace = ws
+	} else {
+		defer os.RemoveAll(ws)
+	}
+	f, err := os.Create(filepath.Join(cfg.Out, "trajectory.jsonl"))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	rec, err := replay.NewWriter(f, replay.Header{Task: cfg.Task.Name, Condition: res.Condition, Agent: strings.Join(cfg.Agent, " "), Source: "swetouch run"})
+	if err != nil {
+		return nil, err
+	}
+	w, err := watch.New(ws)
+	if err != nil {
+		return nil, err
+	}
+	defer w.Close()
+	opts := []Option{WithRecorder(rec), WithWatcher(w), WithClock(cfg.Clock)}
+	if pol != nil {
+		opts = append(opts, WithPolicy(pol))
+	}
+	hub, err := New(ws, opts...)
+	if err != nil {
+		return nil, err
+	}
+	sock := filepath.Join(private, "hub.sock")
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		return nil, err
+	}
+	serveCtx, stopServe := context.WithCancel(context.Background())
+	served := make(chan struct{})
+	go func() { hub.Serve(serveCtx, l); close(served) }()
+	defer func() { stopServe(); <-served }()
+	go func() {
+		for {
+			select {
+			case <-w.Changed():
+				hub.Idle(serveCtx)
+			case <-serveCtx.Done():
+				return
+			}
+		}
+	}()
+	shimDir, err := shims(private, cfg.Shim)
+	if err != nil {
+		return nil, err
+	}
+	res.Timings.Setup = time.Since(start).Seconds()
+
+	agentStart := time.Now()
+	cmd := exec.Command(cfg.Agent[0], subst(cfg.Agent[1:], cfg.Task.Instruction, ws)...)
+	cmd.Dir = ws
+	cmd.Env = agentEnv(os.Environ(), shimDir, sock)
+	cmd.Stdout, cmd.Stderr = orDiscard(cfg.Stdout), orDiscard(cfg.Stderr)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	interrupted := false
+	if err := cmd.Start(); err != nil {
+		hub.Close("agent failed to start: " + err.Error())
+		return nil, fmt.Errorf("agent: %w", err)
+	}
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait() }()
+	select {
+	case err = <-waited:
+	case <-ctx.Done():
+		interrupted = true
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+		err = <-waited
+	}
+	res.AgentExit = cmd.ProcessState.ExitCode()
+	res.Timings.Agent = time.Since(agentStart).Seconds()
+	hub.Idle(context.Background()) // the agent's last native edits
+	if interrupted {
+		res.Reason = "interrupted"
+		hub.Close("interrupted")
+	} else {
+		vStart := time.Now()
+		v := task.Verify(context.Background(), cfg.Task, ws)
+		res.Timings.Verify = time.Since(vStart).Seconds()
+		res.Resolved, res.Reason = v.Resolved, v.Reason
+		note := "resolved=null: " + v.Reason
+		if v.Resolved != nil {
+			note = fmt.Sprintf("resolved=%v", *v.Resolved)
+		}
+		hub.Observe(context.Background(), event.Event{Kind: event.Verify, Source: "harness", Actor: event.Harness, Note: note, Output: replay.NewOutput(v.Output)})
+		hub.Close("done")
+	}
+	st := hub.Status()
+	res.Steps, res.Interventions = st.Steps, st.Interventions
+	for _, a := range st.Interventions {
+		if a.Outcome == "applied" {
+			res.Applied++
+			if a.Message != "" {
+				res.Delivered++
+			}
+		}
+	}
+	res.Delivered -= st.Pending
+	res.Timings.Total = time.Since(start).Seconds()
+	b, _ := json.MarshalIndent(res, "", "  ")
+	if err := os.WriteFile(filepath.Join(cfg.Out, "result.json"), append(b, '\n'), 0o644); err != nil {
+		return res, err
+	}
+	if interrupted {
+		return res, context.Cause(ctx)
+	}
+	return res, nil
+}
+
+// Workspace makes a fresh git-initialised copy of repo in a new temporary
+// directory and returns its path.
+func Workspace(repo string) (string, error) {
+	ws, err := os.MkdirTemp("", "swetouch-ws-")
+	if err != nil {
+		return "", err
+	}
+	if err := task.CopyTree(repo, ws); err != nil {
+		os.RemoveAll(ws)
+		return "", err
+	}
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.name=swetouch", "-c", "user.email=swetouch@localhost", "commit", "-q", "--allow-empty", "-m", "task start"}} {
+		c := exec.Command("git", args...)
+		c.Dir = ws
+		if out, err := c.CombinedOutput(); err != nil {
+			os.RemoveAll(ws)
+			return "", fmt.Errorf("git %s: %v: %s", args[0], err, out)
+		}
+	}
+	return ws, nil
+}
+
+// shims makes the directory that goes first on the agent's PATH: bash and
+// sh are links to the shim executable.
+func shims(private, exe string) (string, error) {
+	if exe == "" {
+		var err error
+		if exe, err = os.Executable(); err != nil {
+			return "", err
+		}
+	}
+	dir := filepath.Join(private, "bin")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	for _, n := range []string{"bash", "sh"} {
+		if err := os.Symlink(exe, filepath.Join(dir, n)); err != nil {
+			return "", err
+		}
+	}
+	return dir, nil
+}
+
+// agentEnv is the agent's environment: this process's, minus swetouch's
+// own settings, plus the shim on PATH and the hub's socket. Nothing in it
+// says where the evaluation data is.
+func agentEnv(env []string, shimDir, sock string) []string {
+	var out []string
+	path := ""
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		switch {
+		case strings.HasPrefix(k, "SWETOUCH_"), k == "SHELL", k == "CLAUDE_CODE_SHELL":
+			continue
+		case k == "PATH":
+			path = v
+			continue
+		}
+		out = append(out, kv)
+	}
+	bash := filepath.Join(shimDir, "bash")
+	return append(out, "PATH="+shimDir+string(os.PathListSeparator)+path, "SHELL="+bash, "CLAUDE_CODE_SHELL="+bash,
+		"SWETOUCH_SOCKET="+sock, "SWETOUCH_SHIM_DIR="+shimDir)
+}
+
+func subst(args []string, instruction, ws string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = strings.NewReplacer("{instruction}", instruction, "{workspace}", ws).Replace(a)
+	}
+	return out
+}
+
+func orDiscard(w io.Writer) io.Writer {
+	if w == nil {
+		return io.Discard
+	}
+	return w
+}
+
