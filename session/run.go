@@ -291,4 +291,3 @@ func orDiscard(w io.Writer) io.Writer {
 	}
 	return w
 }
-
