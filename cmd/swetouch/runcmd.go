@@ -1,0 +1,138 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/swetouch/swetouch/examples"
+	"github.com/swetouch/swetouch/policy"
+	"github.com/swetouch/swetouch/session"
+	"github.com/swetouch/swetouch/task"
+)
+
+func runCmd() *cobra.Command {
+	var taskDir, records, instance, condition, match, out string
+	var keep bool
+	c := &cobra.Command{
+		Use:   "run --task DIR [--records FILE --instance ID] [--condition C] [--match M] --out DIR -- AGENT ARGS...",
+		Short: "Run an agent on a task through the shim, verify, and write trajectory.jsonl and result.json",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			t, err := task.Load(taskDir)
+			if err != nil {
+				return badInput("--task: %v", err)
+			}
+			cfg := session.RunConfig{Task: t, Agent: args, Out: out, Stdout: c.OutOrStdout(), Stderr: c.ErrOrStderr(), KeepWorkspace: keep}
+			if records != "" {
+				recs, err := task.LoadRecords(records)
+				if err != nil {
+					return badInput("%v", err)
+				}
+				id := instance
+				if id == "" {
+					id = t.Name
+				}
+				if cfg.Record, err = task.Find(recs, id); err != nil {
+					return badInput("--instance: %v", err)
+				}
+			}
+			if cfg.Condition, err = policy.ParseCondition(condition); err != nil {
+				return badInput("--condition: %v", err)
+			}
+			if cfg.Match, err = policy.ParseMatch(match); err != nil {
+				return badInput("--match: %v", err)
+			}
+			if cfg.Record == nil && cfg.Condition != policy.Vanilla && c.Flags().Changed("condition") {
+				return badInput("--condition %s needs --records", condition)
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			res, err := session.Run(ctx, cfg)
+			if err != nil && res == nil {
+				return err
+			}
+			fmt.Fprintf(c.ErrOrStderr(), "swetouch: resolved=%s steps=%d interventions applied=%d; %s\n",
+				showBool(res.Resolved), res.Steps, res.Applied, filepath.Join(out, "result.json"))
+			if err != nil {
+				return exitError{130}
+			}
+			return nil
+		},
+	}
+	c.Flags().StringVar(&taskDir, "task", "", "Harbor task directory or local task file")
+	c.Flags().StringVar(&records, "records", "", "SWE-Touch dataset-record-v1 JSONL binding Counter-Edits to the task")
+	c.Flags().StringVar(&instance, "instance", "", "record instance id (default: the task's name)")
+	c.Flags().StringVar(&condition, "condition", "counter-edit", "vanilla, counter-edit, co-edit, message-only or code-only")
+	c.Flags().StringVar(&match, "match", "reference", "reference or precise")
+	c.Flags().StringVar(&out, "out", "", "output directory")
+	c.Flags().BoolVar(&keep, "keep", false, "keep the workspace (its path is in result.json)")
+	c.MarkFlagRequired("task")
+	c.MarkFlagRequired("out")
+	return c
+}
+
+func showBool(b *bool) string {
+	if b == nil {
+		return "null"
+	}
+	return fmt.Sprint(*b)
+}
+
+func agentCmd() *cobra.Command {
+	c := &cobra.Command{Use: "agent", Short: "Built-in agents"}
+	var plan, behaviour string
+	script := &cobra.Command{
+		Use:   "script --plan FILE --behaviour naive|careful",
+		Short: "A deterministic agent that works only through bash: reads, edits, runs tests",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			p, err := examples.LoadPlan(plan)
+			if err != nil {
+				return badInput("--plan: %v", err)
+			}
+			if behaviour != examples.Naive && behaviour != examples.Careful {
+				return badInput("--behaviour: want naive or careful, got %q", behaviour)
+			}
+			return examples.RunScripted(c.Context(), p, behaviour, c.OutOrStdout())
+		},
+	}
+	script.Flags().StringVar(&plan, "plan", "", "the agent's plan (JSON)")
+	script.Flags().StringVar(&behaviour, "behaviour", examples.Careful, "naive or careful")
+	script.MarkFlagRequired("plan")
+	c.AddCommand(script)
+	return c
+}
+
+func demoCmd() *cobra.Command {
+	var dir, report string
+	c := &cobra.Command{
+		Use:   "demo [--examples DIR] [--report DIR]",
+		Short: "Run the example tasks under Vanilla and Counter-Edit with both scripted agents (offline)",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			exe, err := os.Executable()
+			if err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			runs, err := examples.Demo(ctx, examples.DemoConfig{Examples: dir, Report: report, Shim: exe, Log: c.ErrOrStderr()})
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(c.OutOrStdout())
+			examples.WriteTable(c.OutOrStdout(), examples.Summarize(runs))
+			fmt.Fprintf(c.OutOrStdout(), "\nreport: %s\n", filepath.Join(report, "report.md"))
+			return nil
+		},
+	}
+	c.Flags().StringVar(&dir, "examples", "examples", "the examples directory")
+	c.Flags().StringVar(&report, "report", "swetouch-demo", "the report folder")
+	return c
+}

@@ -1,0 +1,3 @@
+module example.com/stack
+
+go 1.21
