@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/swetouch/swetouch/internal/testbin"
 	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/shell/shim"
 )
@@ -20,20 +21,14 @@ import (
 var binDir string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "swetouch-shim-test-")
+	dir, err := testbin.Dir()
 	if err != nil {
-		panic(err)
-	}
-	out, err := exec.Command("go", "build", "-o", filepath.Join(dir, "swetouch"), "github.com/swetouch/swetouch/cmd/swetouch").CombinedOutput()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "build: %v\n%s", err, out)
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	os.Symlink("swetouch", filepath.Join(dir, "bash"))
-	os.Symlink("swetouch", filepath.Join(dir, "sh"))
 	binDir = dir
 	code := m.Run()
-	os.RemoveAll(dir)
+	testbin.Cleanup()
 	os.Exit(code)
 }
 

@@ -1,0 +1,47 @@
+// Package testbin builds the swetouch binary once per test process, for
+// tests that must run it as a real executable (as bash, as an agent).
+package testbin
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+)
+
+var (
+	once sync.Once
+	dir  string
+	err  error
+)
+
+// Dir returns a directory holding the built swetouch and the links bash
+// and sh to it: the shim directory. Call Cleanup from TestMain.
+func Dir() (string, error) {
+	once.Do(func() {
+		dir, err = os.MkdirTemp("", "swetouch-bin-")
+		if err != nil {
+			return
+		}
+		out, e := exec.Command("go", "build", "-o", filepath.Join(dir, "swetouch"), "github.com/swetouch/swetouch/cmd/swetouch").CombinedOutput()
+		if e != nil {
+			err = fmt.Errorf("go build: %v\n%s", e, out)
+			return
+		}
+		for _, n := range []string{"bash", "sh"} {
+			if e := os.Symlink("swetouch", filepath.Join(dir, n)); e != nil {
+				err = e
+				return
+			}
+		}
+	})
+	return dir, err
+}
+
+// Cleanup removes the build.
+func Cleanup() {
+	if dir != "" {
+		os.RemoveAll(dir)
+	}
+}

@@ -1,0 +1,191 @@
+package session_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/swetouch/swetouch/event"
+	"github.com/swetouch/swetouch/internal/testbin"
+	"github.com/swetouch/swetouch/policy"
+	"github.com/swetouch/swetouch/replay"
+	"github.com/swetouch/swetouch/session"
+	"github.com/swetouch/swetouch/task"
+	"github.com/swetouch/swetouch/watch"
+)
+
+var binDir string
+
+func TestMain(m *testing.M) {
+	dir, err := testbin.Dir()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binDir = dir
+	code := m.Run()
+	testbin.Cleanup()
+	os.Exit(code)
+}
+
+const example = "../examples/tasks/py-discount"
+
+// live is a hub serving a fresh workspace of the py-discount example with
+// its Counter-Edit record, a watcher, and a recorder.
+type live struct {
+	ws, out string
+	hub     *session.Hub
+	env     []string
+	traj    *bytes.Buffer
+}
+
+func start(t *testing.T, cond policy.Condition) *live {
+	t.Helper()
+	tk, err := task.Load(example)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := task.LoadRecords(filepath.Join(example, "records.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pol, err := policy.New(recs[0], policy.WithCondition(cond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, err := session.Workspace(tk.Repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(ws) })
+	w, err := watch.New(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close() })
+	l := &live{ws: ws, traj: &bytes.Buffer{}}
+	rec, _ := replay.NewWriter(l.traj, replay.Header{Task: tk.Name})
+	fixed := time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC)
+	l.hub, err = session.New(ws, session.WithPolicy(pol), session.WithWatcher(w), session.WithRecorder(rec), session.WithClock(func() time.Time { return fixed }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(t.TempDir(), "hub.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { l.hub.Serve(ctx, ln); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	l.env = append(os.Environ(), "SWETOUCH_SOCKET="+sock, "SWETOUCH_SHIM_DIR="+binDir, "PATH="+binDir+":"+os.Getenv("PATH"))
+	return l
+}
+
+// sh runs a command through the shim, as an agent would.
+func (l *live) sh(t *testing.T, script string) string {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(binDir, "bash"), "-c", script)
+	cmd.Dir, cmd.Env = l.ws, l.env
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", script, err, out)
+	}
+	return string(out)
+}
+
+func (l *live) events(t *testing.T) []event.Event {
+	t.Helper()
+	tr, err := replay.Read(bytes.NewReader(l.traj.Bytes()), "trajectory")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr.Events
+}
+
+// TestReadTriggersCounterEdit: reading the region through the shim lands
+// the Counter-Edit in the workspace, and the user's message follows that
+// command's own output.
+func TestReadTriggersCounterEdit(t *testing.T) {
+	l := start(t, policy.CounterEdit)
+	out := l.sh(t, "nl -ba pricing.py | sed -n 4,6p")
+	listing, msg, ok := strings.Cut(out, "\n<user-message>\n")
+	if !ok || !strings.Contains(listing, "def apply_discount") || !strings.Contains(msg, "clamped") || !strings.HasSuffix(out, "</user-message>\n") {
+		t.Fatalf("want the listing, then the message:\n%s", out)
+	}
+	b, _ := os.ReadFile(filepath.Join(l.ws, "pricing.py"))
+	if !strings.Contains(string(b), "out-of-range discounts are clamped") {
+		t.Fatalf("Counter-Edit not in the workspace:\n%s", b)
+	}
+	// the next command carries no message, and the user's write is not
+	// reported as the agent's
+	if out := l.sh(t, "git status --short"); strings.Contains(out, "<user-message>") {
+		t.Errorf("message delivered twice: %s", out)
+	}
+	var applied, agentEdits int
+	for _, ev := range l.events(t) {
+		if ev.Kind == event.Intervention && ev.Attempt.Outcome == "applied" {
+			applied++
+		}
+		if ev.Kind == event.Edit && ev.Actor == event.Agent {
+			agentEdits++
+		}
+	}
+	if applied != 1 || agentEdits != 0 {
+		t.Errorf("applied %d, agent edits %d; want 1 and 0", applied, agentEdits)
+	}
+}
+
+// TestNativeEditDeliveredAfterNextCommand: an edit of the region made
+// outside any command (an agent's native write tool) triggers the
+// Counter-Edit; its message comes after the next command's output.
+func TestNativeEditDeliveredAfterNextCommand(t *testing.T) {
+	l := start(t, policy.CounterEdit)
+	p := filepath.Join(l.ws, "pricing.py")
+	b, _ := os.ReadFile(p)
+	fixed := strings.Replace(string(b), "    return price - percent\n", "    return price * (100 - percent) / 100\n", 1)
+	if err := os.WriteFile(p, []byte(fixed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := l.sh(t, "echo next")
+	if !strings.HasPrefix(out, "next\n\n<user-message>\n") {
+		t.Fatalf("want the message after the next command's output:\n%s", out)
+	}
+	now, _ := os.ReadFile(p)
+	if !strings.Contains(string(now), "clamped") || !strings.Contains(string(now), "(100 - percent) / 100") {
+		t.Errorf("want the agent's fix and the Counter-Edit together:\n%s", now)
+	}
+	var native bool
+	for _, ev := range l.events(t) {
+		if ev.Kind == event.Edit && ev.Note == "native edit" && ev.Scopes[0] == event.LineScope("pricing.py", 6, 6) {
+			native = true
+		}
+	}
+	if !native {
+		t.Errorf("native edit of pricing.py:6 not recorded: %+v", l.events(t))
+	}
+}
+
+// TestVanillaNeverTouches (invariant 1): under vanilla the same reads and
+// edits change nothing the agent did not change, and no message appears.
+func TestVanillaNeverTouches(t *testing.T) {
+	l := start(t, policy.Vanilla)
+	before, _ := os.ReadFile(filepath.Join(l.ws, "pricing.py"))
+	for _, c := range []string{"nl -ba pricing.py | sed -n 1,12p", "sed -i 's/price - percent/price/' pricing.py && sed -i 's/return price$/return price - percent/' pricing.py", "cat pricing.py"} {
+		if out := l.sh(t, c); strings.Contains(out, "<user-message>") {
+			t.Fatalf("message under vanilla: %s", out)
+		}
+	}
+	after, _ := os.ReadFile(filepath.Join(l.ws, "pricing.py"))
+	if !bytes.Equal(before, after) {
+		t.Errorf("workspace changed under vanilla")
+	}
+}

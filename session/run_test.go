@@ -1,0 +1,109 @@
+package session_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+
+	"github.com/swetouch/swetouch/event"
+	"github.com/swetouch/swetouch/policy"
+	"github.com/swetouch/swetouch/replay"
+	"github.com/swetouch/swetouch/session"
+	"github.com/swetouch/swetouch/task"
+)
+
+// TestRunExample: a whole run (workspace, hub, shims, scripted agent,
+// verifier) writes a readable trajectory and a result that matches what
+// the agent did.
+func TestRunExample(t *testing.T) {
+	tk, err := task.Load(example)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, _ := task.LoadRecords(filepath.Join(example, "records.jsonl"))
+	plan, _ := filepath.Abs("../examples/agents/py-discount.json")
+	for _, tt := range []struct {
+		cond     policy.Condition
+		agent    string
+		resolved bool
+		applied  int
+	}{
+		{policy.Vanilla, "naive", true, 0},
+		{policy.CounterEdit, "naive", false, 1},
+		{policy.CounterEdit, "careful", true, 1},
+	} {
+		t.Run(string(tt.cond)+"/"+tt.agent, func(t *testing.T) {
+			out := t.TempDir()
+			res, err := session.Run(context.Background(), session.RunConfig{
+				Task: tk, Record: recs[0], Condition: tt.cond, Out: out, Shim: filepath.Join(binDir, "swetouch"),
+				Agent: []string{filepath.Join(binDir, "swetouch"), "agent", "script", "--plan", plan, "--behaviour", tt.agent},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Resolved == nil || *res.Resolved != tt.resolved || res.Applied != tt.applied || res.Delivered != tt.applied {
+				t.Errorf("resolved %v (%s), applied %d, delivered %d; want %v, %d", res.Resolved, res.Reason, res.Applied, res.Delivered, tt.resolved, tt.applied)
+			}
+			f, err := os.Open(filepath.Join(out, "trajectory.jsonl"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			tr, err := replay.Read(f, "trajectory.jsonl")
+			if err != nil {
+				t.Fatal(err)
+			}
+			last := tr.Events[len(tr.Events)-1]
+			if last.Kind != event.Session || last.Note != "done" {
+				t.Errorf("last event %+v", last)
+			}
+			if _, err := os.Stat(filepath.Join(out, "result.json")); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
+
+// TestKill9: killing `swetouch run` outright mid-session leaves a
+// trajectory that reads, with everything recorded up to then.
+func TestKill9(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "ready")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	run := exec.Command(filepath.Join(binDir, "swetouch"), "run", "--task", example, "--records", filepath.Join(example, "records.jsonl"), "--out", out, "--",
+		"sh", "-c", "bash -c 'nl -ba pricing.py | sed -n 1,8p'; echo > "+fifo+"; exec sleep 5")
+	if err := run.Start(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(fifo, os.O_RDONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 1)
+	f.Read(buf) // the agent has read the region and got its answer
+	f.Close()
+	run.Process.Kill()
+	run.Wait()
+	tf, err := os.Open(filepath.Join(out, "trajectory.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tf.Close()
+	tr, err := replay.Read(tf, "trajectory.jsonl")
+	if err != nil {
+		t.Fatalf("trajectory after kill -9: %v", err)
+	}
+	var applied bool
+	for _, ev := range tr.Events {
+		applied = applied || ev.Kind == event.Intervention && ev.Attempt.Outcome == "applied"
+	}
+	if !applied {
+		t.Errorf("the intervention before the kill is not in the trajectory: %+v", tr.Events)
+	}
+}
