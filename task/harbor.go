@@ -33,6 +33,10 @@ type Task struct {
 // build) or from a local task file (task.json: {"name", "instruction",
 // "repo", "tests", "solution", "timeout_sec"}, paths relative to the file).
 func Load(path string) (*Task, error) {
+	path, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
 	info, err := os.Stat(path)
 	if err != nil {
 		return nil, err
