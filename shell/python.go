@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/swetouch/swetouch/event"
 )
@@ -81,16 +82,16 @@ func (w *walker) runScript(p string, args []string, lang string) []*stream {
 }
 
 var (
-	pyOpenAt  = regexp.MustCompile(`^open\(\s*(?:(?:f?(['"])([^'"\n]*)['"])|([A-Za-z_][\w.]*))\s*(?:,\s*(?:mode\s*=\s*)?['"]([rwabxt+U]*)['"])?`)
-	pyPath    = regexp.MustCompile(`\b(?:pathlib\.)?Path\(\s*(?:(['"])([^'"\n]*)['"]|([A-Za-z_]\w*))\s*\)((?:\s*/\s*['"][^'"\n]*['"])*)\s*\.(read_text|read_bytes|write_text|write_bytes|open|unlink|touch|rename|replace)\(\s*(?:['"]([rwabxt+]*)['"])?`)
-	pyPathVar = regexp.MustCompile(`(?m)^\s*([A-Za-z_]\w*)\s*=\s*(?:pathlib\.)?Path\(\s*(['"])([^'"\n]*)['"]\s*\)`)
-	pyVarCall = regexp.MustCompile(`\b([A-Za-z_]\w*)\.(read_text|read_bytes|write_text|write_bytes|open|unlink|touch)\(\s*(?:['"]([rwabxt+]*)['"])?`)
-	pyStrVar  = regexp.MustCompile(`^\s*([A-Za-z_]\w*)\s*=\s*(['"])([^'"\n]+)['"]\s*$`)
-	pyOSEdit  = regexp.MustCompile(`\b(?:os\.(?:remove|unlink|rename|replace)|shutil\.(?:copy|copy2|copyfile|move))\(\s*(?:(['"])([^'"\n]*)['"]|([A-Za-z_]\w*))(?:\s*,\s*(?:(['"])([^'"\n]*)['"]|([A-Za-z_]\w*)))?`)
-	pyFileIn  = regexp.MustCompile(`\bfileinput\.(?:input|FileInput)\(\s*(?:\[\s*)?(?:(['"])([^'"\n]*)['"]|([A-Za-z_]\w*))[^)]*inplace\s*=\s*(?:True|1)`)
-	pySaveArg = regexp.MustCompile(`^\(\s*(['"])([^'"\n{}]+\.[A-Za-z0-9]{1,8})['"]\s*[,)]`)
-	pySystem  = regexp.MustCompile(`\bos\.system\(\s*(?:'([^'\n]*)'|"([^"\n]*)")\s*\)`)
-	pyTest    = regexp.MustCompile(`\b(?:pytest\.main|unittest\.main|doctest\.testmod|sympy\.test|sympy\.doctest)\(`)
+	pyOpenAt  = lazyRegexp(`^open\(\s*(?:(?:f?(['"])([^'"\n]*)['"])|([A-Za-z_][\w.]*))\s*(?:,\s*(?:mode\s*=\s*)?['"]([rwabxt+U]*)['"])?`)
+	pyPath    = lazyRegexp(`\b(?:pathlib\.)?Path\(\s*(?:(['"])([^'"\n]*)['"]|([A-Za-z_]\w*))\s*\)((?:\s*/\s*['"][^'"\n]*['"])*)\s*\.(read_text|read_bytes|write_text|write_bytes|open|unlink|touch|rename|replace)\(\s*(?:['"]([rwabxt+]*)['"])?`)
+	pyPathVar = lazyRegexp(`(?m)^\s*([A-Za-z_]\w*)\s*=\s*(?:pathlib\.)?Path\(\s*(['"])([^'"\n]*)['"]\s*\)`)
+	pyVarCall = lazyRegexp(`\b([A-Za-z_]\w*)\.(read_text|read_bytes|write_text|write_bytes|open|unlink|touch)\(\s*(?:['"]([rwabxt+]*)['"])?`)
+	pyStrVar  = lazyRegexp(`^\s*([A-Za-z_]\w*)\s*=\s*(['"])([^'"\n]+)['"]\s*$`)
+	pyOSEdit  = lazyRegexp(`\b(?:os\.(?:remove|unlink|rename|replace)|shutil\.(?:copy|copy2|copyfile|move))\(\s*(?:(['"])([^'"\n]*)['"]|([A-Za-z_]\w*))(?:\s*,\s*(?:(['"])([^'"\n]*)['"]|([A-Za-z_]\w*)))?`)
+	pyFileIn  = lazyRegexp(`\bfileinput\.(?:input|FileInput)\(\s*(?:\[\s*)?(?:(['"])([^'"\n]*)['"]|([A-Za-z_]\w*))[^)]*inplace\s*=\s*(?:True|1)`)
+	pySaveArg = lazyRegexp(`^\(\s*(['"])([^'"\n{}]+\.[A-Za-z0-9]{1,8})['"]\s*[,)]`)
+	pySystem  = lazyRegexp(`\bos\.system\(\s*(?:'([^'\n]*)'|"([^"\n]*)")\s*\)`)
+	pyTest    = lazyRegexp(`\b(?:pytest\.main|unittest\.main|doctest\.testmod|sympy\.test|sympy\.doctest)\(`)
 )
 
 // pyScript finds what a Python script reads and writes: open() with its
@@ -99,7 +100,7 @@ var (
 // (lines[a:b]) for exact read ranges.
 func (w *walker) pyScript(src string) []*stream {
 	calls := pyCallsOf(src)
-	if calls.test && pyTest.MatchString(src) {
+	if calls.test && pyTest().MatchString(src) {
 		w.add(event.Test, event.Scope{})
 	}
 	var vars map[string]string // string variables, found on first use
@@ -113,7 +114,7 @@ func (w *walker) pyScript(src string) []*stream {
 				if strings.IndexByte(line, '=') < 0 {
 					continue
 				}
-				if m := pyStrVar.FindStringSubmatch(line); m != nil {
+				if m := pyStrVar().FindStringSubmatch(line); m != nil {
 					vars[m[1]] = m[3]
 				}
 			}
@@ -137,14 +138,14 @@ func (w *walker) pyScript(src string) []*stream {
 		}
 	}
 	for _, at := range calls.saves {
-		if m := pySaveArg.FindStringSubmatch(src[at:]); m != nil {
+		if m := pySaveArg().FindStringSubmatch(src[at:]); m != nil {
 			edit(m[2])
 		}
 	}
 	if !calls.open && !calls.path && !calls.osEdit && !calls.fileinput && !calls.system {
 		return nil
 	}
-	for _, m := range wordMatches(src, "open(", pyOpenAt) {
+	for _, m := range wordMatches(src, "open(", pyOpenAt()) {
 		p := name(m[2], m[3])
 		if p == "" || strings.ContainsAny(p, "{}") {
 			continue
@@ -157,7 +158,7 @@ func (w *walker) pyScript(src string) []*stream {
 	}
 	pathVars := map[string]string{}
 	if calls.path {
-		for _, m := range pyPathVar.FindAllStringSubmatch(src, -1) {
+		for _, m := range pyPathVar().FindAllStringSubmatch(src, -1) {
 			pathVars[m[1]] = m[3]
 		}
 	}
@@ -175,7 +176,7 @@ func (w *walker) pyScript(src string) []*stream {
 			edit(p)
 		}
 	}
-	for _, m := range findAll(calls.path, pyPath, src) {
+	for _, m := range findAll(calls.path, pyPath(), src) {
 		p := name(m[2], m[3])
 		if m[3] != "" && pathVars[m[3]] != "" {
 			p = pathVars[m[3]]
@@ -185,19 +186,19 @@ func (w *walker) pyScript(src string) []*stream {
 		}
 		pathOp(p, m[5], m[6])
 	}
-	for _, m := range findAll(len(pathVars) > 0, pyVarCall, src) {
+	for _, m := range findAll(len(pathVars) > 0, pyVarCall(), src) {
 		if p, ok := pathVars[m[1]]; ok {
 			pathOp(p, m[2], m[3])
 		}
 	}
-	for _, m := range findAll(calls.osEdit, pyOSEdit, src) {
+	for _, m := range findAll(calls.osEdit, pyOSEdit(), src) {
 		edit(name(m[2], m[3]))
 		edit(name(m[5], m[6]))
 	}
-	for _, m := range findAll(calls.fileinput, pyFileIn, src) {
+	for _, m := range findAll(calls.fileinput, pyFileIn(), src) {
 		edit(name(m[2], m[3]))
 	}
-	for _, m := range findAll(calls.system, pySystem, src) {
+	for _, m := range findAll(calls.system, pySystem(), src) {
 		w.nested(m[1] + m[2])
 	}
 	// reads: exact ranges when the script prints slices of one file's lines
@@ -309,10 +310,10 @@ func findAll(maybe bool, re *regexp.Regexp, src string) [][]string {
 }
 
 var (
-	pyLinesAt = regexp.MustCompile(`\b([A-Za-z_]\w*)\s*=\s*[^\n]*\.(?:readlines\(\)|read\(\)\s*\.\s*splitlines\(\)|read\(\)\s*\.\s*split\(\s*['"]\\n['"]\s*\)|read_text\(\)\s*\.\s*splitlines\(\))`)
-	pySliceAt = regexp.MustCompile(`^\[\s*(\d*)\s*:\s*(\d*)\s*\]`)
-	pyIndexAt = regexp.MustCompile(`^\[\s*[A-Za-z_]\w*\s*\]`)
-	pyRange   = regexp.MustCompile(`\brange\(\s*(\d+)\s*,\s*(\d+)\s*\)`)
+	pyLinesAt = lazyRegexp(`\b([A-Za-z_]\w*)\s*=\s*[^\n]*\.(?:readlines\(\)|read\(\)\s*\.\s*splitlines\(\)|read\(\)\s*\.\s*split\(\s*['"]\\n['"]\s*\)|read_text\(\)\s*\.\s*splitlines\(\))`)
+	pySliceAt = lazyRegexp(`^\[\s*(\d*)\s*:\s*(\d*)\s*\]`)
+	pyIndexAt = lazyRegexp(`^\[\s*[A-Za-z_]\w*\s*\]`)
+	pyRange   = lazyRegexp(`\brange\(\s*(\d+)\s*,\s*(\d+)\s*\)`)
 )
 
 // pySlices returns the 1-based line ranges a script shows from a list of a
@@ -326,7 +327,7 @@ func pySlices(src string) []rng {
 		if !strings.Contains(line, "lines()") && !strings.Contains(line, "split(") {
 			continue
 		}
-		if m := pyLinesAt.FindStringSubmatch(line); m != nil && !slices.Contains(lineVars, m[1]) {
+		if m := pyLinesAt().FindStringSubmatch(line); m != nil && !slices.Contains(lineVars, m[1]) {
 			lineVars = append(lineVars, m[1])
 		}
 	}
@@ -338,7 +339,7 @@ func pySlices(src string) []rng {
 	for _, v := range lineVars {
 		for at := range subscripts(src, v) {
 			rest := src[at:]
-			if m := pySliceAt.FindStringSubmatch(rest); m != nil {
+			if m := pySliceAt().FindStringSubmatch(rest); m != nil {
 				a, okA := atoi(m[1])
 				if m[1] == "" {
 					a, okA = 0, true
@@ -348,13 +349,13 @@ func pySlices(src string) []rng {
 					return nil
 				}
 				sel = append(sel, rng{a + 1, b})
-			} else if pyIndexAt.MatchString(rest) {
+			} else if pyIndexAt().MatchString(rest) {
 				indexed = true
 			}
 		}
 	}
 	if indexed && strings.Contains(src, "range(") {
-		for _, m := range pyRange.FindAllStringSubmatch(src, -1) {
+		for _, m := range pyRange().FindAllStringSubmatch(src, -1) {
 			a, _ := atoi(m[1])
 			b, _ := atoi(m[2])
 			if b > a {
@@ -391,4 +392,11 @@ func subscripts(src, name string) func(func(int) bool) {
 
 func isIdentByte(b byte) bool {
 	return b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
+}
+
+// lazyRegexp compiles a pattern on first use: the shim starts this binary
+// for every command, and compiling every pattern at start-up would cost
+// it most of a millisecond.
+func lazyRegexp(pattern string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) })
 }

@@ -1,7 +1,6 @@
 package shell
 
 import (
-	"regexp"
 	"strings"
 
 	"github.com/swetouch/swetouch/event"
@@ -444,7 +443,7 @@ func (w *walker) fileText(p string) string {
 	return "\x00"
 }
 
-var awkNR = regexp.MustCompile(`\bNR\s*(==|>=|<=|>|<)\s*(\d+)`)
+var awkNR = lazyRegexp(`\bNR\s*(==|>=|<=|>|<)\s*(\d+)`)
 
 // awkSelection reads `NR` bounds from an awk program's pattern:
 // `NR>=a && NR<=b`, `NR==n`, `NR>a`. Anything else selects an unknown subset.
@@ -459,11 +458,11 @@ func awkSelection(prog string) (sel []rng, known bool) {
 	if strings.Contains(pattern, "||") || strings.Contains(pattern, "/") || strings.Contains(pattern, "$") || strings.Contains(pattern, "!") {
 		return nil, false
 	}
-	ms := awkNR.FindAllStringSubmatch(pattern, -1)
+	ms := awkNR().FindAllStringSubmatch(pattern, -1)
 	if len(ms) == 0 {
 		return nil, false
 	}
-	rest := strings.TrimSpace(awkNR.ReplaceAllString(pattern, ""))
+	rest := strings.TrimSpace(awkNR().ReplaceAllString(pattern, ""))
 	rest = strings.Trim(strings.ReplaceAll(strings.ReplaceAll(rest, "&&", ""), " ", ""), "()")
 	if rest != "" {
 		return nil, false

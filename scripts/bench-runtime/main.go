@@ -1,0 +1,185 @@
+// Command bench-runtime measures the runtime against plain bash in one
+// run, as ratios and differences, so the figures hold on a machine of any
+// speed:
+//
+//   - `swetouch shell -c true` (with a live hub) vs `bash -c true`: the
+//     median added time (budget 1.5 ms);
+//   - `grep -rn` over a 5,000-file tree through the shim vs direct: the
+//     ratio of medians (budget 1.10);
+//   - watching a 20,000-file tree: time until ready (budget 2 s) and the
+//     process's RSS (budget 150 MB).
+//
+// Run: go run ./scripts/bench-runtime [-n 300]
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/swetouch/swetouch/internal/testbin"
+	"github.com/swetouch/swetouch/session"
+	"github.com/swetouch/swetouch/watch"
+)
+
+func main() {
+	n := flag.Int("n", 300, "runs of each trivial command")
+	flag.Parse()
+	if err := run(*n); err != nil {
+		fmt.Fprintln(os.Stderr, "bench-runtime:", err)
+		os.Exit(1)
+	}
+}
+
+func run(n int) error {
+	bin, err := testbin.Dir()
+	if err != nil {
+		return err
+	}
+	defer testbin.Cleanup()
+	tmp, err := os.MkdirTemp("", "swetouch-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	ws := filepath.Join(tmp, "ws")
+	if err := tree(ws, 5000, 50); err != nil {
+		return err
+	}
+	hub, err := session.New(ws)
+	if err != nil {
+		return err
+	}
+	sock := filepath.Join(tmp, "hub.sock")
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go hub.Serve(ctx, l)
+	env := append(os.Environ(), "SWETOUCH_SOCKET="+sock, "SWETOUCH_SHIM_DIR="+bin, "PATH="+bin+":"+os.Getenv("PATH"))
+	bash, _ := exec.LookPath("bash")
+	shim := filepath.Join(bin, "bash")
+
+	direct, through := pair(n, ws, bash, shim, env, "true")
+	fmt.Printf("bash -c true            median %.2f ms; through the shim %.2f ms; added %.2f ms (budget 1.5 ms)\n", ms(direct), ms(through), ms(through-direct))
+	noHub := append(os.Environ(), "SWETOUCH_SHIM_DIR="+bin)
+	_, pass := pair(n, ws, bash, shim, noHub, "true")
+	fmt.Printf("  without a session (the shim execs bash): %.2f ms, added %.2f ms\n", ms(pass), ms(pass-direct))
+	if floor, err := goFloor(tmp, bash); err == nil {
+		_, f := pair(n, ws, bash, floor, os.Environ(), "true")
+		fmt.Printf("  floor: a Go program that only execs bash: %.2f ms, added %.2f ms\n", ms(f), ms(f-direct))
+	}
+
+	gd, gt := pair(9, ws, bash, shim, env, "grep -rn needle . | wc -l")
+	fmt.Printf("grep -rn, 5,000 files   median %.1f ms; through the shim %.1f ms; ratio %.3f (budget 1.10)\n", ms(gd), ms(gt), float64(gt)/float64(gd))
+
+	big := filepath.Join(tmp, "big")
+	if err := tree(big, 20000, 100); err != nil {
+		return err
+	}
+	before := rssKB()
+	t0 := time.Now()
+	w, err := watch.New(big)
+	if err != nil {
+		return err
+	}
+	ready := time.Since(t0)
+	after := rssKB()
+	w.Close()
+	fmt.Printf("watch 20,000 files      ready in %.0f ms (budget 2 s); process RSS %.0f MB (%.1f MB more than before; budget 150 MB)\n",
+		float64(ready)/float64(time.Millisecond), float64(after)/1024, float64(after-before)/1024)
+	return nil
+}
+
+// goFloor builds the smallest Go program that stands in for bash: it only
+// execs it. What it adds is the cost of starting any Go binary here.
+func goFloor(tmp, bash string) (string, error) {
+	src := filepath.Join(tmp, "floor", "main.go")
+	os.MkdirAll(filepath.Dir(src), 0o755)
+	prog := "package main\n\nimport (\n\t\"os\"\n\t\"syscall\"\n)\n\nfunc main() {\n\tsyscall.Exec(" + strconv.Quote(bash) + ", os.Args, os.Environ())\n}\n"
+	if err := os.WriteFile(src, []byte(prog), 0o644); err != nil {
+		return "", err
+	}
+	bin := filepath.Join(tmp, "floor", "bash")
+	out, err := exec.Command("go", "build", "-o", bin, src).CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("%v: %s", err, out)
+	}
+	return bin, nil
+}
+
+// pair runs script n times directly and n times through the shim,
+// alternating, and returns the two medians.
+func pair(n int, dir, bash, shim string, env []string, script string) (time.Duration, time.Duration) {
+	var a, b []time.Duration
+	for i := 0; i < n; i++ {
+		a = append(a, timeRun(dir, bash, os.Environ(), script))
+		b = append(b, timeRun(dir, shim, env, script))
+	}
+	return median(a), median(b)
+}
+
+func timeRun(dir, shell string, env []string, script string) time.Duration {
+	cmd := exec.Command(shell, "-c", script)
+	cmd.Dir, cmd.Env = dir, env
+	t0 := time.Now()
+	cmd.Run()
+	return time.Since(t0)
+}
+
+func median(d []time.Duration) time.Duration {
+	sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
+	return d[len(d)/2]
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// tree writes files spread over dirs directories, a git work tree with
+// the files committed.
+func tree(root string, files, dirs int) error {
+	for i := 0; i < files; i++ {
+		d := filepath.Join(root, fmt.Sprintf("pkg%03d", i%dirs))
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return err
+		}
+		body := strings.Repeat(fmt.Sprintf("line of file %d with some text\n", i), 20)
+		if i%997 == 0 {
+			body += "the needle is here\n"
+		}
+		if err := os.WriteFile(filepath.Join(d, fmt.Sprintf("f%05d.py", i)), []byte(body), 0o644); err != nil {
+			return err
+		}
+	}
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.name=b", "-c", "user.email=b@b", "commit", "-qm", "tree"}} {
+		c := exec.Command("git", args...)
+		c.Dir = root
+		if out, err := c.CombinedOutput(); err != nil {
+			return fmt.Errorf("git %v: %v %s", args, err, out)
+		}
+	}
+	return nil
+}
+
+func rssKB() int {
+	b, _ := os.ReadFile("/proc/self/status")
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, "VmRSS:") {
+			f := strings.Fields(l)
+			if len(f) >= 2 {
+				v, _ := strconv.Atoi(f[1])
+				return v
+			}
+		}
+	}
+	return 0
+}
