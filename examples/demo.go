@@ -37,12 +37,18 @@ type DemoRun struct {
 	Steps     int     `json:"steps"`
 	Applied   int     `json:"interventions_applied"`
 	Delivered int     `json:"messages_delivered"`
+	AgentExit int     `json:"agent_exit"`
 	Seconds   float64 `json:"seconds"`
 }
 
 // Demo runs every example task under Vanilla and Counter-Edit with both
 // scripted agents, writes the report folder, and returns the runs.
 func Demo(ctx context.Context, cfg DemoConfig) ([]DemoRun, error) {
+	examples, err := filepath.Abs(cfg.Examples)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Examples = examples
 	tasksDir := filepath.Join(cfg.Examples, "tasks")
 	entries, err := os.ReadDir(tasksDir)
 	if err != nil {
@@ -78,12 +84,16 @@ func Demo(ctx context.Context, cfg DemoConfig) ([]DemoRun, error) {
 					return runs, err
 				}
 				run := DemoRun{Task: t.Name, Condition: string(cond), Agent: agent, Resolved: r.Resolved, Reason: r.Reason,
-					Steps: r.Steps, Applied: r.Applied, Delivered: r.Delivered, Seconds: r.Timings.Total}
+					Steps: r.Steps, Applied: r.Applied, Delivered: r.Delivered, AgentExit: r.AgentExit, Seconds: r.Timings.Total}
 				if cond != policy.Vanilla {
 					run.Retained = retained(rec.CounterEdit.Interventions[0].Patch.Diff, r.Workspace)
 				}
 				os.RemoveAll(r.Workspace)
-				fmt.Fprintf(cfg.Log, "resolved=%s %.1fs\n", show(r.Resolved), r.Timings.Total)
+				fmt.Fprintf(cfg.Log, "resolved=%s %.1fs", show(r.Resolved), r.Timings.Total)
+				if r.AgentExit != 0 {
+					fmt.Fprintf(cfg.Log, " (the agent exited %d: see %s)", r.AgentExit, out)
+				}
+				fmt.Fprintln(cfg.Log)
 				runs = append(runs, run)
 			}
 		}

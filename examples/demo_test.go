@@ -1,0 +1,48 @@
+package examples_test
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/swetouch/swetouch/examples"
+	"github.com/swetouch/swetouch/internal/testbin"
+)
+
+// TestDemo runs the demo as `swetouch demo` does and checks its headline:
+// under Counter-Edit the naive agent fails every task and the careful one
+// resolves every task; under Vanilla both resolve all; every Counter-Edit
+// is applied and its message delivered.
+func TestDemo(t *testing.T) {
+	bin, err := testbin.Dir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer testbin.Cleanup()
+	report := t.TempDir()
+	runs, err := examples.Demo(context.Background(), examples.DemoConfig{Examples: ".", Report: report, Shim: filepath.Join(bin, "swetouch"), Log: io.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[[2]string]int{{"naive", "vanilla"}: 3, {"careful", "vanilla"}: 3, {"naive", "counter-edit"}: 0, {"careful", "counter-edit"}: 3}
+	for _, r := range examples.Summarize(runs) {
+		if n, ok := want[[2]string{r.Agent, r.Condition}]; !ok || r.Resolved != n || r.Runs != 3 || r.Unknown != 0 {
+			t.Errorf("%s/%s: %d of %d resolved, %d unknown; want %d of 3", r.Agent, r.Condition, r.Resolved, r.Runs, r.Unknown, n)
+		}
+		if r.Condition == "counter-edit" && (r.Applied != 3 || r.Delivered != 3) {
+			t.Errorf("%s/%s: applied %d, delivered %d", r.Agent, r.Condition, r.Applied, r.Delivered)
+		}
+	}
+	for _, r := range runs {
+		if r.AgentExit != 0 {
+			t.Errorf("%s/%s/%s: agent exited %d", r.Task, r.Condition, r.Agent, r.AgentExit)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(report, "report.md"))
+	if err != nil || !strings.Contains(string(b), "counter-edit") {
+		t.Errorf("report.md: %v %s", err, b)
+	}
+}
