@@ -155,6 +155,11 @@ func TestNativeEditDeliveredAfterNextCommand(t *testing.T) {
 	if err := os.WriteFile(p, []byte(fixed), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// what swetouch run does when the watcher signals a change while no
+	// command runs
+	if err := l.hub.Idle(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	out := l.sh(t, "echo next")
 	if !strings.HasPrefix(out, "next\n\n<user-message>\n") {
 		t.Fatalf("want the message after the next command's output:\n%s", out)

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -70,24 +71,8 @@ func TestRunExample(t *testing.T) {
 // TestKill9: killing `swetouch run` outright mid-session leaves a
 // trajectory that reads, with everything recorded up to then.
 func TestKill9(t *testing.T) {
-	dir := t.TempDir()
-	fifo := filepath.Join(dir, "ready")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(dir, "out")
-	run := exec.Command(filepath.Join(binDir, "swetouch"), "run", "--task", example, "--records", filepath.Join(example, "records.jsonl"), "--out", out, "--",
-		"sh", "-c", "bash -c 'nl -ba pricing.py | sed -n 1,8p'; echo > "+fifo+"; exec sleep 5")
-	if err := run.Start(); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.OpenFile(fifo, os.O_RDONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	buf := make([]byte, 1)
-	f.Read(buf) // the agent has read the region and got its answer
-	f.Close()
+	out := filepath.Join(t.TempDir(), "out")
+	run := startRun(t, out, []string{"--records", filepath.Join(example, "records.jsonl")}, "bash -c 'nl -ba pricing.py | sed -n 1,8p'")
 	run.Process.Kill()
 	run.Wait()
 	tf, err := os.Open(filepath.Join(out, "trajectory.jsonl"))
@@ -106,4 +91,53 @@ func TestKill9(t *testing.T) {
 	if !applied {
 		t.Errorf("the intervention before the kill is not in the trajectory: %+v", tr.Events)
 	}
+}
+
+// TestCtrlC: an interrupt stops the agent, skips the verifier, and still
+// writes a complete trajectory and result.json.
+func TestCtrlC(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	run := startRun(t, out, nil, "bash -c 'cat pricing.py' >/dev/null")
+	run.Process.Signal(os.Interrupt)
+	run.Wait()
+	if code := run.ProcessState.ExitCode(); code != 130 {
+		t.Errorf("exit code %d, want 130", code)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "result.json"))
+	if err != nil || !strings.Contains(string(b), `"reason": "interrupted"`) {
+		t.Errorf("result.json: %v %s", err, b)
+	}
+	tf, _ := os.Open(filepath.Join(out, "trajectory.jsonl"))
+	defer tf.Close()
+	tr, err := replay.Read(tf, "trajectory.jsonl")
+	if err != nil || tr.Truncated {
+		t.Fatalf("trajectory: %v", err)
+	}
+	if last := tr.Events[len(tr.Events)-1]; last.Kind != event.Session || last.Note != "interrupted" {
+		t.Errorf("last event %+v", last)
+	}
+}
+
+// startRun starts `swetouch run` on the example with an agent that runs
+// script through the shim, then signals readiness and waits; it returns
+// once the agent is waiting.
+func startRun(t *testing.T, out string, extra []string, script string) *exec.Cmd {
+	t.Helper()
+	fifo := filepath.Join(t.TempDir(), "ready")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	args := append([]string{"run", "--task", example, "--out", out}, extra...)
+	args = append(args, "--", "sh", "-c", script+"; echo > "+fifo+"; exec sleep 30")
+	run := exec.Command(filepath.Join(binDir, "swetouch"), args...)
+	if err := run.Start(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(fifo, os.O_RDONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Read(make([]byte, 1))
+	f.Close()
+	return run
 }

@@ -202,6 +202,15 @@ func (w *Watcher) mark(rel string) {
 	}
 }
 
+// Pending reports whether a change has been seen since the last Sync,
+// without waiting for events still in flight: a cheap test before paying
+// for a barrier.
+func (w *Watcher) Pending() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.dirty) > 0
+}
+
 // Sync waits until every file-system event that happened before the call
 // has been seen, then returns the net changes since the previous Sync,
 // sorted by path. Content is compared, so a write that changed nothing is
