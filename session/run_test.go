@@ -141,3 +141,32 @@ func startRun(t *testing.T, out string, extra []string, script string) *exec.Cmd
 	f.Close()
 	return run
 }
+
+// TestIsolation (invariant 2): nothing in the agent's environment or
+// workspace points at the evaluation data (records, hidden tests,
+// solution).
+func TestIsolation(t *testing.T) {
+	tk, err := task.Load(example)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, _ := task.LoadRecords(filepath.Join(example, "records.jsonl"))
+	var seen strings.Builder
+	_, err = session.Run(context.Background(), session.RunConfig{
+		Task: tk, Record: recs[0], Condition: policy.CounterEdit, Out: t.TempDir(), Shim: filepath.Join(binDir, "swetouch"),
+		Agent:  []string{"sh", "-c", "env; find . -path ./.git -prune -o -type f -print"},
+		Stdout: &seen,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := seen.String()
+	if !strings.Contains(out, "pricing.py") || !strings.Contains(out, "SWETOUCH_SOCKET=") {
+		t.Fatalf("the agent's view is not what the test expects:\n%s", out)
+	}
+	for _, leak := range []string{"records.jsonl", "test_hidden", "solve.sh", tk.Dir} {
+		if strings.Contains(out, leak) {
+			t.Errorf("the agent can see %q", leak)
+		}
+	}
+}
