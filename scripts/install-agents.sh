@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs pinned versions of the agents swetouch drives into a cache folder
+# (idempotent: a version already there is kept). Tests find the binaries in
+# $SWETOUCH_AGENTS/node_modules/.bin and skip, saying why, when one is missing.
+set -uo pipefail
+dir="${SWETOUCH_AGENTS:-$HOME/.cache/swetouch-agents}"
+mkdir -p "$dir"
+cd "$dir"
+[ -f package.json ] || echo '{"name":"swetouch-agents","private":true}' > package.json
+pins=(
+  "@anthropic-ai/claude-code@2.1.332"
+  "@openai/codex@0.171.0"
+  "@google/gemini-cli@0.61.0"
+  "opencode-ai@1.18.33"
+)
+status=0
+for p in "${pins[@]}"; do
+  name="${p%@*}"
+  want="${p##*@}"
+  have=$(node -p "try{require('./node_modules/$name/package.json').version}catch(e){''}" 2>/dev/null)
+  if [ "$have" = "$want" ]; then
+    echo "install-agents: $name $want already installed"
+    continue
+  fi
+  echo "install-agents: installing $p"
+  if ! npm install --no-audit --no-fund --loglevel=error "$p"; then
+    echo "install-agents: $p failed to install; its tests will skip" >&2
+    status=1
+  fi
+done
+ls node_modules/.bin 2>/dev/null | grep -E '^(claude|codex|gemini|opencode)$' | sed 's/^/install-agents: have /'
+exit $status
