@@ -168,14 +168,19 @@ func deliver(w io.Writer, msgs []session.Message) {
 	}
 }
 
-// commandOf finds the command string of a `-c` invocation; ok is false
-// for anything else (a script, -l, -i, -s, no arguments), which the shim
-// passes through.
+// commandOf finds the command string of a `-c` invocation: the first
+// argument after the options, bash's rule (`bash -c -e 'cmd'` runs cmd).
+// ok is false for anything else (a script, a login or interactive shell,
+// -s, no arguments), which the shim passes through.
 func commandOf(args []string) (string, bool) {
+	sawC := false
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
-		case a == "--":
+		case a == "--" || a == "-":
+			if sawC && i+1 < len(args) {
+				return args[i+1], true
+			}
 			return "", false
 		case a == "-o" || a == "+o" || a == "-O" || a == "+O":
 			i++ // takes an option name
@@ -187,17 +192,12 @@ func commandOf(args []string) (string, bool) {
 			if strings.ContainsAny(a[1:], "lis") {
 				return "", false
 			}
-			if strings.ContainsRune(a[1:], 'c') {
-				for j := i + 1; j < len(args); j++ {
-					if args[j] == "--" {
-						continue
-					}
-					return args[j], true
-				}
-				return "", false
-			}
+			sawC = sawC || strings.ContainsRune(a[1:], 'c')
 		default:
-			return "", false // a script file
+			if !sawC {
+				return "", false // a script file
+			}
+			return a, true
 		}
 	}
 	return "", false
