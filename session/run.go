@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -35,7 +36,14 @@ type RunConfig struct {
 	Stdout, Stderr io.Writer
 	// KeepWorkspace leaves the workspace on disk (its path is in the result).
 	KeepWorkspace bool
-	Clock         func() time.Time
+	// Env is added to the agent's environment (a model endpoint, an
+	// agent's own settings).
+	Env []string
+	// Observe reads the agent's standard output line by line (an agent's
+	// JSON event stream) and returns events the shell cannot see, such as
+	// a native Read tool's line range; each becomes one agent action.
+	Observe func(ws string, line []byte) []event.Event
+	Clock   func() time.Time
 }
 
 // RunResult is what result.json holds.
@@ -155,8 +163,22 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	agentStart := time.Now()
 	cmd := exec.Command(cfg.Agent[0], subst(cfg.Agent[1:], cfg.Task.Instruction, ws)...)
 	cmd.Dir = ws
-	cmd.Env = agentEnv(os.Environ(), shimDir, sock)
+	cmd.Env = append(agentEnv(os.Environ(), shimDir, sock), cfg.Env...)
 	cmd.Stdout, cmd.Stderr = orDiscard(cfg.Stdout), orDiscard(cfg.Stderr)
+	var observed chan struct{}
+	if cfg.Observe != nil {
+		pr, pw, err := os.Pipe()
+		if err != nil {
+			return nil, err
+		}
+		cmd.Stdout = pw
+		observed = make(chan struct{})
+		go func() {
+			defer close(observed)
+			observe(pr, orDiscard(cfg.Stdout), func(l []byte) []event.Event { return cfg.Observe(ws, l) }, hub)
+		}()
+		defer pw.Close()
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	interrupted := false
 	if err := cmd.Start(); err != nil {
@@ -171,6 +193,10 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 		interrupted = true
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
 		err = <-waited
+	}
+	if observed != nil {
+		cmd.Stdout.(*os.File).Close()
+		<-observed
 	}
 	res.AgentExit = cmd.ProcessState.ExitCode()
 	res.Timings.Agent = time.Since(agentStart).Seconds()
@@ -210,6 +236,24 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 		return res, context.Cause(ctx)
 	}
 	return res, nil
+}
+
+// observe copies the agent's output through and hands each line to fn.
+func observe(r io.ReadCloser, out io.Writer, fn func([]byte) []event.Event, hub *Hub) {
+	defer r.Close()
+	br := bufio.NewReaderSize(r, 1<<20)
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(line) > 0 {
+			out.Write(line)
+			for _, ev := range fn(line) {
+				hub.Observe(context.Background(), ev)
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
 }
 
 // Workspace makes a fresh git-initialised copy of repo in a new temporary

@@ -17,18 +17,28 @@ import (
 )
 
 func runCmd() *cobra.Command {
-	var taskDir, records, instance, condition, match, out string
+	var taskDir, records, instance, condition, match, out, agent, modelURL, modelName string
 	var keep bool
 	c := &cobra.Command{
-		Use:   "run --task DIR [--records FILE --instance ID] [--condition C] [--match M] --out DIR -- AGENT ARGS...",
+		Use:   "run --task DIR [--records FILE --instance ID] [--condition C] [--match M] --out DIR (--agent claude [--model-url URL] [--model M] | -- AGENT ARGS...)",
 		Short: "Run an agent on a task through the shim, verify, and write trajectory.jsonl and result.json",
-		Args:  cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			t, err := task.Load(taskDir)
 			if err != nil {
 				return badInput("--task: %v", err)
 			}
 			cfg := session.RunConfig{Task: t, Agent: args, Out: out, Stdout: c.OutOrStdout(), Stderr: c.ErrOrStderr(), KeepWorkspace: keep}
+			switch {
+			case agent != "":
+				p, bin, err := examples.PresetFor(agent)
+				if err != nil {
+					return badInput("--agent: %v", err)
+				}
+				cfg.Agent = append(p.Command(bin, "{instruction}", modelName), args...)
+				cfg.Env, cfg.Observe = p.Env(modelURL), p.Observe
+			case len(args) == 0:
+				return badInput("give --agent NAME, or the agent's command after --")
+			}
 			if records != "" {
 				recs, err := task.LoadRecords(records)
 				if err != nil {
@@ -72,6 +82,9 @@ func runCmd() *cobra.Command {
 	c.Flags().StringVar(&match, "match", "reference", "reference or precise")
 	c.Flags().StringVar(&out, "out", "", "output directory")
 	c.Flags().BoolVar(&keep, "keep", false, "keep the workspace (its path is in result.json)")
+	c.Flags().StringVar(&agent, "agent", "", "a known agent to run unmodified: claude")
+	c.Flags().StringVar(&modelURL, "model-url", "", "the model endpoint the agent talks to (e.g. swetouch model serve)")
+	c.Flags().StringVar(&modelName, "model", "", "the model name the agent asks for")
 	c.MarkFlagRequired("task")
 	c.MarkFlagRequired("out")
 	return c

@@ -1,0 +1,151 @@
+package examples
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/swetouch/swetouch/event"
+)
+
+// Preset runs a closed agent, unmodified, through the shim: its own
+// non-interactive flags, its model endpoint, and the reader of its event
+// stream for what the shell cannot see. docs/agents/<name>.md says what
+// each one shows and hides.
+type Preset struct {
+	Name string
+	// Command is the agent's command line for an instruction; model may
+	// be empty (the agent's default).
+	Command func(bin, instruction, model string) []string
+	// Env points the agent at a model endpoint ("" keeps its own).
+	Env func(modelURL string) []string
+	// Observe turns a line of the agent's output into events; ws is the
+	// workspace, for making paths repo-relative.
+	Observe func(ws string, line []byte) []event.Event
+	bin     string
+}
+
+// Presets are the agents swetouch knows how to run.
+var presets = map[string]Preset{
+	"claude": {
+		Name: "claude", bin: "claude",
+		Command: func(bin, instruction, model string) []string {
+			args := []string{bin, "-p", instruction, "--output-format", "stream-json", "--verbose",
+				"--allowedTools", "Bash,Read,Edit,Write,Glob,Grep", "--permission-mode", "acceptEdits"}
+			if model != "" {
+				args = append(args, "--model", model)
+			}
+			return args
+		},
+		Env: func(url string) []string {
+			env := []string{"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1"}
+			if url != "" {
+				env = append(env, "ANTHROPIC_BASE_URL="+url)
+				if os.Getenv("ANTHROPIC_API_KEY") == "" && os.Getenv("ANTHROPIC_AUTH_TOKEN") == "" {
+					env = append(env, "ANTHROPIC_API_KEY=swetouch-offline")
+				}
+			}
+			return env
+		},
+		Observe: claudeEvents,
+	},
+}
+
+// PresetFor returns the preset for an agent name and the path of its
+// binary: on PATH, else in the install-agents cache.
+func PresetFor(name string) (*Preset, string, error) {
+	p, ok := presets[name]
+	if !ok {
+		var names []string
+		for n := range presets {
+			names = append(names, n)
+		}
+		return nil, "", fmt.Errorf("no preset for agent %q (have %s)", name, strings.Join(names, ", "))
+	}
+	bin, err := FindAgent(p.bin)
+	return &p, bin, err
+}
+
+// FindAgent looks for an agent's binary on PATH, then where
+// scripts/install-agents.sh puts it ($SWETOUCH_AGENTS, default
+// ~/.cache/swetouch-agents).
+func FindAgent(name string) (string, error) {
+	if p, err := exec.LookPath(name); err == nil {
+		return p, nil
+	}
+	dir := os.Getenv("SWETOUCH_AGENTS")
+	if dir == "" {
+		home, _ := os.UserHomeDir()
+		dir = filepath.Join(home, ".cache", "swetouch-agents")
+	}
+	p := filepath.Join(dir, "node_modules", ".bin", name)
+	if _, err := os.Stat(p); err != nil {
+		return "", fmt.Errorf("%s not found on PATH or in %s (run scripts/install-agents.sh)", name, filepath.Dir(p))
+	}
+	return p, nil
+}
+
+// claudeEvents reads Claude Code's stream-json output: its native Read
+// tool gives an exact read scope (offset, limit), which no shell command
+// shows. Native edits are the watcher's to see.
+func claudeEvents(ws string, line []byte) []event.Event {
+	var msg struct {
+		Type    string `json:"type"`
+		Message struct {
+			Content []struct {
+				Type  string          `json:"type"`
+				Name  string          `json:"name"`
+				Input json.RawMessage `json:"input"`
+			} `json:"content"`
+		} `json:"message"`
+	}
+	if json.Unmarshal(line, &msg) != nil || msg.Type != "assistant" {
+		return nil
+	}
+	var evs []event.Event
+	for _, c := range msg.Message.Content {
+		if c.Type != "tool_use" || c.Name != "Read" {
+			continue
+		}
+		var in struct {
+			Path   string `json:"file_path"`
+			Offset int    `json:"offset"`
+			Limit  int    `json:"limit"`
+		}
+		if json.Unmarshal(c.Input, &in) != nil || in.Path == "" {
+			continue
+		}
+		p := repoPath(ws, in.Path)
+		sc := event.FileScope(p)
+		if in.Offset > 0 || in.Limit > 0 {
+			start := max(in.Offset, 1)
+			limit := in.Limit
+			if limit <= 0 {
+				limit = 2000 // Claude's default page
+			}
+			sc = event.LineScope(p, start, start+limit-1)
+		}
+		evs = append(evs, event.Event{Kind: event.Read, Source: "agent", Actor: event.Agent, Tool: "Read", Scopes: []event.Scope{sc}})
+	}
+	return evs
+}
+
+// repoPath makes an agent's path repo-relative when it is in the
+// workspace.
+func repoPath(ws, p string) string {
+	if !filepath.IsAbs(p) {
+		return filepath.ToSlash(filepath.Clean(p))
+	}
+	if rel, err := filepath.Rel(ws, p); err == nil && !strings.HasPrefix(rel, "..") {
+		return filepath.ToSlash(rel)
+	}
+	if real, err := filepath.EvalSymlinks(ws); err == nil {
+		if rel, err := filepath.Rel(real, p); err == nil && !strings.HasPrefix(rel, "..") {
+			return filepath.ToSlash(rel)
+		}
+	}
+	return p
+}

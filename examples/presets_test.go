@@ -1,0 +1,94 @@
+package examples_test
+
+import (
+	"context"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/swetouch/swetouch/event"
+	"github.com/swetouch/swetouch/examples"
+	"github.com/swetouch/swetouch/internal/testbin"
+	"github.com/swetouch/swetouch/policy"
+	"github.com/swetouch/swetouch/replay"
+	"github.com/swetouch/swetouch/replay/model"
+	"github.com/swetouch/swetouch/session"
+	"github.com/swetouch/swetouch/task"
+)
+
+// TestClaudeCode drives the real Claude Code, unmodified, with the
+// scripted model server: it reads the region through its shell (the
+// Counter-Edit lands and the message rides on that command's output),
+// reads and edits the file with its native tools, and runs the tests.
+func TestClaudeCode(t *testing.T) {
+	p, bin, err := examples.PresetFor("claude")
+	if err != nil {
+		t.Skipf("Claude Code is not installed: %v", err)
+	}
+	shimDir, err := testbin.Dir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer testbin.Cleanup()
+	s, err := model.LoadScript(filepath.Join("agents", "claude", "py-discount.script.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := model.NewServer(s, nil)
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	tk, _ := task.Load(filepath.Join("tasks", "py-discount"))
+	recs, _ := task.LoadRecords(filepath.Join("tasks", "py-discount", "records.jsonl"))
+	out := t.TempDir()
+	res, err := session.Run(context.Background(), session.RunConfig{
+		Task: tk, Record: recs[0], Condition: policy.CounterEdit, Out: out, Shim: filepath.Join(shimDir, "swetouch"),
+		Agent: p.Command(bin, "{instruction}", "claude-sonnet-4-5"), Env: p.Env(ts.URL), Observe: p.Observe,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.AgentExit != 0 || srv.Turns() != len(s.Turns) {
+		t.Fatalf("agent exit %d after %d scripted turns", res.AgentExit, srv.Turns())
+	}
+	f, _ := os.Open(filepath.Join(out, "trajectory.jsonl"))
+	defer f.Close()
+	tr, err := replay.Read(f, "trajectory.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var shellRead, nativeRead, nativeEdit, test, applied bool
+	for _, ev := range tr.Events {
+		switch {
+		case ev.Kind == event.Read && ev.Source == "shell" && len(ev.Scopes) > 0 && ev.Scopes[0] == event.LineScope("pricing.py", 4, 6):
+			shellRead = true
+		case ev.Kind == event.Read && ev.Tool == "Read" && len(ev.Scopes) > 0 && ev.Scopes[0] == event.LineScope("pricing.py", 1, 12):
+			nativeRead = true
+		case ev.Kind == event.Edit && ev.Source == "watch" && ev.Actor == event.Agent && len(ev.Scopes) > 0 && ev.Scopes[0].Path == "pricing.py" && !ev.Scopes[0].Whole():
+			nativeEdit = true
+		case ev.Kind == event.Test:
+			test = true
+		case ev.Kind == event.Intervention && ev.Attempt.Outcome == "applied":
+			applied = true
+		}
+	}
+	if !shellRead || !nativeRead || !nativeEdit || !test || !applied {
+		t.Errorf("trajectory: shell read 4-6 %v, native Read 1-12 %v, native edit with lines %v, test %v, Counter-Edit applied %v",
+			shellRead, nativeRead, nativeEdit, test, applied)
+	}
+	// the message reached the model: the request after the read carries it
+	ex := srv.Exchanges()
+	var reached bool
+	for _, e := range ex {
+		if e.Turn == 1 && strings.Contains(string(e.Request), "\\u003cuser-message\\u003e") || e.Turn == 1 && strings.Contains(string(e.Request), "<user-message>") {
+			reached = strings.Contains(string(e.Request), "clamped")
+		}
+	}
+	if !reached {
+		t.Errorf("the model's next request does not carry the user's message")
+	}
+	if _, err := os.Stat(filepath.Join(out, "result.json")); err != nil || res.Resolved == nil {
+		t.Errorf("result: %v resolved %v (%s)", err, res.Resolved, res.Reason)
+	}
+}
