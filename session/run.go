@@ -270,6 +270,9 @@ func Workspace(repo string) (string, error) {
 	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.name=swetouch", "-c", "user.email=swetouch@localhost", "commit", "-q", "--allow-empty", "-m", "task start"}} {
 		c := exec.Command("git", args...)
 		c.Dir = ws
+		// a fixed date: the same task gives the same commit, so runs
+		// (and what an agent is shown of the history) are comparable
+		c.Env = append(os.Environ(), "GIT_AUTHOR_DATE=2000-01-01T00:00:00Z", "GIT_COMMITTER_DATE=2000-01-01T00:00:00Z")
 		if out, err := c.CombinedOutput(); err != nil {
 			os.RemoveAll(ws)
 			return "", fmt.Errorf("git %s: %v: %s", args[0], err, out)

@@ -1,0 +1,122 @@
+package examples_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/swetouch/swetouch/examples"
+	"github.com/swetouch/swetouch/internal/testbin"
+	"github.com/swetouch/swetouch/policy"
+	"github.com/swetouch/swetouch/replay/model"
+	"github.com/swetouch/swetouch/session"
+	"github.com/swetouch/swetouch/task"
+)
+
+// TestClaudeVanillaIdentity: under vanilla, the model receives the same
+// requests from Claude Code with the shim in place as without it, once
+// run-specific values (workspace path, session and message ids, dates)
+// are masked.
+func TestClaudeVanillaIdentity(t *testing.T) {
+	p, bin, err := examples.PresetFor("claude")
+	if err != nil {
+		t.Skipf("Claude Code is not installed: %v", err)
+	}
+	shimDir, err := testbin.Dir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer testbin.Cleanup()
+	tk, _ := task.Load(filepath.Join("tasks", "py-discount"))
+	script := filepath.Join("agents", "claude", "py-discount.script.json")
+	var agentTime [2]time.Duration
+	session1 := func(through bool) (requests []string, ws string) {
+		s, _ := model.LoadScript(script)
+		srv := model.NewServer(s, nil)
+		ts := httptest.NewServer(srv)
+		defer ts.Close()
+		if through {
+			out := t.TempDir()
+			res, err := session.Run(context.Background(), session.RunConfig{
+				Task: tk, Condition: policy.Vanilla, Out: out, Shim: filepath.Join(shimDir, "swetouch"), KeepWorkspace: true,
+				Agent: p.Command(bin, "{instruction}", "claude-sonnet-4-5"), Env: p.Env(ts.URL), Observe: p.Observe,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ws = res.Workspace
+			agentTime[0] = time.Duration(res.Timings.Agent * float64(time.Second))
+		} else {
+			ws, err = session.Workspace(tk.Repo)
+			if err != nil {
+				t.Fatal(err)
+			}
+			args := p.Command(bin, tk.Instruction, "claude-sonnet-4-5")
+			cmd := exec.Command(args[0], args[1:]...)
+			cmd.Dir, cmd.Env = ws, append(os.Environ(), p.Env(ts.URL)...)
+			start := time.Now()
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("claude without the shim: %v\n%s", err, out)
+			}
+			agentTime[1] = time.Since(start)
+		}
+		defer os.RemoveAll(ws)
+		for _, e := range srv.Exchanges() {
+			requests = append(requests, normalize(string(e.Request), ws))
+		}
+		return requests, ws
+	}
+	with, _ := session1(true)
+	without, _ := session1(false)
+	// a figure for docs/agents/claude.md, not a check: timing is the
+	// benchmark's job
+	steps := len(with)
+	t.Logf("Claude Code session: %v with the shim, %v without (ratio %.2f); %d model turns, %.0f ms added per turn",
+		agentTime[0].Round(time.Millisecond), agentTime[1].Round(time.Millisecond), float64(agentTime[0])/float64(agentTime[1]), steps,
+		float64(agentTime[0]-agentTime[1])/float64(time.Millisecond)/float64(steps))
+	if len(with) != len(without) {
+		t.Fatalf("%d requests with the shim, %d without", len(with), len(without))
+	}
+	for i := range with {
+		if with[i] != without[i] {
+			t.Errorf("request %d differs:\n%s", i+1, firstDiff(with[i], without[i]))
+		}
+	}
+}
+
+var masks = []*regexp.Regexp{
+	regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`), // session and message ids
+	regexp.MustCompile(`\d{4}-\d{2}-\d{2}(T[\d:.]+Z?)?`),                              // dates
+	regexp.MustCompile(`swetouch-ws-\d+`),                                              // a workspace's name
+	regexp.MustCompile(`"user_id":"[^"]*"`),
+	regexp.MustCompile(`cc_version=[^;"]*`),
+}
+
+func normalize(req, ws string) string {
+	var v any
+	if json.Unmarshal([]byte(req), &v) == nil {
+		b, _ := json.Marshal(v)
+		req = string(b)
+	}
+	req = strings.ReplaceAll(req, ws, "WORKSPACE")
+	for _, m := range masks {
+		req = m.ReplaceAllString(req, "X")
+	}
+	return req
+}
+
+func firstDiff(a, b string) string {
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	lo := max(0, i-150)
+	return "with:    …" + a[lo:min(len(a), i+150)] + "\nwithout: …" + b[lo:min(len(b), i+150)]
+}
