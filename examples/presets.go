@@ -52,6 +52,65 @@ var presets = map[string]Preset{
 		},
 		Observe: claudeEvents,
 	},
+	"gemini": {
+		Name: "gemini", bin: "gemini",
+		Command: func(bin, instruction, model string) []string {
+			args := []string{bin, "-p", instruction, "-o", "stream-json", "--yolo", "--skip-trust"}
+			if model != "" {
+				args = append(args, "-m", model)
+			}
+			return args
+		},
+		Env: func(url string) []string {
+			if url == "" {
+				return nil
+			}
+			env := []string{"GOOGLE_GEMINI_BASE_URL=" + url}
+			if os.Getenv("GEMINI_API_KEY") == "" {
+				env = append(env, "GEMINI_API_KEY=swetouch-offline")
+			}
+			// an API key needs "gemini-api-key" auth in ~/.gemini/settings.json:
+			// give the agent a home of its own rather than touch the user's
+			if home, err := os.MkdirTemp("", "swetouch-gemini-home-"); err == nil {
+				os.MkdirAll(filepath.Join(home, ".gemini"), 0o755)
+				os.WriteFile(filepath.Join(home, ".gemini", "settings.json"), []byte(`{"security":{"auth":{"selectedType":"gemini-api-key"}}}`+"\n"), 0o644)
+				env = append(env, "HOME="+home)
+			}
+			return env
+		},
+		Observe: geminiEvents,
+	},
+}
+
+// geminiEvents reads Gemini CLI's stream-json output: read_file calls
+// give exact read scopes (offset is 0-based, limit a line count).
+func geminiEvents(ws string, line []byte) []event.Event {
+	var ev struct {
+		Type   string `json:"type"`
+		Tool   string `json:"tool_name"`
+		Params struct {
+			Path   string `json:"file_path"`
+			Offset *int   `json:"offset"`
+			Limit  int    `json:"limit"`
+		} `json:"parameters"`
+	}
+	if json.Unmarshal(line, &ev) != nil || ev.Type != "tool_use" || ev.Tool != "read_file" || ev.Params.Path == "" {
+		return nil
+	}
+	p := repoPath(ws, ev.Params.Path)
+	sc := event.FileScope(p)
+	if ev.Params.Offset != nil || ev.Params.Limit > 0 {
+		start := 1
+		if ev.Params.Offset != nil {
+			start = *ev.Params.Offset + 1
+		}
+		limit := ev.Params.Limit
+		if limit <= 0 {
+			limit = 2000
+		}
+		sc = event.LineScope(p, start, start+limit-1)
+	}
+	return []event.Event{{Kind: event.Read, Source: "agent", Actor: event.Agent, Tool: "read_file", Scopes: []event.Scope{sc}}}
 }
 
 // PresetFor returns the preset for an agent name and the path of its

@@ -18,21 +18,30 @@ import (
 	"github.com/swetouch/swetouch/task"
 )
 
-// TestClaudeCode drives the real Claude Code, unmodified, with the
-// scripted model server: it reads the region through its shell (the
-// Counter-Edit lands and the message rides on that command's output),
-// reads and edits the file with its native tools, and runs the tests.
-func TestClaudeCode(t *testing.T) {
-	p, bin, err := examples.PresetFor("claude")
-	if err != nil {
-		t.Skipf("Claude Code is not installed: %v", err)
-	}
+// TestAgents drives each real agent, unmodified, with the scripted model
+// server: it reads the region through its shell (the Counter-Edit lands
+// and the message rides on that command's output), reads and edits the
+// file with its native tools, and runs the tests.
+func TestAgents(t *testing.T) {
 	shimDir, err := testbin.Dir()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer testbin.Cleanup()
-	s, err := model.LoadScript(filepath.Join("agents", "claude", "py-discount.script.json"))
+	for _, a := range []struct{ name, model, tool string }{
+		{"claude", "claude-sonnet-4-5", "Read"},
+		{"gemini", "gemini-2.5-pro", "read_file"},
+	} {
+		t.Run(a.name, func(t *testing.T) { agentSession(t, shimDir, a.name, a.model, a.tool) })
+	}
+}
+
+func agentSession(t *testing.T, shimDir, agent, modelName, readTool string) {
+	p, bin, err := examples.PresetFor(agent)
+	if err != nil {
+		t.Skipf("%s is not installed: %v", agent, err)
+	}
+	s, err := model.LoadScript(filepath.Join("agents", agent, "py-discount.script.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +53,7 @@ func TestClaudeCode(t *testing.T) {
 	out := t.TempDir()
 	res, err := session.Run(context.Background(), session.RunConfig{
 		Task: tk, Record: recs[0], Condition: policy.CounterEdit, Out: out, Shim: filepath.Join(shimDir, "swetouch"),
-		Agent: p.Command(bin, "{instruction}", "claude-sonnet-4-5"), Env: p.Env(ts.URL), Observe: p.Observe,
+		Agent: p.Command(bin, "{instruction}", modelName), Env: p.Env(ts.URL), Observe: p.Observe,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -63,7 +72,7 @@ func TestClaudeCode(t *testing.T) {
 		switch {
 		case ev.Kind == event.Read && ev.Source == "shell" && len(ev.Scopes) > 0 && ev.Scopes[0] == event.LineScope("pricing.py", 4, 6):
 			shellRead = true
-		case ev.Kind == event.Read && ev.Tool == "Read" && len(ev.Scopes) > 0 && ev.Scopes[0] == event.LineScope("pricing.py", 1, 12):
+		case ev.Kind == event.Read && ev.Tool == readTool && len(ev.Scopes) > 0 && ev.Scopes[0] == event.LineScope("pricing.py", 1, 12):
 			nativeRead = true
 		case ev.Kind == event.Edit && ev.Source == "watch" && ev.Actor == event.Agent && len(ev.Scopes) > 0 && ev.Scopes[0].Path == "pricing.py" && !ev.Scopes[0].Whole():
 			nativeEdit = true

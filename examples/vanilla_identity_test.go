@@ -20,22 +20,28 @@ import (
 	"github.com/swetouch/swetouch/task"
 )
 
-// TestClaudeVanillaIdentity: under vanilla, the model receives the same
-// requests from Claude Code with the shim in place as without it, once
+// TestVanillaIdentity: under vanilla, the model receives the same
+// requests from each agent with the shim in place as without it, once
 // run-specific values (workspace path, session and message ids, dates)
 // are masked.
-func TestClaudeVanillaIdentity(t *testing.T) {
-	p, bin, err := examples.PresetFor("claude")
-	if err != nil {
-		t.Skipf("Claude Code is not installed: %v", err)
-	}
+func TestVanillaIdentity(t *testing.T) {
 	shimDir, err := testbin.Dir()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer testbin.Cleanup()
+	for _, a := range []struct{ name, model string }{{"claude", "claude-sonnet-4-5"}, {"gemini", "gemini-2.5-pro"}} {
+		t.Run(a.name, func(t *testing.T) { vanillaIdentity(t, shimDir, a.name, a.model) })
+	}
+}
+
+func vanillaIdentity(t *testing.T, shimDir, agent, modelName string) {
+	p, bin, err := examples.PresetFor(agent)
+	if err != nil {
+		t.Skipf("%s is not installed: %v", agent, err)
+	}
 	tk, _ := task.Load(filepath.Join("tasks", "py-discount"))
-	script := filepath.Join("agents", "claude", "py-discount.script.json")
+	script := filepath.Join("agents", agent, "py-discount.script.json")
 	var agentTime [2]time.Duration
 	session1 := func(through bool) (requests []string, ws string) {
 		s, _ := model.LoadScript(script)
@@ -46,7 +52,7 @@ func TestClaudeVanillaIdentity(t *testing.T) {
 			out := t.TempDir()
 			res, err := session.Run(context.Background(), session.RunConfig{
 				Task: tk, Condition: policy.Vanilla, Out: out, Shim: filepath.Join(shimDir, "swetouch"), KeepWorkspace: true,
-				Agent: p.Command(bin, "{instruction}", "claude-sonnet-4-5"), Env: p.Env(ts.URL), Observe: p.Observe,
+				Agent: p.Command(bin, "{instruction}", modelName), Env: p.Env(ts.URL), Observe: p.Observe,
 			})
 			if err != nil {
 				t.Fatal(err)
@@ -58,12 +64,12 @@ func TestClaudeVanillaIdentity(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			args := p.Command(bin, tk.Instruction, "claude-sonnet-4-5")
+			args := p.Command(bin, tk.Instruction, modelName)
 			cmd := exec.Command(args[0], args[1:]...)
 			cmd.Dir, cmd.Env = ws, append(os.Environ(), p.Env(ts.URL)...)
 			start := time.Now()
 			if out, err := cmd.CombinedOutput(); err != nil {
-				t.Fatalf("claude without the shim: %v\n%s", err, out)
+				t.Fatalf("%s without the shim: %v\n%s", agent, err, out)
 			}
 			agentTime[1] = time.Since(start)
 		}
@@ -78,8 +84,8 @@ func TestClaudeVanillaIdentity(t *testing.T) {
 	// a figure for docs/agents/claude.md, not a check: timing is the
 	// benchmark's job
 	steps := len(with)
-	t.Logf("Claude Code session: %v with the shim, %v without (ratio %.2f); %d model turns, %.0f ms added per turn",
-		agentTime[0].Round(time.Millisecond), agentTime[1].Round(time.Millisecond), float64(agentTime[0])/float64(agentTime[1]), steps,
+	t.Logf("%s session: %v with the shim, %v without (ratio %.2f); %d model turns, %.0f ms added per turn",
+		agent, agentTime[0].Round(time.Millisecond), agentTime[1].Round(time.Millisecond), float64(agentTime[0])/float64(agentTime[1]), steps,
 		float64(agentTime[0]-agentTime[1])/float64(time.Millisecond)/float64(steps))
 	if len(with) != len(without) {
 		t.Fatalf("%d requests with the shim, %d without", len(with), len(without))
@@ -97,6 +103,10 @@ var masks = []*regexp.Regexp{
 	regexp.MustCompile(`swetouch-ws-\d+`),                                              // a workspace's name
 	regexp.MustCompile(`"user_id":"[^"]*"`),
 	regexp.MustCompile(`cc_version=[^;"]*`),
+	regexp.MustCompile(`swetouch-gemini-home-\d+`),
+	regexp.MustCompile(`_\d{13}_\d+`), // Gemini's call ids carry the time in ms
+	regexp.MustCompile(`PGID: \d+`),    // Gemini reports its shell's process group
+	regexp.MustCompile(`"(timestamp|session_id|prompt_id)":"[^"]*"`),
 }
 
 func normalize(req, ws string) string {
