@@ -99,13 +99,13 @@ func vanillaIdentity(t *testing.T, shimDir, agent, modelName string) {
 
 var masks = []*regexp.Regexp{
 	regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`), // session and message ids
-	regexp.MustCompile(`\d{4}-\d{2}-\d{2}(T[\d:.]+Z?)?`),                              // dates
+	regexp.MustCompile(`\d{4}-\d{2}-\d{2}(T[\d:.]+Z?)?`),                               // dates
 	regexp.MustCompile(`swetouch-ws-\d+`),                                              // a workspace's name
 	regexp.MustCompile(`"user_id":"[^"]*"`),
 	regexp.MustCompile(`cc_version=[^;"]*`),
 	regexp.MustCompile(`swetouch-gemini-home-\d+`),
 	regexp.MustCompile(`_\d{13}_\d+`), // Gemini's call ids carry the time in ms
-	regexp.MustCompile(`PGID: \d+`),    // Gemini reports its shell's process group
+	regexp.MustCompile(`PGID: \d+`),   // Gemini reports its shell's process group
 	regexp.MustCompile(`"(timestamp|session_id|prompt_id)":"[^"]*"`),
 }
 
