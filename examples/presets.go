@@ -80,6 +80,78 @@ var presets = map[string]Preset{
 		},
 		Observe: geminiEvents,
 	},
+	"opencode": {
+		Name: "opencode", bin: "opencode",
+		Command: func(bin, instruction, model string) []string {
+			args := []string{bin, "run", "--format", "json"}
+			if model != "" {
+				args = append(args, "-m", model)
+			}
+			return append(args, instruction)
+		},
+		Env: func(url string) []string {
+			env := []string{"OPENCODE_DISABLE_AUTOUPDATE=1"}
+			if url == "" {
+				return env
+			}
+			// a provider for the endpoint, in a config file outside the
+			// workspace (the Responses API through the bundled AI SDK)
+			cfg := map[string]any{
+				"$schema":    "https://opencode.ai/config.json",
+				"provider":   map[string]any{"swetouch": map[string]any{"npm": "@ai-sdk/openai", "options": map[string]any{"baseURL": url + "/v1", "apiKey": "swetouch-offline"}, "models": map[string]any{"model": map[string]any{}}}},
+				"model":      "swetouch/model",
+				"permission": map[string]any{"bash": "allow", "edit": "allow"},
+			}
+			if dir, err := os.MkdirTemp("", "swetouch-opencode-"); err == nil {
+				b, _ := json.MarshalIndent(cfg, "", "  ")
+				p := filepath.Join(dir, "opencode.json")
+				if os.WriteFile(p, b, 0o644) == nil {
+					env = append(env, "OPENCODE_CONFIG="+p, "OPENCODE_DISABLE_MODELS_FETCH=1")
+				}
+			}
+			return env
+		},
+		Observe: opencodeEvents,
+	},
+}
+
+// opencodeEvents reads opencode's JSON events: read tool calls give
+// exact read scopes (offset is 0-based, limit a line count).
+func opencodeEvents(ws string, line []byte) []event.Event {
+	var ev struct {
+		Type string `json:"type"`
+		Part struct {
+			Tool  string `json:"tool"`
+			State struct {
+				Input struct {
+					Path   string `json:"filePath"`
+					Offset *int   `json:"offset"`
+					Limit  int    `json:"limit"`
+				} `json:"input"`
+			} `json:"state"`
+		} `json:"part"`
+	}
+	if json.Unmarshal(line, &ev) != nil || ev.Type != "tool_use" || ev.Part.Tool != "read" || ev.Part.State.Input.Path == "" {
+		return nil
+	}
+	in := ev.Part.State.Input
+	return []event.Event{{Kind: event.Read, Source: "agent", Actor: event.Agent, Tool: "read", Scopes: []event.Scope{pagedScope(repoPath(ws, in.Path), in.Offset, in.Limit)}}}
+}
+
+// pagedScope is the lines a paged read tool returns: from the 0-based
+// offset, limit lines (the whole file when neither is given).
+func pagedScope(path string, offset *int, limit int) event.Scope {
+	if offset == nil && limit <= 0 {
+		return event.FileScope(path)
+	}
+	start := 1
+	if offset != nil {
+		start = *offset + 1
+	}
+	if limit <= 0 {
+		limit = 2000
+	}
+	return event.LineScope(path, start, start+limit-1)
 }
 
 // geminiEvents reads Gemini CLI's stream-json output: read_file calls
@@ -97,19 +169,7 @@ func geminiEvents(ws string, line []byte) []event.Event {
 	if json.Unmarshal(line, &ev) != nil || ev.Type != "tool_use" || ev.Tool != "read_file" || ev.Params.Path == "" {
 		return nil
 	}
-	p := repoPath(ws, ev.Params.Path)
-	sc := event.FileScope(p)
-	if ev.Params.Offset != nil || ev.Params.Limit > 0 {
-		start := 1
-		if ev.Params.Offset != nil {
-			start = *ev.Params.Offset + 1
-		}
-		limit := ev.Params.Limit
-		if limit <= 0 {
-			limit = 2000
-		}
-		sc = event.LineScope(p, start, start+limit-1)
-	}
+	sc := pagedScope(repoPath(ws, ev.Params.Path), ev.Params.Offset, ev.Params.Limit)
 	return []event.Event{{Kind: event.Read, Source: "agent", Actor: event.Agent, Tool: "read_file", Scopes: []event.Scope{sc}}}
 }
 

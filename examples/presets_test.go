@@ -31,6 +31,7 @@ func TestAgents(t *testing.T) {
 	for _, a := range []struct{ name, model, tool string }{
 		{"claude", "claude-sonnet-4-5", "Read"},
 		{"gemini", "gemini-2.5-pro", "read_file"},
+		{"opencode", "", "read"},
 	} {
 		t.Run(a.name, func(t *testing.T) { agentSession(t, shimDir, a.name, a.model, a.tool) })
 	}

@@ -30,7 +30,7 @@ func TestVanillaIdentity(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer testbin.Cleanup()
-	for _, a := range []struct{ name, model string }{{"claude", "claude-sonnet-4-5"}, {"gemini", "gemini-2.5-pro"}} {
+	for _, a := range []struct{ name, model string }{{"claude", "claude-sonnet-4-5"}, {"gemini", "gemini-2.5-pro"}, {"opencode", ""}} {
 		t.Run(a.name, func(t *testing.T) { vanillaIdentity(t, shimDir, a.name, a.model) })
 	}
 }
@@ -66,7 +66,7 @@ func vanillaIdentity(t *testing.T, shimDir, agent, modelName string) {
 			}
 			args := p.Command(bin, tk.Instruction, modelName)
 			cmd := exec.Command(args[0], args[1:]...)
-			cmd.Dir, cmd.Env = ws, append(os.Environ(), p.Env(ts.URL)...)
+			cmd.Dir, cmd.Env = ws, append(append(os.Environ(), "PWD="+ws), p.Env(ts.URL)...)
 			start := time.Now()
 			if out, err := cmd.CombinedOutput(); err != nil {
 				t.Fatalf("%s without the shim: %v\n%s", agent, err, out)
@@ -104,8 +104,9 @@ var masks = []*regexp.Regexp{
 	regexp.MustCompile(`"user_id":"[^"]*"`),
 	regexp.MustCompile(`cc_version=[^;"]*`),
 	regexp.MustCompile(`swetouch-gemini-home-\d+`),
-	regexp.MustCompile(`_\d{13}_\d+`), // Gemini's call ids carry the time in ms
-	regexp.MustCompile(`PGID: \d+`),   // Gemini reports its shell's process group
+	regexp.MustCompile(`_\d{13}_\d+`),      // Gemini's call ids carry the time in ms
+	regexp.MustCompile(`ses_[0-9A-Za-z]+`), // opencode's session ids
+	regexp.MustCompile(`PGID: \d+`),        // Gemini reports its shell's process group
 	regexp.MustCompile(`"(timestamp|session_id|prompt_id)":"[^"]*"`),
 }
 

@@ -163,7 +163,8 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	agentStart := time.Now()
 	cmd := exec.Command(cfg.Agent[0], subst(cfg.Agent[1:], cfg.Task.Instruction, ws)...)
 	cmd.Dir = ws
-	cmd.Env = append(agentEnv(os.Environ(), shimDir, sock), cfg.Env...)
+	cmd.Env = append(agentEnv(os.Environ(), shimDir, sock), "PWD="+ws)
+	cmd.Env = append(cmd.Env, cfg.Env...)
 	cmd.Stdout, cmd.Stderr = orDiscard(cfg.Stdout), orDiscard(cfg.Stderr)
 	var observed chan struct{}
 	if cfg.Observe != nil {
@@ -311,7 +312,7 @@ func agentEnv(env []string, shimDir, sock string) []string {
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
 		switch {
-		case strings.HasPrefix(k, "SWETOUCH_"), k == "SHELL", k == "CLAUDE_CODE_SHELL":
+		case strings.HasPrefix(k, "SWETOUCH_"), k == "SHELL", k == "CLAUDE_CODE_SHELL", k == "PWD", k == "OLDPWD":
 			continue
 		case k == "PATH":
 			path = v
