@@ -80,6 +80,31 @@ var presets = map[string]Preset{
 		},
 		Observe: geminiEvents,
 	},
+	"codex": {
+		Name: "codex", bin: "codex",
+		Command: func(bin, instruction, model string) []string {
+			args := []string{bin, "exec", "--json", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox"}
+			if model != "" {
+				args = append(args, "-m", model)
+			}
+			return append(args, instruction)
+		},
+		Env: func(url string) []string {
+			if url == "" {
+				return nil
+			}
+			// a model provider for the endpoint in a CODEX_HOME of the
+			// run's own (Codex reads its config from there)
+			home, err := os.MkdirTemp("", "swetouch-codex-home-")
+			if err != nil {
+				return nil
+			}
+			cfg := fmt.Sprintf("model = %q\nmodel_provider = \"swetouch\"\n\n[model_providers.swetouch]\nname = \"swetouch\"\nbase_url = %q\nenv_key = \"OFFLINE_MODEL_KEY\"\nwire_api = \"responses\"\n", "gpt-5.5", url+"/v1")
+			os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o644)
+			return []string{"CODEX_HOME=" + home, "OFFLINE_MODEL_KEY=swetouch-offline"}
+		},
+		Observe: codexEvents,
+	},
 	"opencode": {
 		Name: "opencode", bin: "opencode",
 		Command: func(bin, instruction, model string) []string {
@@ -113,6 +138,26 @@ var presets = map[string]Preset{
 		},
 		Observe: opencodeEvents,
 	},
+}
+
+// codexEvents reads Codex's JSON events. Codex runs its commands with
+// /bin/bash (from the passwd entry), out of the shim's reach, so each
+// finished command_execution item is classified after the fact, with its
+// output; its file changes are the watcher's.
+func codexEvents(ws string, line []byte) []event.Event {
+	var ev struct {
+		Type string `json:"type"`
+		Item struct {
+			Type    string `json:"type"`
+			Command string `json:"command"`
+			Output  string `json:"aggregated_output"`
+			Exit    *int   `json:"exit_code"`
+		} `json:"item"`
+	}
+	if json.Unmarshal(line, &ev) != nil || ev.Type != "item.completed" || ev.Item.Type != "command_execution" || ev.Item.Command == "" {
+		return nil
+	}
+	return []event.Event{{Source: "codex", Command: ev.Item.Command, Exit: ev.Item.Exit, Output: &event.Output{Text: ev.Item.Output}}}
 }
 
 // opencodeEvents reads opencode's JSON events: read tool calls give

@@ -28,16 +28,23 @@ func TestAgents(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer testbin.Cleanup()
-	for _, a := range []struct{ name, model, tool string }{
-		{"claude", "claude-sonnet-4-5", "Read"},
-		{"gemini", "gemini-2.5-pro", "read_file"},
-		{"opencode", "", "read"},
+	for _, a := range []struct {
+		name, model, tool string
+		delivers          bool
+	}{
+		{"claude", "claude-sonnet-4-5", "Read", true},
+		{"gemini", "gemini-2.5-pro", "read_file", true},
+		{"opencode", "", "read", true},
+		// Codex runs /bin/bash itself and has no native read tool; its
+		// commands are seen in its JSON events, after they ran, and no
+		// channel reaches its model yet (docs/agents/codex.md)
+		{"codex", "", "", false},
 	} {
-		t.Run(a.name, func(t *testing.T) { agentSession(t, shimDir, a.name, a.model, a.tool) })
+		t.Run(a.name, func(t *testing.T) { agentSession(t, shimDir, a.name, a.model, a.tool, a.delivers) })
 	}
 }
 
-func agentSession(t *testing.T, shimDir, agent, modelName, readTool string) {
+func agentSession(t *testing.T, shimDir, agent, modelName, readTool string, delivers bool) {
 	p, bin, err := examples.PresetFor(agent)
 	if err != nil {
 		t.Skipf("%s is not installed: %v", agent, err)
@@ -71,7 +78,7 @@ func agentSession(t *testing.T, shimDir, agent, modelName, readTool string) {
 	var shellRead, nativeRead, nativeEdit, test, applied bool
 	for _, ev := range tr.Events {
 		switch {
-		case ev.Kind == event.Read && ev.Source == "shell" && len(ev.Scopes) > 0 && ev.Scopes[0] == event.LineScope("pricing.py", 4, 6):
+		case ev.Kind == event.Read && ev.Actor == event.Agent && ev.Tool == "" && len(ev.Scopes) > 0 && ev.Scopes[0] == event.LineScope("pricing.py", 4, 6):
 			shellRead = true
 		case ev.Kind == event.Read && ev.Tool == readTool && len(ev.Scopes) > 0 && ev.Scopes[0] == event.LineScope("pricing.py", 1, 12):
 			nativeRead = true
@@ -82,6 +89,9 @@ func agentSession(t *testing.T, shimDir, agent, modelName, readTool string) {
 		case ev.Kind == event.Intervention && ev.Attempt.Outcome == "applied":
 			applied = true
 		}
+	}
+	if readTool == "" {
+		nativeRead = true // the agent has none
 	}
 	if !shellRead || !nativeRead || !nativeEdit || !test || !applied {
 		t.Errorf("trajectory: shell read 4-6 %v, native Read 1-12 %v, native edit with lines %v, test %v, Counter-Edit applied %v",
@@ -95,7 +105,7 @@ func agentSession(t *testing.T, shimDir, agent, modelName, readTool string) {
 			reached = strings.Contains(string(e.Request), "clamped")
 		}
 	}
-	if !reached {
+	if !reached && delivers {
 		t.Errorf("the model's next request does not carry the user's message")
 	}
 	if _, err := os.Stat(filepath.Join(out, "result.json")); err != nil || res.Resolved == nil {

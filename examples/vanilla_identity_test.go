@@ -30,7 +30,7 @@ func TestVanillaIdentity(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer testbin.Cleanup()
-	for _, a := range []struct{ name, model string }{{"claude", "claude-sonnet-4-5"}, {"gemini", "gemini-2.5-pro"}, {"opencode", ""}} {
+	for _, a := range []struct{ name, model string }{{"claude", "claude-sonnet-4-5"}, {"gemini", "gemini-2.5-pro"}, {"opencode", ""}, {"codex", ""}} {
 		t.Run(a.name, func(t *testing.T) { vanillaIdentity(t, shimDir, a.name, a.model) })
 	}
 }
@@ -103,10 +103,12 @@ var masks = []*regexp.Regexp{
 	regexp.MustCompile(`swetouch-ws-\d+`),                                              // a workspace's name
 	regexp.MustCompile(`"user_id":"[^"]*"`),
 	regexp.MustCompile(`cc_version=[^;"]*`),
-	regexp.MustCompile(`swetouch-gemini-home-\d+`),
-	regexp.MustCompile(`_\d{13}_\d+`),      // Gemini's call ids carry the time in ms
-	regexp.MustCompile(`ses_[0-9A-Za-z]+`), // opencode's session ids
-	regexp.MustCompile(`PGID: \d+`),        // Gemini reports its shell's process group
+	regexp.MustCompile(`swetouch-(gemini|codex)-home-\d+`),
+	regexp.MustCompile(`_\d{13}_\d+`),                             // Gemini's call ids carry the time in ms
+	regexp.MustCompile(`ses_[0-9A-Za-z]+`),                        // opencode's session ids
+	regexp.MustCompile(`_unix_ms\\?":\d+`),                        // Codex's turn start time
+	regexp.MustCompile(`Chunk ID: \w+|Wall time: [\d.]+ seconds`), // and its per-command output header
+	regexp.MustCompile(`PGID: \d+`),                               // Gemini reports its shell's process group
 	regexp.MustCompile(`"(timestamp|session_id|prompt_id)":"[^"]*"`),
 }
 

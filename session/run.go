@@ -176,7 +176,7 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 		observed = make(chan struct{})
 		go func() {
 			defer close(observed)
-			observe(pr, orDiscard(cfg.Stdout), func(l []byte) []event.Event { return cfg.Observe(ws, l) }, hub)
+			observe(pr, orDiscard(cfg.Stdout), ws, func(l []byte) []event.Event { return cfg.Observe(ws, l) }, hub)
 		}()
 		defer pw.Close()
 	}
@@ -240,15 +240,32 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 }
 
 // observe copies the agent's output through and hands each line to fn.
-func observe(r io.ReadCloser, out io.Writer, fn func([]byte) []event.Event, hub *Hub) {
+// An event with a command and no kind is a command the agent ran outside
+// the shim (Codex runs /bin/bash itself): it is classified as if the shim
+// had run it, after the fact.
+func observe(r io.ReadCloser, out io.Writer, ws string, fn func([]byte) []event.Event, hub *Hub) {
 	defer r.Close()
+	ctx := context.Background()
 	br := bufio.NewReaderSize(r, 1<<20)
 	for {
 		line, err := br.ReadBytes('\n')
 		if len(line) > 0 {
 			out.Write(line)
 			for _, ev := range fn(line) {
-				hub.Observe(context.Background(), ev)
+				if ev.Kind != "" || ev.Command == "" {
+					hub.Observe(ctx, ev)
+					continue
+				}
+				end := End{}
+				if ev.Exit != nil {
+					end.Exit = *ev.Exit
+				}
+				if ev.Output != nil {
+					end.Output = ev.Output.Text
+				}
+				if id, err := hub.Begin(ctx, Begin{Command: ev.Command, Cwd: ws, Source: ev.Source}); err == nil {
+					hub.End(ctx, id, end)
+				}
 			}
 		}
 		if err != nil {

@@ -128,13 +128,16 @@ func parseOpenAI(body []byte) (*request, error) {
 	if err := json.Unmarshal(body, &b); err != nil {
 		return nil, fmt.Errorf("openai request: %v", err)
 	}
-	r := &request{provider: "openai", model: b.Model, body: body, stream: b.Stream}
+	r := &request{provider: "openai", model: b.Model, body: body, stream: b.Stream, custom: map[string]bool{}}
 	for _, t := range b.Tools {
 		name := t.Name
 		if name == "" {
 			name = t.Type // local_shell and other built-ins
 		}
 		r.tools = append(r.tools, name)
+		if t.Type == "custom" {
+			r.custom[name] = true // freeform: called with a string input
+		}
 	}
 	var items []struct {
 		Type   string          `json:"type"`
@@ -159,7 +162,18 @@ func writeOpenAI(w io.Writer, req *request, t Turn, id int) {
 	}
 	for i, c := range t.Calls {
 		name, args := resolve(c, req.tools)
-		items = append(items, map[string]any{"type": "function_call", "id": fmt.Sprintf("fc_swetouch_%04d", id+1+i), "call_id": fmt.Sprintf("call_swetouch_%04d", id+1+i),
+		callID := fmt.Sprintf("call_swetouch_%04d", id+1+i)
+		if req.custom[name] {
+			// a freeform tool (Codex's apply_patch) takes args {"input": "…"}
+			var a struct {
+				Input string `json:"input"`
+			}
+			json.Unmarshal(args, &a)
+			items = append(items, map[string]any{"type": "custom_tool_call", "id": fmt.Sprintf("ctc_swetouch_%04d", id+1+i), "call_id": callID,
+				"name": name, "input": a.Input, "status": "completed"})
+			continue
+		}
+		items = append(items, map[string]any{"type": "function_call", "id": fmt.Sprintf("fc_swetouch_%04d", id+1+i), "call_id": callID,
 			"name": name, "arguments": string(args), "status": "completed"})
 	}
 	usage := map[string]any{"input_tokens": 1, "input_tokens_details": map[string]any{"cached_tokens": 0}, "output_tokens": 1,

@@ -15,8 +15,9 @@ type request struct {
 	model      string
 	body       []byte
 	stream     bool
-	tools      []string // the tools the agent offers
-	lastResult string   // the latest tool result's text
+	tools      []string        // the tools the agent offers
+	lastResult string          // the latest tool result's text
+	custom     map[string]bool // OpenAI freeform tools, called with a string
 }
 
 // Exchange is one request and the answer it got, as recorded.
