@@ -20,8 +20,10 @@ type Preset struct {
 	// Command is the agent's command line for an instruction; model may
 	// be empty (the agent's default).
 	Command func(bin, instruction, model string) []string
-	// Env points the agent at a model endpoint ("" keeps its own).
-	Env func(modelURL string) []string
+	// Env points the agent at a model endpoint ("" keeps its own);
+	// swetouch is this tool's executable, for agents that call it back
+	// through their hooks.
+	Env func(modelURL, swetouch string) []string
 	// Observe turns a line of the agent's output into events; ws is the
 	// workspace, for making paths repo-relative.
 	Observe func(ws string, line []byte) []event.Event
@@ -40,7 +42,7 @@ var presets = map[string]Preset{
 			}
 			return args
 		},
-		Env: func(url string) []string {
+		Env: func(url, swetouch string) []string {
 			env := []string{"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1"}
 			if url != "" {
 				env = append(env, "ANTHROPIC_BASE_URL="+url)
@@ -61,7 +63,7 @@ var presets = map[string]Preset{
 			}
 			return args
 		},
-		Env: func(url string) []string {
+		Env: func(url, swetouch string) []string {
 			if url == "" {
 				return nil
 			}
@@ -83,27 +85,42 @@ var presets = map[string]Preset{
 	"codex": {
 		Name: "codex", bin: "codex",
 		Command: func(bin, instruction, model string) []string {
-			args := []string{bin, "exec", "--json", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox"}
+			args := []string{bin, "exec", "--json", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", "--dangerously-bypass-hook-trust"}
 			if model != "" {
 				args = append(args, "-m", model)
 			}
 			return append(args, instruction)
 		},
-		Env: func(url string) []string {
-			if url == "" {
-				return nil
-			}
-			// a model provider for the endpoint in a CODEX_HOME of the
-			// run's own (Codex reads its config from there)
+		Env: func(url, swetouch string) []string {
+			// a CODEX_HOME of the run's own: a PostToolUse hook that reports
+			// every tool call to the hub and returns the user's messages as
+			// additional context, and a model provider for the endpoint
 			home, err := os.MkdirTemp("", "swetouch-codex-home-")
 			if err != nil {
 				return nil
 			}
-			cfg := fmt.Sprintf("model = %q\nmodel_provider = \"swetouch\"\n\n[model_providers.swetouch]\nname = \"swetouch\"\nbase_url = %q\nenv_key = \"OFFLINE_MODEL_KEY\"\nwire_api = \"responses\"\n", "gpt-5.5", url+"/v1")
-			os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o644)
-			return []string{"CODEX_HOME=" + home, "OFFLINE_MODEL_KEY=swetouch-offline"}
+			hook := map[string]any{"hooks": map[string]any{"PostToolUse": []any{map[string]any{"matcher": ".*",
+				"hooks": []any{map[string]any{"type": "command", "command": shellQuote(swetouch) + " hook codex", "timeout": 30}}}}}}
+			b, _ := json.MarshalIndent(hook, "", "  ")
+			os.WriteFile(filepath.Join(home, "hooks.json"), b, 0o644)
+			env := []string{"CODEX_HOME=" + home}
+			if url != "" {
+				cfg := fmt.Sprintf("model = %q\nmodel_provider = \"swetouch\"\n\n[model_providers.swetouch]\nname = \"swetouch\"\nbase_url = %q\nenv_key = \"OFFLINE_MODEL_KEY\"\nwire_api = \"responses\"\n", "gpt-5.5", url+"/v1")
+				os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o644)
+				env = append(env, "OFFLINE_MODEL_KEY=swetouch-offline")
+			} else if user, err := os.UserHomeDir(); err == nil {
+				// keep the user's own settings and login
+				for _, f := range []string{"config.toml", "auth.json"} {
+					if b, err := os.ReadFile(filepath.Join(user, ".codex", f)); err == nil {
+						os.WriteFile(filepath.Join(home, f), b, 0o600)
+					}
+				}
+			}
+			return env
 		},
-		Observe: codexEvents,
+		// the hook reports each call as it completes, before the model
+		// sees the result: nothing to read from the event stream
+		Observe: func(string, []byte) []event.Event { return nil },
 	},
 	"opencode": {
 		Name: "opencode", bin: "opencode",
@@ -114,7 +131,7 @@ var presets = map[string]Preset{
 			}
 			return append(args, instruction)
 		},
-		Env: func(url string) []string {
+		Env: func(url, swetouch string) []string {
 			env := []string{"OPENCODE_DISABLE_AUTOUPDATE=1"}
 			if url == "" {
 				return env
@@ -140,25 +157,8 @@ var presets = map[string]Preset{
 	},
 }
 
-// codexEvents reads Codex's JSON events. Codex runs its commands with
-// /bin/bash (from the passwd entry), out of the shim's reach, so each
-// finished command_execution item is classified after the fact, with its
-// output; its file changes are the watcher's.
-func codexEvents(ws string, line []byte) []event.Event {
-	var ev struct {
-		Type string `json:"type"`
-		Item struct {
-			Type    string `json:"type"`
-			Command string `json:"command"`
-			Output  string `json:"aggregated_output"`
-			Exit    *int   `json:"exit_code"`
-		} `json:"item"`
-	}
-	if json.Unmarshal(line, &ev) != nil || ev.Type != "item.completed" || ev.Item.Type != "command_execution" || ev.Item.Command == "" {
-		return nil
-	}
-	return []event.Event{{Source: "codex", Command: ev.Item.Command, Exit: ev.Item.Exit, Output: &event.Output{Text: ev.Item.Output}}}
-}
+// shellQuote quotes a path for a hook command line.
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // opencodeEvents reads opencode's JSON events: read tool calls give
 // exact read scopes (offset is 0-based, limit a line count).

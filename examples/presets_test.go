@@ -35,10 +35,9 @@ func TestAgents(t *testing.T) {
 		{"claude", "claude-sonnet-4-5", "Read", true},
 		{"gemini", "gemini-2.5-pro", "read_file", true},
 		{"opencode", "", "read", true},
-		// Codex runs /bin/bash itself and has no native read tool; its
-		// commands are seen in its JSON events, after they ran, and no
-		// channel reaches its model yet (docs/agents/codex.md)
-		{"codex", "", "", false},
+		// Codex runs /bin/bash itself and has no native read tool: its
+		// PostToolUse hook reports each call and carries the message
+		{"codex", "", "", true},
 	} {
 		t.Run(a.name, func(t *testing.T) { agentSession(t, shimDir, a.name, a.model, a.tool, a.delivers) })
 	}
@@ -61,7 +60,7 @@ func agentSession(t *testing.T, shimDir, agent, modelName, readTool string, deli
 	out := t.TempDir()
 	res, err := session.Run(context.Background(), session.RunConfig{
 		Task: tk, Record: recs[0], Condition: policy.CounterEdit, Out: out, Shim: filepath.Join(shimDir, "swetouch"),
-		Agent: p.Command(bin, "{instruction}", modelName), Env: p.Env(ts.URL), Observe: p.Observe,
+		Agent: p.Command(bin, "{instruction}", modelName), Env: p.Env(ts.URL, filepath.Join(shimDir, "swetouch")), Observe: p.Observe,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -72,6 +72,12 @@ func (c *Client) Messages(channel string) ([]Message, error) {
 	return r.Messages, err
 }
 
+// Sync takes native edits now and returns the messages waiting.
+func (c *Client) Sync(channel string) ([]Message, error) {
+	r, err := c.do(Request{Op: "sync", Channel: channel})
+	return r.Messages, err
+}
+
 // Status asks for the hub's state.
 func (c *Client) Status() (Status, error) {
 	r, err := c.do(Request{Op: "status"})

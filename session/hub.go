@@ -191,6 +191,23 @@ func (h *Hub) Observe(ctx context.Context, ev event.Event) (int64, error) {
 	return h.seq, nil
 }
 
+// Sync takes the file changes made outside any command now (after an
+// agent's native tool ran) and returns the messages waiting for the
+// channel. Hooks that run after each tool call use it.
+func (h *Hub) Sync(ctx context.Context, channel string) ([]Message, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return nil, ErrClosed
+	}
+	if len(h.running) == 0 {
+		if err := h.nativeLocked(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return h.drainLockedOn(orDefault(channel, "tool-output")), nil
+}
+
 // Idle takes the changes made while no command runs (native edits) now,
 // rather than at the next Begin. The watcher's owner calls it when files
 // change.

@@ -15,7 +15,7 @@ import (
 // Request is one line a client sends. Op selects the call; the other
 // fields are its arguments.
 type Request struct {
-	Op      string       `json:"op"` // begin, end, observe, messages, status
+	Op      string       `json:"op"` // begin, end, observe, messages, sync, status
 	Begin   *Begin       `json:"begin,omitempty"`
 	ID      int          `json:"id,omitempty"`
 	End     *End         `json:"end,omitempty"`
@@ -101,6 +101,8 @@ func (h *Hub) call(ctx context.Context, req Request) Response {
 		r.Seq, err = h.Observe(ctx, *req.Event)
 	case "messages":
 		r.Messages = h.Drain(orDefault(req.Channel, "file"))
+	case "sync":
+		r.Messages, err = h.Sync(ctx, req.Channel)
 	case "status":
 		s := h.Status()
 		r.Status = &s

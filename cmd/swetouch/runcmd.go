@@ -20,7 +20,7 @@ func runCmd() *cobra.Command {
 	var taskDir, records, instance, condition, match, out, agent, modelURL, modelName string
 	var keep bool
 	c := &cobra.Command{
-		Use:   "run --task DIR [--records FILE --instance ID] [--condition C] [--match M] --out DIR (--agent claude|gemini [--model-url URL] [--model M] | -- AGENT ARGS...)",
+		Use:   "run --task DIR [--records FILE --instance ID] [--condition C] [--match M] --out DIR (--agent claude|codex|gemini|opencode [--model-url URL] [--model M] | -- AGENT ARGS...)",
 		Short: "Run an agent on a task through the shim, verify, and write trajectory.jsonl and result.json",
 		RunE: func(c *cobra.Command, args []string) error {
 			t, err := task.Load(taskDir)
@@ -35,7 +35,11 @@ func runCmd() *cobra.Command {
 					return badInput("--agent: %v", err)
 				}
 				cfg.Agent = append(p.Command(bin, "{instruction}", modelName), args...)
-				cfg.Env, cfg.Observe = p.Env(modelURL), p.Observe
+				exe, err := os.Executable()
+				if err != nil {
+					return err
+				}
+				cfg.Env, cfg.Observe = p.Env(modelURL, exe), p.Observe
 			case len(args) == 0:
 				return badInput("give --agent NAME, or the agent's command after --")
 			}
@@ -82,7 +86,7 @@ func runCmd() *cobra.Command {
 	c.Flags().StringVar(&match, "match", "reference", "reference or precise")
 	c.Flags().StringVar(&out, "out", "", "output directory")
 	c.Flags().BoolVar(&keep, "keep", false, "keep the workspace (its path is in result.json)")
-	c.Flags().StringVar(&agent, "agent", "", "a known agent to run unmodified: claude or gemini")
+	c.Flags().StringVar(&agent, "agent", "", "a known agent to run unmodified: claude, codex, gemini or opencode")
 	c.Flags().StringVar(&modelURL, "model-url", "", "the model endpoint the agent talks to (e.g. swetouch model serve)")
 	c.Flags().StringVar(&modelName, "model", "", "the model name the agent asks for")
 	c.MarkFlagRequired("task")
