@@ -18,8 +18,9 @@ import (
 type Preset struct {
 	Name string
 	// Command is the agent's command line for an instruction; model may
-	// be empty (the agent's default).
-	Command func(bin, instruction, model string) []string
+	// be empty (the agent's default); swetouch is this tool's executable,
+	// for agents whose hooks call it back.
+	Command func(bin, instruction, model, swetouch string) []string
 	// Env points the agent at a model endpoint ("" keeps its own);
 	// swetouch is this tool's executable, for agents that call it back
 	// through their hooks.
@@ -34,9 +35,10 @@ type Preset struct {
 var presets = map[string]Preset{
 	"claude": {
 		Name: "claude", bin: "claude",
-		Command: func(bin, instruction, model string) []string {
+		Command: func(bin, instruction, model, swetouch string) []string {
 			args := []string{bin, "-p", instruction, "--output-format", "stream-json", "--verbose",
-				"--allowedTools", "Bash,Read,Edit,Write,Glob,Grep", "--permission-mode", "acceptEdits"}
+				"--allowedTools", "Bash,Read,Edit,Write,Glob,Grep", "--permission-mode", "acceptEdits",
+				"--settings", claudeSettings(swetouch)}
 			if model != "" {
 				args = append(args, "--model", model)
 			}
@@ -56,7 +58,7 @@ var presets = map[string]Preset{
 	},
 	"gemini": {
 		Name: "gemini", bin: "gemini",
-		Command: func(bin, instruction, model string) []string {
+		Command: func(bin, instruction, model, swetouch string) []string {
 			args := []string{bin, "-p", instruction, "-o", "stream-json", "--yolo", "--skip-trust"}
 			if model != "" {
 				args = append(args, "-m", model)
@@ -84,7 +86,7 @@ var presets = map[string]Preset{
 	},
 	"codex": {
 		Name: "codex", bin: "codex",
-		Command: func(bin, instruction, model string) []string {
+		Command: func(bin, instruction, model, swetouch string) []string {
 			args := []string{bin, "exec", "--json", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", "--dangerously-bypass-hook-trust"}
 			if model != "" {
 				args = append(args, "-m", model)
@@ -124,7 +126,7 @@ var presets = map[string]Preset{
 	},
 	"opencode": {
 		Name: "opencode", bin: "opencode",
-		Command: func(bin, instruction, model string) []string {
+		Command: func(bin, instruction, model, swetouch string) []string {
 			args := []string{bin, "run", "--format", "json"}
 			if model != "" {
 				args = append(args, "-m", model)
@@ -255,46 +257,44 @@ func FindAgent(name string) (string, error) {
 // claudeEvents reads Claude Code's stream-json output: its native Read
 // tool gives an exact read scope (offset, limit), which no shell command
 // shows. Native edits are the watcher's to see.
-func claudeEvents(ws string, line []byte) []event.Event {
-	var msg struct {
-		Type    string `json:"type"`
-		Message struct {
-			Content []struct {
-				Type  string          `json:"type"`
-				Name  string          `json:"name"`
-				Input json.RawMessage `json:"input"`
-			} `json:"content"`
-		} `json:"message"`
-	}
-	if json.Unmarshal(line, &msg) != nil || msg.Type != "assistant" {
+func claudeEvents(ws string, line []byte) []event.Event { return nil }
+
+// claudeSettings installs a PostToolUse hook on Claude Code's native
+// tools: a Read or an edit is reported when it happens, and the user's
+// message comes back as additional context (Bash goes through the shim).
+func claudeSettings(swetouch string) string {
+	hook := map[string]any{"hooks": map[string]any{"PostToolUse": []any{map[string]any{"matcher": "Read|Edit|Write|MultiEdit|NotebookEdit",
+		"hooks": []any{map[string]any{"type": "command", "command": shellQuote(swetouch) + " hook claude"}}}}}}
+	b, _ := json.Marshal(hook)
+	return string(b)
+}
+
+// ClaudeToolEvent is the event of a Claude Code tool call as its
+// PostToolUse hook reports it: a Read with its exact lines. Other tools
+// give nothing: Bash went through the shim, and edits are the watcher's.
+func ClaudeToolEvent(ws, tool string, input json.RawMessage) []event.Event {
+	if tool != "Read" {
 		return nil
 	}
-	var evs []event.Event
-	for _, c := range msg.Message.Content {
-		if c.Type != "tool_use" || c.Name != "Read" {
-			continue
-		}
-		var in struct {
-			Path   string `json:"file_path"`
-			Offset int    `json:"offset"`
-			Limit  int    `json:"limit"`
-		}
-		if json.Unmarshal(c.Input, &in) != nil || in.Path == "" {
-			continue
-		}
-		p := repoPath(ws, in.Path)
-		sc := event.FileScope(p)
-		if in.Offset > 0 || in.Limit > 0 {
-			start := max(in.Offset, 1)
-			limit := in.Limit
-			if limit <= 0 {
-				limit = 2000 // Claude's default page
-			}
-			sc = event.LineScope(p, start, start+limit-1)
-		}
-		evs = append(evs, event.Event{Kind: event.Read, Source: "agent", Actor: event.Agent, Tool: "Read", Scopes: []event.Scope{sc}})
+	var in struct {
+		Path   string `json:"file_path"`
+		Offset int    `json:"offset"`
+		Limit  int    `json:"limit"`
 	}
-	return evs
+	if json.Unmarshal(input, &in) != nil || in.Path == "" {
+		return nil
+	}
+	p := repoPath(ws, in.Path)
+	sc := event.FileScope(p)
+	if in.Offset > 0 || in.Limit > 0 {
+		start := max(in.Offset, 1) // Claude's offset is the first line's number
+		limit := in.Limit
+		if limit <= 0 {
+			limit = 2000 // Claude's default page
+		}
+		sc = event.LineScope(p, start, start+limit-1)
+	}
+	return []event.Event{{Kind: event.Read, Source: "agent", Actor: event.Agent, Tool: "Read", Scopes: []event.Scope{sc}}}
 }
 
 // repoPath makes an agent's path repo-relative when it is in the

@@ -60,7 +60,7 @@ func agentSession(t *testing.T, shimDir, agent, modelName, readTool string, deli
 	out := t.TempDir()
 	res, err := session.Run(context.Background(), session.RunConfig{
 		Task: tk, Record: recs[0], Condition: policy.CounterEdit, Out: out, Shim: filepath.Join(shimDir, "swetouch"),
-		Agent: p.Command(bin, "{instruction}", modelName), Env: p.Env(ts.URL, filepath.Join(shimDir, "swetouch")), Observe: p.Observe,
+		Agent: p.Command(bin, "{instruction}", modelName, filepath.Join(shimDir, "swetouch")), Env: p.Env(ts.URL, filepath.Join(shimDir, "swetouch")), Observe: p.Observe,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -109,5 +109,50 @@ func agentSession(t *testing.T, shimDir, agent, modelName, readTool string, deli
 	}
 	if _, err := os.Stat(filepath.Join(out, "result.json")); err != nil || res.Resolved == nil {
 		t.Errorf("result: %v resolved %v (%s)", err, res.Resolved, res.Reason)
+	}
+}
+
+// TestClaudeNativeReadMessage: when Claude Code's own Read tool reaches
+// the region, its PostToolUse hook reports the exact lines, the
+// Counter-Edit lands, and the message is in the very next model request
+// (no shell command needed to carry it).
+func TestClaudeNativeReadMessage(t *testing.T) {
+	p, bin, err := examples.PresetFor("claude")
+	if err != nil {
+		t.Skipf("claude is not installed: %v", err)
+	}
+	shimDir, err := testbin.Dir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer testbin.Cleanup()
+	s, err := model.LoadScript(filepath.Join("agents", "claude", "native-read.script.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := model.NewServer(s, nil)
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	tk, _ := task.Load(filepath.Join("tasks", "py-discount"))
+	recs, _ := task.LoadRecords(filepath.Join("tasks", "py-discount", "records.jsonl"))
+	swetouch := filepath.Join(shimDir, "swetouch")
+	res, err := session.Run(context.Background(), session.RunConfig{
+		Task: tk, Record: recs[0], Condition: policy.CounterEdit, Out: t.TempDir(), Shim: swetouch,
+		Agent: p.Command(bin, "{instruction}", "claude-sonnet-4-5", swetouch), Env: p.Env(ts.URL, swetouch), Observe: p.Observe,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Applied != 1 || res.Interventions[0].Trigger != "read" {
+		t.Fatalf("interventions %+v", res.Interventions)
+	}
+	var reached bool
+	for _, e := range srv.Exchanges() {
+		if e.Turn == 1 {
+			reached = strings.Contains(string(e.Request), "clamped") && strings.Contains(string(e.Request), "user-message")
+		}
+	}
+	if !reached {
+		t.Errorf("the request after the native Read does not carry the user's message")
 	}
 }

@@ -52,7 +52,7 @@ func vanillaIdentity(t *testing.T, shimDir, agent, modelName string) {
 			out := t.TempDir()
 			res, err := session.Run(context.Background(), session.RunConfig{
 				Task: tk, Condition: policy.Vanilla, Out: out, Shim: filepath.Join(shimDir, "swetouch"), KeepWorkspace: true,
-				Agent: p.Command(bin, "{instruction}", modelName), Env: p.Env(ts.URL, filepath.Join(shimDir, "swetouch")), Observe: p.Observe,
+				Agent: p.Command(bin, "{instruction}", modelName, filepath.Join(shimDir, "swetouch")), Env: p.Env(ts.URL, filepath.Join(shimDir, "swetouch")), Observe: p.Observe,
 			})
 			if err != nil {
 				t.Fatal(err)
@@ -64,7 +64,7 @@ func vanillaIdentity(t *testing.T, shimDir, agent, modelName string) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			args := p.Command(bin, tk.Instruction, modelName)
+			args := p.Command(bin, tk.Instruction, modelName, filepath.Join(shimDir, "swetouch"))
 			cmd := exec.Command(args[0], args[1:]...)
 			cmd.Dir, cmd.Env = ws, append(append(os.Environ(), "PWD="+ws), p.Env(ts.URL, filepath.Join(shimDir, "swetouch"))...)
 			start := time.Now()

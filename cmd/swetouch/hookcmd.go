@@ -9,8 +9,53 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/swetouch/swetouch/examples"
 	"github.com/swetouch/swetouch/session"
 )
+
+// hookInput is what Claude Code and Codex hand a PostToolUse hook.
+type hookInput struct {
+	Cwd      string          `json:"cwd"`
+	Tool     string          `json:"tool_name"`
+	Input    json.RawMessage `json:"tool_input"`
+	Response json.RawMessage `json:"tool_response"`
+}
+
+// readHook reads the hook's input and dials the hub; hub is nil outside a
+// swetouch run (the hook is then a no-op: it must never fail the agent).
+func readHook(c *cobra.Command) (*hookInput, *session.Client, error) {
+	sock := os.Getenv("SWETOUCH_SOCKET")
+	if sock == "" {
+		return nil, nil, nil
+	}
+	b, err := io.ReadAll(c.InOrStdin())
+	if err != nil {
+		return nil, nil, err
+	}
+	var in hookInput
+	if err := json.Unmarshal(b, &in); err != nil {
+		return nil, nil, badInput("hook input: %v", err)
+	}
+	hub, err := session.Dial(sock)
+	if err != nil {
+		return nil, nil, nil
+	}
+	return &in, hub, nil
+}
+
+// hookReply prints messages as PostToolUse additional context, the form
+// both agents add to what their model sees next.
+func hookReply(c *cobra.Command, msgs []session.Message) {
+	if len(msgs) == 0 {
+		return
+	}
+	var sb strings.Builder
+	for _, m := range msgs {
+		fmt.Fprintf(&sb, "<user-message>\n%s\n</user-message>\n", strings.TrimRight(m.Text, "\n"))
+	}
+	out, _ := json.Marshal(map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": "PostToolUse", "additionalContext": sb.String()}})
+	fmt.Fprintln(c.OutOrStdout(), string(out))
+}
 
 // hookCmd is what an agent's own hook mechanism calls after each tool
 // call: it reports the call to the hub and hands back the user's messages
@@ -18,30 +63,31 @@ import (
 func hookCmd() *cobra.Command {
 	c := &cobra.Command{Use: "hook", Short: "Agent hook entry points (called by the agents, not by people)"}
 	c.AddCommand(&cobra.Command{
+		Use:   "claude",
+		Short: "Claude Code PostToolUse hook on native tools: report a Read's lines, take edits now, return messages",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			in, hub, err := readHook(c)
+			if hub == nil {
+				return err
+			}
+			defer hub.Close()
+			for _, ev := range examples.ClaudeToolEvent(in.Cwd, in.Tool, in.Input) {
+				hub.Observe(ev)
+			}
+			msgs, _ := hub.Sync("tool-output")
+			hookReply(c, msgs)
+			return nil
+		},
+	})
+	c.AddCommand(&cobra.Command{
 		Use:   "codex",
 		Short: "Codex PostToolUse hook: report the command (or native edit), return messages as additional context",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			sock := os.Getenv("SWETOUCH_SOCKET")
-			if sock == "" {
-				return nil // not in a swetouch run: a no-op
-			}
-			var in struct {
-				Cwd      string          `json:"cwd"`
-				Tool     string          `json:"tool_name"`
-				Input    json.RawMessage `json:"tool_input"`
-				Response json.RawMessage `json:"tool_response"`
-			}
-			b, err := io.ReadAll(c.InOrStdin())
-			if err != nil {
+			in, hub, err := readHook(c)
+			if hub == nil {
 				return err
-			}
-			if err := json.Unmarshal(b, &in); err != nil {
-				return badInput("hook input: %v", err)
-			}
-			hub, err := session.Dial(sock)
-			if err != nil {
-				return nil // the run is gone; never fail the agent's tool call
 			}
 			defer hub.Close()
 			var cmd struct {
@@ -58,15 +104,7 @@ func hookCmd() *cobra.Command {
 			} else {
 				msgs, _ = hub.Sync("tool-output")
 			}
-			if len(msgs) == 0 {
-				return nil
-			}
-			var sb strings.Builder
-			for _, m := range msgs {
-				fmt.Fprintf(&sb, "<user-message>\n%s\n</user-message>\n", strings.TrimRight(m.Text, "\n"))
-			}
-			out, _ := json.Marshal(map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": "PostToolUse", "additionalContext": sb.String()}})
-			fmt.Fprintln(c.OutOrStdout(), string(out))
+			hookReply(c, msgs)
 			return nil
 		},
 	})

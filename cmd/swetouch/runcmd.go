@@ -34,11 +34,11 @@ func runCmd() *cobra.Command {
 				if err != nil {
 					return badInput("--agent: %v", err)
 				}
-				cfg.Agent = append(p.Command(bin, "{instruction}", modelName), args...)
 				exe, err := os.Executable()
 				if err != nil {
 					return err
 				}
+				cfg.Agent = append(p.Command(bin, "{instruction}", modelName, exe), args...)
 				cfg.Env, cfg.Observe = p.Env(modelURL, exe), p.Observe
 			case len(args) == 0:
 				return badInput("give --agent NAME, or the agent's command after --")
