@@ -26,7 +26,8 @@ type Preset struct {
 	// through their hooks.
 	Env func(modelURL, swetouch string) []string
 	// Observe turns a line of the agent's output into events; ws is the
-	// workspace, for making paths repo-relative.
+	// workspace, for making paths repo-relative. nil when the agent's
+	// hooks report its tool calls instead.
 	Observe func(ws string, line []byte) []event.Event
 	bin     string
 }
@@ -54,7 +55,6 @@ var presets = map[string]Preset{
 			}
 			return env
 		},
-		Observe: claudeEvents,
 	},
 	"gemini": {
 		Name: "gemini", bin: "gemini",
@@ -120,9 +120,6 @@ var presets = map[string]Preset{
 			}
 			return env
 		},
-		// the hook reports each call as it completes, before the model
-		// sees the result: nothing to read from the event stream
-		Observe: func(string, []byte) []event.Event { return nil },
 	},
 	"opencode": {
 		Name: "opencode", bin: "opencode",
@@ -253,11 +250,6 @@ func FindAgent(name string) (string, error) {
 	}
 	return p, nil
 }
-
-// claudeEvents reads Claude Code's stream-json output: its native Read
-// tool gives an exact read scope (offset, limit), which no shell command
-// shows. Native edits are the watcher's to see.
-func claudeEvents(ws string, line []byte) []event.Event { return nil }
 
 // claudeSettings installs a PostToolUse hook on Claude Code's native
 // tools: a Read or an edit is reported when it happens, and the user's
