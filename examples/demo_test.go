@@ -21,7 +21,6 @@ func TestDemo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer testbin.Cleanup()
 	report := t.TempDir()
 	runs, err := examples.Demo(context.Background(), examples.DemoConfig{Examples: ".", Report: report, Shim: filepath.Join(bin, "swetouch"), Log: io.Discard})
 	if err != nil {

@@ -27,7 +27,6 @@ func TestAgents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer testbin.Cleanup()
 	for _, a := range []struct {
 		name, model, tool string
 		delivers          bool
@@ -125,7 +124,6 @@ func TestClaudeNativeReadMessage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer testbin.Cleanup()
 	s, err := model.LoadScript(filepath.Join("agents", "claude", "native-read.script.json"))
 	if err != nil {
 		t.Fatal(err)

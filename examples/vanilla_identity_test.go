@@ -29,7 +29,6 @@ func TestVanillaIdentity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer testbin.Cleanup()
 	for _, a := range []struct{ name, model string }{{"claude", "claude-sonnet-4-5"}, {"gemini", "gemini-2.5-pro"}, {"opencode", ""}, {"codex", ""}} {
 		t.Run(a.name, func(t *testing.T) { vanillaIdentity(t, shimDir, a.name, a.model) })
 	}

@@ -39,7 +39,8 @@ func Dir() (string, error) {
 	return dir, err
 }
 
-// Cleanup removes the build.
+// Cleanup removes the build. Only TestMain may call it: tests that run
+// later in the same process would find the binary gone.
 func Cleanup() {
 	if dir != "" {
 		os.RemoveAll(dir)
