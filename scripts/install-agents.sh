@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs pinned versions of the agents swetouch drives into a cache folder
+# Installs pinned versions of the agents swetouch drives (and the reference MCP
+# servers its relay is tested against) into a cache folder
 # (idempotent: a version already there is kept). Tests find the binaries in
 # $SWETOUCH_AGENTS/node_modules/.bin and skip, saying why, when one is missing.
 set -uo pipefail
@@ -12,6 +13,8 @@ pins=(
   "@openai/codex@0.171.0"
   "@google/gemini-cli@0.61.0"
   "opencode-ai@1.18.33"
+  "@modelcontextprotocol/server-filesystem@2026.8.31"
+  "@modelcontextprotocol/server-everything@2026.8.31"
 )
 status=0
 for p in "${pins[@]}"; do
@@ -28,5 +31,5 @@ for p in "${pins[@]}"; do
     status=1
   fi
 done
-ls node_modules/.bin 2>/dev/null | grep -E '^(claude|codex|gemini|opencode)$' | sed 's/^/install-agents: have /'
+ls node_modules/.bin 2>/dev/null | grep -E '^(claude|codex|gemini|opencode|mcp-server-filesystem|mcp-server-everything)$' | sed 's/^/install-agents: have /'
 exit $status

@@ -33,6 +33,10 @@ type End struct {
 	Tail   string `json:"tail,omitempty"`
 	Elided bool   `json:"elided,omitempty"`
 	Bytes  int    `json:"bytes,omitempty"`
+	// Events, when given, are the action's own classification (an MCP
+	// tool call classified by its adapter); the command is then only a
+	// label and is not parsed as shell.
+	Events []event.Event `json:"events,omitempty"`
 }
 
 // Message is a user message for the agent.
@@ -142,9 +146,11 @@ func (h *Hub) End(ctx context.Context, id int, e End) ([]Message, error) {
 	}
 	step := h.step
 	h.step++
-	obs := shell.Observation{Text: e.Output, Tail: e.Tail, Elided: e.Elided}
-	res := h.classify.ClassifyAt(b.Cwd, b.Command, &obs)
-	evs := res.Events(b.Command)
+	evs := e.Events
+	if len(evs) == 0 {
+		obs := shell.Observation{Text: e.Output, Tail: e.Tail, Elided: e.Elided}
+		evs = h.classify.ClassifyAt(b.Cwd, b.Command, &obs).Events(b.Command)
+	}
 	exit := e.Exit
 	for i := range evs {
 		evs[i].Source, evs[i].Actor, evs[i].Step = orDefault(b.Source, "shell"), event.Agent, &step

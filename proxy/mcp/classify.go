@@ -1,0 +1,204 @@
+package mcp
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/swetouch/swetouch/event"
+	"github.com/swetouch/swetouch/shell"
+)
+
+// Mapping tells the classifier about a server's tools it does not know:
+// for each tool name, the kind of action and which arguments hold the
+// path and the lines.
+type Mapping struct {
+	Tools map[string]ToolRule `json:"tools"`
+}
+
+// ToolRule classifies one tool.
+type ToolRule struct {
+	Kind  event.Kind `json:"kind"`            // read, edit, test or run
+	Path  string     `json:"path,omitempty"`  // argument holding the file
+	Start string     `json:"start,omitempty"` // argument holding the first line
+	End   string     `json:"end,omitempty"`   // argument holding the last line
+}
+
+// LoadMapping reads a mapping file.
+func LoadMapping(path string) (*Mapping, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var m Mapping
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&m); err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	for name, r := range m.Tools {
+		switch r.Kind {
+		case event.Read, event.Edit, event.Test, event.Run:
+		default:
+			return nil, fmt.Errorf("%s: tools.%s.kind: want read, edit, test or run, got %q", path, name, r.Kind)
+		}
+	}
+	return &m, nil
+}
+
+// Classifier turns tool calls into events, with paths made relative to
+// the workspace root.
+type Classifier struct {
+	Root    string
+	Mapping *Mapping
+}
+
+// Classify classifies a call of tool with its arguments: the user's
+// mapping first, then the reference filesystem server's tools, then
+// generic rules (a command argument is shell; a path argument, with line
+// arguments if any, is a read).
+func (c *Classifier) Classify(tool string, args map[string]any) []event.Event {
+	ev := func(k event.Kind, scopes ...event.Scope) event.Event {
+		return event.Event{Kind: k, Source: "mcp", Actor: event.Agent, Tool: tool, Scopes: scopes}
+	}
+	if c.Mapping != nil {
+		if r, ok := c.Mapping.Tools[tool]; ok {
+			p := str(args, r.Path)
+			if p == "" {
+				return []event.Event{ev(r.Kind)}
+			}
+			start, end := num(args, r.Start), num(args, r.End)
+			if start > 0 {
+				return []event.Event{ev(r.Kind, event.LineScope(c.rel(p), start, max(end, start)))}
+			}
+			return []event.Event{ev(r.Kind, event.FileScope(c.rel(p)))}
+		}
+	}
+	switch tool {
+	case "read_text_file", "read_file":
+		p := c.rel(str(args, "path"))
+		if head := num(args, "head"); head > 0 {
+			return []event.Event{ev(event.Read, event.LineScope(p, 1, head))}
+		}
+		if tail := num(args, "tail"); tail > 0 {
+			if n := c.lines(p); n > 0 {
+				return []event.Event{ev(event.Read, event.LineScope(p, max(1, n-tail+1), n))}
+			}
+		}
+		return []event.Event{ev(event.Read, event.FileScope(p))}
+	case "read_media_file":
+		return []event.Event{ev(event.Read, event.FileScope(c.rel(str(args, "path"))))}
+	case "read_multiple_files":
+		var scopes []event.Scope
+		for _, p := range strs(args, "paths") {
+			scopes = append(scopes, event.FileScope(c.rel(p)))
+		}
+		return []event.Event{ev(event.Read, scopes...)}
+	case "write_file":
+		return []event.Event{ev(event.Edit, event.FileScope(c.rel(str(args, "path"))))}
+	case "edit_file":
+		if b, _ := args["dryRun"].(bool); b {
+			return []event.Event{ev(event.Read, event.FileScope(c.rel(str(args, "path"))))}
+		}
+		return []event.Event{ev(event.Edit, event.FileScope(c.rel(str(args, "path"))))}
+	case "move_file":
+		return []event.Event{ev(event.Edit, event.FileScope(c.rel(str(args, "source"))), event.FileScope(c.rel(str(args, "destination"))))}
+	case "create_directory", "list_directory", "list_directory_with_sizes", "directory_tree", "search_files", "get_file_info", "list_allowed_directories":
+		return []event.Event{ev(event.Run)}
+	}
+	for _, k := range []string{"command", "cmd"} {
+		if cmd := str(args, k); cmd != "" {
+			res := shell.Classify(cmd, shell.WithRoot(c.Root), shell.WithFiles(shell.DirSource(c.Root)))
+			evs := res.Events(cmd)
+			for i := range evs {
+				evs[i].Source, evs[i].Actor, evs[i].Tool = "mcp", event.Agent, tool
+			}
+			return evs
+		}
+	}
+	for _, k := range []string{"path", "file_path", "filePath", "file"} {
+		if p := str(args, k); p != "" {
+			start := max(num(args, "line"), num(args, "start_line"), num(args, "startLine"))
+			if start > 0 {
+				end := max(num(args, "end_line"), num(args, "endLine"), start)
+				return []event.Event{ev(event.Read, event.LineScope(c.rel(p), start, end))}
+			}
+			return []event.Event{ev(event.Read, event.FileScope(c.rel(p)))}
+		}
+	}
+	return []event.Event{ev(event.Run)}
+}
+
+// rel makes a path workspace-relative when it lies in the workspace.
+func (c *Classifier) rel(p string) string {
+	if p == "" || !filepath.IsAbs(p) || c.Root == "" {
+		return filepath.ToSlash(filepath.Clean(p))
+	}
+	for _, root := range []string{c.Root, evalSymlinks(c.Root)} {
+		if r, err := filepath.Rel(root, p); err == nil && !strings.HasPrefix(r, "..") {
+			return filepath.ToSlash(r)
+		}
+	}
+	return p
+}
+
+func evalSymlinks(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return p
+}
+
+// lines counts a workspace file's lines (0 when unknown).
+func (c *Classifier) lines(rel string) int {
+	p := rel
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(c.Root, p)
+	}
+	b, err := os.ReadFile(p)
+	if err != nil || len(b) == 0 {
+		return 0
+	}
+	n := strings.Count(string(b), "\n")
+	if b[len(b)-1] != '\n' {
+		n++
+	}
+	return n
+}
+
+func str(args map[string]any, k string) string {
+	if k == "" {
+		return ""
+	}
+	s, _ := args[k].(string)
+	return s
+}
+
+func strs(args map[string]any, k string) []string {
+	var out []string
+	if list, ok := args[k].([]any); ok {
+		for _, v := range list {
+			if s, ok := v.(string); ok {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+func num(args map[string]any, k string) int {
+	if k == "" {
+		return 0
+	}
+	switch v := args[k].(type) {
+	case float64:
+		return int(v)
+	case string:
+		var n int
+		fmt.Sscanf(v, "%d", &n)
+		return n
+	}
+	return 0
+}

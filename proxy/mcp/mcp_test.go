@@ -1,0 +1,232 @@
+package mcp_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/swetouch/swetouch/examples"
+	"github.com/swetouch/swetouch/internal/testbin"
+	"github.com/swetouch/swetouch/policy"
+	"github.com/swetouch/swetouch/session"
+	"github.com/swetouch/swetouch/task"
+)
+
+var binDir string
+
+func TestMain(m *testing.M) {
+	dir, err := testbin.Dir()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binDir = dir
+	code := m.Run()
+	testbin.Cleanup()
+	os.Exit(code)
+}
+
+func serverBin(t *testing.T, name string) string {
+	t.Helper()
+	p, err := examples.FindAgent(name)
+	if err != nil {
+		t.Skipf("%s is not installed (scripts/install-agents.sh): %v", name, err)
+	}
+	return p
+}
+
+// hubFor serves a hub over the py-discount workspace with the given
+// condition and returns the workspace and the socket.
+func hubFor(t *testing.T, cond policy.Condition) (string, string, *session.Hub) {
+	t.Helper()
+	tk, _ := task.Load("../../examples/tasks/py-discount")
+	recs, _ := task.LoadRecords("../../examples/tasks/py-discount/records.jsonl")
+	ws, err := session.Workspace(tk.Repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(ws) })
+	pol, _ := policy.New(recs[0], policy.WithCondition(cond))
+	h, err := session.New(ws, session.WithPolicy(pol))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(t.TempDir(), "hub.sock")
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { h.Serve(ctx, l); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return ws, sock, h
+}
+
+// connect starts a stdio MCP client on the server, directly or through
+// `swetouch mcp`.
+func connect(t *testing.T, through bool, sock, ws string, server ...string) *client.Client {
+	t.Helper()
+	cmd, args := server[0], server[1:]
+	env := os.Environ()
+	if through {
+		args = append([]string{"mcp", "--session", sock, "--root", ws, "--", cmd}, args...)
+		cmd = filepath.Join(binDir, "swetouch")
+	}
+	c, err := client.NewStdioMCPClient(cmd, env, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	init.Params.ClientInfo = mcp.Implementation{Name: "swetouch-test", Version: "1"}
+	if _, err := c.Initialize(ctx, init); err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	return c
+}
+
+func callTool(t *testing.T, c *client.Client, name string, args map[string]any) *mcp.CallToolResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	req := mcp.CallToolRequest{}
+	req.Params.Name, req.Params.Arguments = name, args
+	res, err := c.CallTool(ctx, req)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return res
+}
+
+func texts(res *mcp.CallToolResult) []string {
+	var out []string
+	for _, c := range res.Content {
+		if tc, ok := c.(mcp.TextContent); ok {
+			out = append(out, tc.Text)
+		}
+	}
+	return out
+}
+
+// TestFilesystemVanilla: the reference filesystem server gives the same
+// answers directly and through the relay under vanilla.
+func TestFilesystemVanilla(t *testing.T) {
+	fs := serverBin(t, "mcp-server-filesystem")
+	ws, sock, _ := hubFor(t, policy.Vanilla)
+	calls := []struct {
+		tool string
+		args map[string]any
+	}{
+		{"read_text_file", map[string]any{"path": filepath.Join(ws, "pricing.py"), "head": 6}},
+		{"list_directory", map[string]any{"path": ws}},
+		{"get_file_info", map[string]any{"path": filepath.Join(ws, "pricing.py")}},
+		{"read_text_file", map[string]any{"path": filepath.Join(ws, "missing.py")}},
+	}
+	var got [2][]string
+	for i, through := range []bool{false, true} {
+		c := connect(t, through, sock, ws, fs, ws)
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		tools, err := c.ListTools(ctx, mcp.ListToolsRequest{})
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(tools.Tools)
+		got[i] = append(got[i], string(b))
+		for _, cl := range calls {
+			res := callTool(t, c, cl.tool, cl.args)
+			b, _ := json.Marshal(res)
+			got[i] = append(got[i], strings.ReplaceAll(string(b), ws, "WS"))
+		}
+	}
+	// access times move between the two sessions; nothing else may differ
+	times := regexp.MustCompile(`(accessed|modified|created): [^\\]*`)
+	for k := range got[0] {
+		if times.ReplaceAllString(got[0][k], "$1") != times.ReplaceAllString(got[1][k], "$1") {
+			t.Errorf("answer %d differs:\n direct  %.300s\n through %.300s", k, got[0][k], got[1][k])
+		}
+	}
+}
+
+// TestFilesystemCounterEdit: a read_text_file that covers the region fires
+// the Counter-Edit, and the message comes back as the result's own text
+// block after the file's text.
+func TestFilesystemCounterEdit(t *testing.T) {
+	fs := serverBin(t, "mcp-server-filesystem")
+	ws, sock, h := hubFor(t, policy.CounterEdit)
+	c := connect(t, true, sock, ws, fs, ws)
+	res := callTool(t, c, "read_text_file", map[string]any{"path": filepath.Join(ws, "pricing.py"), "head": 6})
+	ts := texts(res)
+	if len(ts) != 2 || !strings.Contains(ts[0], "def apply_discount") || !strings.HasPrefix(ts[1], "<user-message>") || !strings.Contains(ts[1], "clamped") {
+		t.Fatalf("want the file's text, then the message block: %q", ts)
+	}
+	b, _ := os.ReadFile(filepath.Join(ws, "pricing.py"))
+	if !strings.Contains(string(b), "clamped") {
+		t.Errorf("the Counter-Edit is not in the workspace")
+	}
+	if st := h.Status(); len(st.Interventions) != 1 || st.Interventions[0].Outcome != "applied" || st.Running != 0 {
+		t.Errorf("hub: %+v", st)
+	}
+	// a read elsewhere carries nothing
+	if ts := texts(callTool(t, c, "read_text_file", map[string]any{"path": filepath.Join(ws, "test_pricing.py")})); len(ts) != 1 {
+		t.Errorf("second read: %q", ts)
+	}
+}
+
+// TestMalformedLines: garbage and unknown methods from the client are
+// relayed (and logged); the session goes on.
+func TestMalformedLines(t *testing.T) {
+	fs := serverBin(t, "mcp-server-filesystem")
+	ws, sock, _ := hubFor(t, policy.Vanilla)
+	cmd := exec.Command(filepath.Join(binDir, "swetouch"), "mcp", "--session", sock, "--", fs, ws)
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	r := bufio.NewReader(out)
+	send := func(s string) { io.WriteString(in, s+"\n") }
+	send(`this is not json`)
+	send(`{"jsonrpc":"2.0","id":"a-1","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	line, err := r.ReadString('\n')
+	if err != nil || !strings.Contains(line, `"id":"a-1"`) || !strings.Contains(line, "serverInfo") {
+		t.Fatalf("initialize after garbage: %q %v", line, err)
+	}
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	send(`{"jsonrpc":"2.0","id":7,"method":"no/such/method","params":{"_meta":{"x":1}}}`)
+	line, _ = r.ReadString('\n')
+	if !strings.Contains(line, `"id":7`) || !strings.Contains(line, "error") {
+		t.Errorf("unknown method: %q", line)
+	}
+	send(`{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"list_allowed_directories","arguments":{}}}`)
+	line, _ = r.ReadString('\n')
+	if !strings.Contains(line, `"id":8`) || !strings.Contains(line, "result") {
+		t.Errorf("tools/call after garbage: %q", line)
+	}
+	in.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("relay exit after EOF: %v", err)
+	}
+	if !strings.Contains(stderr.String(), "not a JSON-RPC object") {
+		t.Errorf("garbage not logged: %q", stderr.String())
+	}
+}

@@ -1,0 +1,242 @@
+package mcp
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/swetouch/swetouch/proxy"
+	"github.com/swetouch/swetouch/session"
+)
+
+// Hub is what the relay needs of the session: the socket client (or an
+// adapter over an in-process hub) satisfies it.
+type Hub interface {
+	Begin(session.Begin) (int, error)
+	End(int, session.End) ([]session.Message, error)
+}
+
+// Relay watches the tool calls between an MCP client and a server. Only
+// tools/call requests and their results are decoded; everything else
+// passes as the bytes it came as.
+type Relay struct {
+	hub      Hub // nil: relay only
+	classify *Classifier
+	log      io.Writer
+
+	mu      sync.Mutex
+	pending map[string]call // by the client request's raw id
+}
+
+type call struct {
+	id   int // the hub's action id; -1 when the hub was not told
+	tool string
+	args map[string]any
+}
+
+// NewRelay returns a relay reporting to hub (nil relays only) and logging
+// malformed traffic to log.
+func NewRelay(hub Hub, c *Classifier, log io.Writer) *Relay {
+	if log == nil {
+		log = io.Discard
+	}
+	return &Relay{hub: hub, classify: c, log: log, pending: map[string]call{}}
+}
+
+// FromClient sees a line the client sends to the server.
+func (r *Relay) FromClient(line []byte) []byte {
+	e, ok := proxy.Peek(line)
+	if !ok {
+		if len(line) > 0 {
+			fmt.Fprintf(r.log, "swetouch mcp: client sent a line that is not a JSON-RPC object (relayed): %.80q\n", line)
+		}
+		return line
+	}
+	if e.Method == "notifications/cancelled" {
+		r.cancelled(e.Params)
+		return line
+	}
+	if !e.IsRequest() || e.Method != "tools/call" {
+		return line
+	}
+	var p mcpgo.CallToolParams
+	if err := json.Unmarshal(e.Params, &p); err != nil {
+		fmt.Fprintf(r.log, "swetouch mcp: tools/call params: %v (relayed)\n", err)
+		return line
+	}
+	c := call{id: -1, tool: p.Name}
+	c.args, _ = p.Arguments.(map[string]any)
+	if r.hub != nil {
+		label := "mcp " + p.Name + " " + string(argsJSON(p.Arguments))
+		if id, err := r.hub.Begin(session.Begin{Command: label, Source: "mcp"}); err == nil {
+			c.id = id
+		}
+	}
+	r.mu.Lock()
+	r.pending[string(e.ID)] = c
+	r.mu.Unlock()
+	return line
+}
+
+// cancelled closes the hub's action for a call the client gave up on:
+// no response may ever come, and an open action would hold the hub.
+func (r *Relay) cancelled(params json.RawMessage) {
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return
+	}
+	r.mu.Lock()
+	c, ok := r.pending[string(p.RequestID)]
+	delete(r.pending, string(p.RequestID))
+	r.mu.Unlock()
+	if ok && c.id >= 0 && r.hub != nil {
+		r.hub.End(c.id, session.End{Exit: 130, Events: r.classify.Classify(c.tool, c.args)})
+	}
+}
+
+// FromServer sees a line the server sends to the client: the response to
+// a pending tools/call is reported to the hub, and the user's messages, if
+// any, are added to the result as a text block.
+func (r *Relay) FromServer(line []byte) []byte {
+	e, ok := proxy.Peek(line)
+	if !ok {
+		if len(line) > 0 {
+			fmt.Fprintf(r.log, "swetouch mcp: server sent a line that is not a JSON-RPC object (relayed): %.80q\n", line)
+		}
+		return line
+	}
+	if !e.IsResponse() {
+		return line
+	}
+	key := string(e.ID)
+	r.mu.Lock()
+	c, ok := r.pending[key]
+	delete(r.pending, key)
+	r.mu.Unlock()
+	if !ok || c.id < 0 || r.hub == nil {
+		return line
+	}
+	evs := r.classify.Classify(c.tool, c.args)
+	end := session.End{Events: evs}
+	if len(e.Error) > 0 {
+		end.Exit = 1
+	} else {
+		var res mcpgo.CallToolResult
+		if json.Unmarshal(e.Result, &res) == nil {
+			end.Output = resultText(&res)
+			if res.IsError {
+				end.Exit = 1
+			}
+		}
+	}
+	msgs, err := r.hub.End(c.id, end)
+	if err != nil || len(msgs) == 0 || len(e.Error) > 0 {
+		return line
+	}
+	out, err := appendMessages(line, msgs)
+	if err != nil {
+		fmt.Fprintf(r.log, "swetouch mcp: could not add the message to the result: %v\n", err)
+		return line
+	}
+	return out
+}
+
+func argsJSON(a any) []byte {
+	b, err := json.Marshal(a)
+	if err != nil || string(b) == "null" {
+		return []byte("{}")
+	}
+	return b
+}
+
+// resultText is the text a tool result shows, for output-derived scopes.
+func resultText(res *mcpgo.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if t, ok := c.(mcpgo.TextContent); ok {
+			b.WriteString(t.Text)
+		}
+	}
+	return b.String()
+}
+
+// appendMessages adds the user's messages to a tools/call response as one
+// more text block. Only the result's content list is touched: every other
+// field, known or not, is kept as it came.
+func appendMessages(line []byte, msgs []session.Message) ([]byte, error) {
+	var resp map[string]json.RawMessage
+	if err := json.Unmarshal(line, &resp); err != nil {
+		return nil, err
+	}
+	var result map[string]json.RawMessage
+	if err := json.Unmarshal(resp["result"], &result); err != nil {
+		return nil, err
+	}
+	var content []json.RawMessage
+	if c, ok := result["content"]; ok {
+		if err := json.Unmarshal(c, &content); err != nil {
+			return nil, err
+		}
+	}
+	var text strings.Builder
+	for i, m := range msgs {
+		if i > 0 {
+			text.WriteByte('\n')
+		}
+		fmt.Fprintf(&text, "<user-message>\n%s\n</user-message>", strings.TrimRight(m.Text, "\n"))
+	}
+	block, err := json.Marshal(mcpgo.NewTextContent(text.String()))
+	if err != nil {
+		return nil, err
+	}
+	content = append(content, block)
+	if result["content"], err = json.Marshal(content); err != nil {
+		return nil, err
+	}
+	if resp["result"], err = json.Marshal(result); err != nil {
+		return nil, err
+	}
+	return json.Marshal(resp)
+}
+
+// RunStdio runs the server command with the relay between it and this
+// process's stdio: the client's messages go to the server's stdin, the
+// server's to stdout, its stderr to stderr; the server's cwd and
+// environment are this process's. When the client closes stdin the server
+// gets EOF; the relay ends when the server exits, with its status.
+func RunStdio(args []string, r *Relay, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Stderr = stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return 1, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return 1, err
+	}
+	if err := cmd.Start(); err != nil {
+		return 127, err
+	}
+	go func() {
+		proxy.Pipe(in, stdin, r.FromClient)
+		in.Close() // the client hung up: the server sees EOF
+	}()
+	proxy.Pipe(stdout, out, r.FromServer)
+	err = cmd.Wait()
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal()), nil
+	}
+	if err != nil && cmd.ProcessState == nil {
+		return 1, err
+	}
+	return cmd.ProcessState.ExitCode(), nil
+}
