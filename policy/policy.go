@@ -179,6 +179,11 @@ func orDefault(s, d string) string {
 // Interventions returns the plan and its state.
 func (p *Policy) Interventions() []*Intervention { return p.ivs }
 
+// Armed reports whether any decision can still come: the condition acts
+// and an intervention is not done. Adapters skip waiting for the hub when
+// nothing can.
+func (p *Policy) Armed() bool { return p.cond != Vanilla && p.next() != nil }
+
 // next is the lowest-order intervention not yet done: rounds fire in order.
 func (p *Policy) next() *Intervention {
 	for _, iv := range p.ivs {

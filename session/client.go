@@ -13,10 +13,11 @@ import (
 // Client talks to a hub over its socket. It is what the shell shim and
 // other out-of-process adapters use; its methods mirror the Hub's.
 type Client struct {
-	mu   sync.Mutex
-	conn net.Conn
-	r    *bufio.Reader
-	enc  *json.Encoder
+	mu    sync.Mutex
+	conn  net.Conn
+	r     *bufio.Reader
+	enc   *json.Encoder
+	async sync.WaitGroup // EndAsync calls in flight
 }
 
 // Dial connects to the hub listening at the Unix socket path.
@@ -54,6 +55,23 @@ func (c *Client) Begin(b Begin) (int, error) {
 	return r.ID, err
 }
 
+// BeginArmed is Begin that also says whether an intervention can still
+// fire (see Hub.Armed).
+func (c *Client) BeginArmed(b Begin) (int, bool, error) {
+	r, err := c.do(Request{Op: "begin", Begin: &b})
+	return r.ID, r.Armed, err
+}
+
+// EndAsync reports a command's result without waiting for the answer:
+// for when Armed said no message can come. Errors are dropped.
+func (c *Client) EndAsync(id int, e End) {
+	c.async.Add(1)
+	go func() {
+		defer c.async.Done()
+		c.do(Request{Op: "end", ID: id, End: &e})
+	}()
+}
+
 // End reports a command's result and returns the messages to deliver.
 func (c *Client) End(id int, e End) ([]Message, error) {
 	r, err := c.do(Request{Op: "end", ID: id, End: &e})
@@ -87,5 +105,8 @@ func (c *Client) Status() (Status, error) {
 	return *r.Status, err
 }
 
-// Close closes the connection.
-func (c *Client) Close() error { return c.conn.Close() }
+// Close waits for EndAsync calls in flight, then closes the connection.
+func (c *Client) Close() error {
+	c.async.Wait()
+	return c.conn.Close()
+}

@@ -373,6 +373,15 @@ func (h *Hub) recordLocked(ev event.Event) error {
 	return h.rec.Write(ev)
 }
 
+// Armed reports whether an intervention can still fire (or a message is
+// waiting): when not, an adapter need not wait for the hub's answer to an
+// action before passing its result on.
+func (h *Hub) Armed() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.outbox) > 0 || h.pol != nil && h.pol.Armed()
+}
+
 // Drain returns the pending messages and records their delivery.
 func (h *Hub) Drain(channel string) []Message {
 	h.mu.Lock()

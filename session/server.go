@@ -31,6 +31,9 @@ type Response struct {
 	Seq      int64     `json:"seq,omitempty"`
 	Messages []Message `json:"messages,omitempty"`
 	Status   *Status   `json:"status,omitempty"`
+	// Armed (on begin) says whether an intervention can still fire: when
+	// false the caller need not wait for the answer to end.
+	Armed bool `json:"armed,omitempty"`
 }
 
 // Serve answers clients on l until ctx ends or l is closed. A bad line gets
@@ -89,6 +92,7 @@ func (h *Hub) call(ctx context.Context, req Request) Response {
 			return Response{Error: `field "begin": missing`}
 		}
 		r.ID, err = h.Begin(ctx, *req.Begin)
+		r.Armed = h.Armed()
 	case "end":
 		if req.End == nil {
 			return Response{Error: `field "end": missing`}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -35,9 +36,30 @@ type Relay struct {
 }
 
 type call struct {
-	id   int // the hub's action id; -1 when the hub was not told
-	tool string
-	args map[string]any
+	begun chan begun // the hub's answer to begin
+	tool  string
+	args  map[string]any
+}
+
+type begun struct {
+	id    int  // -1 when the hub was not told
+	armed bool // an intervention can still fire: wait for end's answer
+}
+
+// begin waits for the call's begin to be answered.
+func (c call) begin() begun {
+	if c.begun == nil {
+		return begun{id: -1}
+	}
+	b := <-c.begun
+	c.begun <- b // later readers see it too
+	return b
+}
+
+// armedHub is a hub that says, on begin, whether end's answer can matter.
+type armedHub interface {
+	BeginArmed(session.Begin) (int, bool, error)
+	EndAsync(int, session.End)
 }
 
 // NewRelay returns a relay reporting to hub (nil relays only) and logging
@@ -70,13 +92,27 @@ func (r *Relay) FromClient(line []byte) []byte {
 		fmt.Fprintf(r.log, "swetouch mcp: tools/call params: %v (relayed)\n", err)
 		return line
 	}
-	c := call{id: -1, tool: p.Name}
+	c := call{tool: p.Name}
 	c.args, _ = p.Arguments.(map[string]any)
 	if r.hub != nil {
-		label := "mcp " + p.Name + " " + string(argsJSON(p.Arguments))
-		if id, err := r.hub.Begin(session.Begin{Command: label, Source: "mcp"}); err == nil {
-			c.id = id
-		}
+		// told without holding the request back: the answer is needed
+		// only when the result comes
+		c.begun = make(chan begun, 1)
+		b := session.Begin{Command: "mcp " + p.Name + " " + string(argsJSON(p.Arguments)), Source: "mcp"}
+		go func() {
+			var res begun
+			var err error
+			if ah, ok := r.hub.(armedHub); ok {
+				res.id, res.armed, err = ah.BeginArmed(b)
+			} else {
+				res.id, err = r.hub.Begin(b)
+				res.armed = true
+			}
+			if err != nil {
+				res.id = -1
+			}
+			c.begun <- res
+		}()
 	}
 	r.mu.Lock()
 	r.pending[string(e.ID)] = c
@@ -97,8 +133,11 @@ func (r *Relay) cancelled(params json.RawMessage) {
 	c, ok := r.pending[string(p.RequestID)]
 	delete(r.pending, string(p.RequestID))
 	r.mu.Unlock()
-	if ok && c.id >= 0 && r.hub != nil {
-		r.hub.End(c.id, session.End{Exit: 130, Events: r.classify.Classify(c.tool, c.args)})
+	if !ok || r.hub == nil {
+		return
+	}
+	if b := c.begin(); b.id >= 0 {
+		r.hub.End(b.id, session.End{Exit: 130, Events: r.classify.Classify(c.tool, c.args)})
 	}
 }
 
@@ -121,7 +160,11 @@ func (r *Relay) FromServer(line []byte) []byte {
 	c, ok := r.pending[key]
 	delete(r.pending, key)
 	r.mu.Unlock()
-	if !ok || c.id < 0 || r.hub == nil {
+	if !ok || r.hub == nil {
+		return line
+	}
+	b := c.begin()
+	if b.id < 0 {
 		return line
 	}
 	evs := r.classify.Classify(c.tool, c.args)
@@ -137,7 +180,11 @@ func (r *Relay) FromServer(line []byte) []byte {
 			}
 		}
 	}
-	msgs, err := r.hub.End(c.id, end)
+	if ah, ok := r.hub.(armedHub); ok && !b.armed {
+		ah.EndAsync(b.id, end) // nothing can come back: do not hold the result
+		return line
+	}
+	msgs, err := r.hub.End(b.id, end)
 	if err != nil || len(msgs) == 0 || len(e.Error) > 0 {
 		return line
 	}
@@ -207,6 +254,26 @@ func appendMessages(line []byte, msgs []session.Message) ([]byte, error) {
 	return json.Marshal(resp)
 }
 
+// pollable returns stdin in non-blocking mode, read through Go's poller.
+// A goroutine parked in a blocking read of an inherited pipe keeps the
+// runtime from noticing the server's answer for up to the scheduler's 10 ms
+// housekeeping tick: that was most of a relayed call's latency.
+func pollable(r io.Reader) io.Reader {
+	f, ok := r.(*os.File)
+	if !ok {
+		return r
+	}
+	fd, err := syscall.Dup(int(f.Fd()))
+	if err != nil {
+		return r
+	}
+	if err := syscall.SetNonblock(fd, true); err != nil {
+		syscall.Close(fd)
+		return r
+	}
+	return os.NewFile(uintptr(fd), f.Name())
+}
+
 // RunStdio runs the server command with the relay between it and this
 // process's stdio: the client's messages go to the server's stdin, the
 // server's to stdout, its stderr to stderr; the server's cwd and
@@ -227,7 +294,7 @@ func RunStdio(args []string, r *Relay, stdin io.Reader, stdout, stderr io.Writer
 		return 127, err
 	}
 	go func() {
-		proxy.Pipe(in, stdin, r.FromClient)
+		proxy.Pipe(in, pollable(stdin), r.FromClient)
 		in.Close() // the client hung up: the server sees EOF
 	}()
 	proxy.Pipe(stdout, out, r.FromServer)

@@ -7,7 +7,9 @@
 //   - `grep -rn` over a 5,000-file tree through the shim vs direct: the
 //     ratio of medians (budget 1.10);
 //   - watching a 20,000-file tree: time until ready (budget 2 s) and the
-//     process's RSS (budget 150 MB).
+//     process's RSS (budget 150 MB);
+//   - a tools/call to the reference filesystem MCP server through
+//     `swetouch mcp` vs direct: the median added time (budget 150 µs).
 //
 // Run: go run ./scripts/bench-runtime [-n 300]
 package main
@@ -25,6 +27,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/swetouch/swetouch/examples"
 	"github.com/swetouch/swetouch/internal/testbin"
 	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/watch"
@@ -83,6 +89,17 @@ func run(n int) error {
 	gd, gt := pair(9, ws, bash, shim, env, "grep -rn needle . | wc -l")
 	fmt.Printf("grep -rn, 5,000 files   median %.1f ms; through the shim %.1f ms; ratio %.3f (budget 1.10)\n", ms(gd), ms(gt), float64(gt)/float64(gd))
 
+	if fs, err := examples.FindAgent("mcp-server-filesystem"); err == nil {
+		d, r, err := mcpPair(n, bin, sock, ws, fs)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("MCP tools/call (stdio)  median %.0f µs direct; through the relay %.0f µs; added %.0f µs (budget 150 µs)\n",
+			float64(d)/float64(time.Microsecond), float64(r)/float64(time.Microsecond), float64(r-d)/float64(time.Microsecond))
+	} else {
+		fmt.Println("MCP tools/call: skipped (", err, ")")
+	}
+
 	big := filepath.Join(tmp, "big")
 	if err := tree(big, 20000, 100); err != nil {
 		return err
@@ -99,6 +116,53 @@ func run(n int) error {
 	fmt.Printf("watch 20,000 files      ready in %.0f ms (budget 2 s); process RSS %.0f MB (%.1f MB more than before; budget 150 MB)\n",
 		float64(ready)/float64(time.Millisecond), float64(after)/1024, float64(after-before)/1024)
 	return nil
+}
+
+// mcpPair times n tools/call round trips to the filesystem server,
+// directly and through `swetouch mcp` with a live hub, alternating.
+func mcpPair(n int, bin, sock, ws, server string) (time.Duration, time.Duration, error) {
+	open := func(through bool) (*client.Client, error) {
+		cmd, args := server, []string{ws}
+		if through {
+			cmd, args = filepath.Join(bin, "swetouch"), []string{"mcp", "--session", sock, "--root", ws, "--", server, ws}
+		}
+		c, err := client.NewStdioMCPClient(cmd, os.Environ(), args...)
+		if err != nil {
+			return nil, err
+		}
+		init := mcp.InitializeRequest{}
+		init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+		init.Params.ClientInfo = mcp.Implementation{Name: "bench", Version: "1"}
+		_, err = c.Initialize(context.Background(), init)
+		return c, err
+	}
+	direct, err := open(false)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer direct.Close()
+	relay, err := open(true)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer relay.Close()
+	req := mcp.CallToolRequest{}
+	req.Params.Name, req.Params.Arguments = "list_allowed_directories", map[string]any{}
+	var a, b []time.Duration
+	for i := 0; i < n; i++ {
+		for k, c := range []*client.Client{direct, relay} {
+			t0 := time.Now()
+			if _, err := c.CallTool(context.Background(), req); err != nil {
+				return 0, 0, err
+			}
+			if k == 0 {
+				a = append(a, time.Since(t0))
+			} else {
+				b = append(b, time.Since(t0))
+			}
+		}
+	}
+	return median(a), median(b), nil
 }
 
 // goFloor builds the smallest Go program that stands in for bash: it only
