@@ -72,7 +72,16 @@ func NewRelay(hub Hub, c *Classifier, log io.Writer) *Relay {
 }
 
 // FromClient sees a line the client sends to the server.
-func (r *Relay) FromClient(line []byte) []byte {
+func (r *Relay) FromClient(line []byte) []byte { return r.FromClientIn("", line) }
+
+// FromServer sees a line the server sends to the client: the response to
+// a pending tools/call is reported to the hub, and the user's messages, if
+// any, are added to the result as a text block.
+func (r *Relay) FromServer(line []byte) []byte { return r.FromServerIn("", line) }
+
+// FromClientIn is FromClient for one of several sessions sharing the
+// relay (ids are unique only within a session).
+func (r *Relay) FromClientIn(scope string, line []byte) []byte {
 	e, ok := proxy.Peek(line)
 	if !ok {
 		if len(line) > 0 {
@@ -81,7 +90,7 @@ func (r *Relay) FromClient(line []byte) []byte {
 		return line
 	}
 	if e.Method == "notifications/cancelled" {
-		r.cancelled(e.Params)
+		r.cancelled(scope, e.Params)
 		return line
 	}
 	if !e.IsRequest() || e.Method != "tools/call" {
@@ -115,23 +124,24 @@ func (r *Relay) FromClient(line []byte) []byte {
 		}()
 	}
 	r.mu.Lock()
-	r.pending[string(e.ID)] = c
+	r.pending[scope+"\x00"+string(e.ID)] = c
 	r.mu.Unlock()
 	return line
 }
 
 // cancelled closes the hub's action for a call the client gave up on:
 // no response may ever come, and an open action would hold the hub.
-func (r *Relay) cancelled(params json.RawMessage) {
+func (r *Relay) cancelled(scope string, params json.RawMessage) {
 	var p struct {
 		RequestID json.RawMessage `json:"requestId"`
 	}
 	if json.Unmarshal(params, &p) != nil {
 		return
 	}
+	key := scope + "\x00" + string(p.RequestID)
 	r.mu.Lock()
-	c, ok := r.pending[string(p.RequestID)]
-	delete(r.pending, string(p.RequestID))
+	c, ok := r.pending[key]
+	delete(r.pending, key)
 	r.mu.Unlock()
 	if !ok || r.hub == nil {
 		return
@@ -141,10 +151,8 @@ func (r *Relay) cancelled(params json.RawMessage) {
 	}
 }
 
-// FromServer sees a line the server sends to the client: the response to
-// a pending tools/call is reported to the hub, and the user's messages, if
-// any, are added to the result as a text block.
-func (r *Relay) FromServer(line []byte) []byte {
+// FromServerIn is FromServer for one of several sessions.
+func (r *Relay) FromServerIn(scope string, line []byte) []byte {
 	e, ok := proxy.Peek(line)
 	if !ok {
 		if len(line) > 0 {
@@ -155,7 +163,7 @@ func (r *Relay) FromServer(line []byte) []byte {
 	if !e.IsResponse() {
 		return line
 	}
-	key := string(e.ID)
+	key := scope + "\x00" + string(e.ID)
 	r.mu.Lock()
 	c, ok := r.pending[key]
 	delete(r.pending, key)
