@@ -3,6 +3,7 @@ package mcp_test
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -102,5 +103,37 @@ func TestEverythingRelayed(t *testing.T) {
 	if relayed.progress != direct.progress || relayed.samples != direct.samples || relayed.echoed != direct.echoed ||
 		!strings.Contains(relayed.sampled, "sampled answer") || relayed.sampled != direct.sampled {
 		t.Errorf("through the relay %+v, direct %+v", relayed, direct)
+	}
+}
+
+// TestTypeScriptClient: the official TypeScript SDK client sees the same
+// session with the everything server directly and through the relay:
+// tool list, progress, unicode, structured results, errors.
+func TestTypeScriptClient(t *testing.T) {
+	srv := serverBin(t, "mcp-server-everything")
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not installed")
+	}
+	sdk := filepath.Join(filepath.Dir(filepath.Dir(srv)), "@modelcontextprotocol", "sdk")
+	if _, err := os.Stat(sdk); err != nil {
+		t.Skipf("the TypeScript SDK is not installed beside the servers: %v", err)
+	}
+	ws, sock, _ := hubFor(t, policy.Vanilla)
+	run := func(cmd ...string) string {
+		c := exec.Command(node, append([]string{"testdata/ts-client.mjs", sdk}, cmd...)...)
+		out, err := c.Output()
+		if err != nil {
+			t.Fatalf("%v: %v\n%s", cmd, err, out)
+		}
+		return string(out)
+	}
+	direct := run(srv)
+	relayed := run(filepath.Join(binDir, "swetouch"), "mcp", "--session", sock, "--root", ws, "--", srv)
+	if !strings.Contains(direct, `"progress":`) || strings.Contains(direct, `"progress":0`) {
+		t.Fatalf("the direct session is not what the test expects:\n%s", direct)
+	}
+	if direct != relayed {
+		t.Errorf("sessions differ:\ndirect:\n%s\nthrough the relay:\n%s", direct, relayed)
 	}
 }
