@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // WrapMCPConfig rewrites an agent's MCP configuration so that every stdio
@@ -81,16 +82,22 @@ func wrapJSON(data []byte, key, swetouch string, commandList bool) ([]byte, int,
 	return out.Bytes(), n, nil
 }
 
-var (
-	tomlTable   = regexp.MustCompile(`^\s*\[\s*mcp_servers\.([^\]\s]+)\s*\]\s*$`)
-	tomlCommand = regexp.MustCompile(`^(\s*command\s*=\s*)("(?:[^"\\]|\\.)*")\s*$`)
-	tomlArgs    = regexp.MustCompile(`^(\s*args\s*=\s*)(\[.*\])\s*$`)
-)
+// tomlPatterns are compiled on first use: this package is linked into
+// the binary the shell shim starts for every command.
+var tomlPatterns = sync.OnceValue(func() [3]*regexp.Regexp {
+	return [3]*regexp.Regexp{
+		regexp.MustCompile(`^\s*\[\s*mcp_servers\.([^\]\s]+)\s*\]\s*$`),
+		regexp.MustCompile(`^(\s*command\s*=\s*)("(?:[^"\\]|\\.)*")\s*$`),
+		regexp.MustCompile(`^(\s*args\s*=\s*)(\[.*\])\s*$`),
+	}
+})
 
 // wrapTOML rewrites [mcp_servers.NAME] tables line by line: the
 // `command = "…"` and single-line `args = [...]` keys; the rest of the
 // file is kept byte for byte.
 func wrapTOML(data []byte, swetouch string) ([]byte, int, error) {
+	re := tomlPatterns()
+	tomlTable, tomlCommand, tomlArgs := re[0], re[1], re[2]
 	lines := strings.SplitAfter(string(data), "\n")
 	n := 0
 	for i := 0; i < len(lines); i++ {

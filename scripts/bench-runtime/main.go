@@ -18,7 +18,10 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"net"
+	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,9 +32,11 @@ import (
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/swetouch/swetouch/examples"
 	"github.com/swetouch/swetouch/internal/testbin"
+	mcpproxy "github.com/swetouch/swetouch/proxy/mcp"
 	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/watch"
 )
@@ -100,6 +105,13 @@ func run(n int) error {
 		fmt.Println("MCP tools/call: skipped (", err, ")")
 	}
 
+	hd, hr, err := mcpHTTPPair(n, sock, ws)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("MCP tools/call (HTTP)   median %.0f µs direct; through the relay %.0f µs; added %.0f µs (budget 100 µs)\n",
+		float64(hd)/float64(time.Microsecond), float64(hr)/float64(time.Microsecond), float64(hr-hd)/float64(time.Microsecond))
+
 	big := filepath.Join(tmp, "big")
 	if err := tree(big, 20000, 100); err != nil {
 		return err
@@ -148,6 +160,66 @@ func mcpPair(n int, bin, sock, ws, server string) (time.Duration, time.Duration,
 	defer relay.Close()
 	req := mcp.CallToolRequest{}
 	req.Params.Name, req.Params.Arguments = "list_allowed_directories", map[string]any{}
+	var a, b []time.Duration
+	for i := 0; i < n; i++ {
+		for k, c := range []*client.Client{direct, relay} {
+			t0 := time.Now()
+			if _, err := c.CallTool(context.Background(), req); err != nil {
+				return 0, 0, err
+			}
+			if k == 0 {
+				a = append(a, time.Since(t0))
+			} else {
+				b = append(b, time.Since(t0))
+			}
+		}
+	}
+	return median(a), median(b), nil
+}
+
+// mcpHTTPPair times n tools/call round trips to an mcp-go streamable HTTP
+// server, directly and through the HTTP relay with a live hub.
+func mcpHTTPPair(n int, sock, ws string) (time.Duration, time.Duration, error) {
+	srv := server.NewMCPServer("bench", "1", server.WithToolCapabilities(false))
+	srv.AddTool(mcp.NewTool("ping_tool"), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText("pong"), nil
+	})
+	up := httptest.NewServer(server.NewStreamableHTTPServer(srv))
+	defer up.Close()
+	u, _ := url.Parse(up.URL)
+	hub, err := session.Dial(sock)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer hub.Close()
+	rs := httptest.NewServer(mcpproxy.NewHTTPRelay(u, mcpproxy.NewRelay(hub, &mcpproxy.Classifier{Root: ws}, io.Discard)))
+	defer rs.Close()
+	open := func(base string) (*client.Client, error) {
+		c, err := client.NewStreamableHttpClient(base + "/mcp")
+		if err != nil {
+			return nil, err
+		}
+		if err := c.Start(context.Background()); err != nil {
+			return nil, err
+		}
+		init := mcp.InitializeRequest{}
+		init.Params.ProtocolVersion = "2025-06-18"
+		init.Params.ClientInfo = mcp.Implementation{Name: "bench", Version: "1"}
+		_, err = c.Initialize(context.Background(), init)
+		return c, err
+	}
+	direct, err := open(up.URL)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer direct.Close()
+	relay, err := open(rs.URL)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer relay.Close()
+	req := mcp.CallToolRequest{}
+	req.Params.Name = "ping_tool"
 	var a, b []time.Duration
 	for i := 0; i < n; i++ {
 		for k, c := range []*client.Client{direct, relay} {
