@@ -230,3 +230,43 @@ func TestMalformedLines(t *testing.T) {
 		t.Errorf("garbage not logged: %q", stderr.String())
 	}
 }
+
+// TestCancellation: a call the client cancels mid-way (after its first
+// progress notification) closes the hub's action, and the session goes on.
+func TestCancellation(t *testing.T) {
+	srv := serverBin(t, "mcp-server-everything")
+	ws, sock, h := hubFor(t, policy.Vanilla)
+	cmd := exec.Command(filepath.Join(binDir, "swetouch"), "mcp", "--session", sock, "--root", ws, "--", srv)
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { in.Close(); cmd.Wait() }()
+	r := bufio.NewReader(out)
+	send := func(s string) { io.WriteString(in, s+"\n") }
+	until := func(pred func(string) bool) string {
+		for {
+			line, err := r.ReadString('\n')
+			if err != nil {
+				t.Fatalf("relay closed: %v", err)
+			}
+			if pred(line) {
+				return line
+			}
+		}
+	}
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	until(func(l string) bool { return strings.Contains(l, `"id":1`) })
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	send(`{"jsonrpc":"2.0","id":"long-1","method":"tools/call","params":{"name":"trigger-long-running-operation","arguments":{"duration":2,"steps":20},"_meta":{"progressToken":"p-1"}}}`)
+	until(func(l string) bool { return strings.Contains(l, "notifications/progress") && strings.Contains(l, `"p-1"`) })
+	send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"long-1","reason":"user"}}`)
+	send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"message":"still here"}}}`)
+	if l := until(func(l string) bool { return strings.Contains(l, `"id":2`) }); !strings.Contains(l, "still here") {
+		t.Fatalf("after the cancel: %s", l)
+	}
+	if st := h.Status(); st.Running != 0 {
+		t.Errorf("the cancelled call is still an open action: %+v", st)
+	}
+}
