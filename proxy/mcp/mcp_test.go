@@ -235,7 +235,9 @@ func TestMalformedLines(t *testing.T) {
 // progress notification) closes the hub's action, and the session goes on.
 func TestCancellation(t *testing.T) {
 	srv := serverBin(t, "mcp-server-everything")
-	ws, sock, h := hubFor(t, policy.Vanilla)
+	// armed (an intervention is due), so the relay waits for the hub at
+	// each result and the status below is settled
+	ws, sock, h := hubFor(t, policy.CounterEdit)
 	cmd := exec.Command(filepath.Join(binDir, "swetouch"), "mcp", "--session", sock, "--root", ws, "--", srv)
 	in, _ := cmd.StdinPipe()
 	out, _ := cmd.StdoutPipe()
