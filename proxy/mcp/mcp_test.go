@@ -262,7 +262,9 @@ func TestCancellation(t *testing.T) {
 	until(func(l string) bool { return strings.Contains(l, `"id":1`) })
 	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	send(`{"jsonrpc":"2.0","id":"long-1","method":"tools/call","params":{"name":"trigger-long-running-operation","arguments":{"duration":2,"steps":20},"_meta":{"progressToken":"p-1"}}}`)
-	until(func(l string) bool { return strings.Contains(l, "notifications/progress") && strings.Contains(l, `"p-1"`) })
+	until(func(l string) bool {
+		return strings.Contains(l, "notifications/progress") && strings.Contains(l, `"p-1"`)
+	})
 	send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"long-1","reason":"user"}}`)
 	send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"message":"still here"}}}`)
 	if l := until(func(l string) bool { return strings.Contains(l, `"id":2`) }); !strings.Contains(l, "still here") {

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
@@ -33,6 +34,10 @@ type Relay struct {
 
 	mu      sync.Mutex
 	pending map[string]call // by the client request's raw id
+	// quiet is set once the hub has said no intervention can fire: from
+	// then on results pass without waiting for the hub at all (an
+	// intervention, once done, never comes back)
+	quiet atomic.Bool
 }
 
 type call struct {
@@ -171,10 +176,38 @@ func (r *Relay) FromServerIn(scope string, line []byte) []byte {
 	if !ok || r.hub == nil {
 		return line
 	}
+	ah, async := r.hub.(armedHub)
+	if async && r.quiet.Load() {
+		go func() {
+			if b := c.begin(); b.id >= 0 {
+				ah.EndAsync(b.id, r.end(c, e))
+			}
+		}()
+		return line
+	}
 	b := c.begin()
 	if b.id < 0 {
 		return line
 	}
+	if async && !b.armed {
+		r.quiet.Store(true)
+		ah.EndAsync(b.id, r.end(c, e)) // nothing can come back: do not hold the result
+		return line
+	}
+	msgs, err := r.hub.End(b.id, r.end(c, e))
+	if err != nil || len(msgs) == 0 || len(e.Error) > 0 {
+		return line
+	}
+	out, err := appendMessages(line, msgs)
+	if err != nil {
+		fmt.Fprintf(r.log, "swetouch mcp: could not add the message to the result: %v\n", err)
+		return line
+	}
+	return out
+}
+
+// end is what the hub is told when a call's result comes.
+func (r *Relay) end(c call, e proxy.Envelope) session.End {
 	evs := r.classify.Classify(c.tool, c.args)
 	end := session.End{Events: evs}
 	if len(e.Error) > 0 {
@@ -188,20 +221,7 @@ func (r *Relay) FromServerIn(scope string, line []byte) []byte {
 			}
 		}
 	}
-	if ah, ok := r.hub.(armedHub); ok && !b.armed {
-		ah.EndAsync(b.id, end) // nothing can come back: do not hold the result
-		return line
-	}
-	msgs, err := r.hub.End(b.id, end)
-	if err != nil || len(msgs) == 0 || len(e.Error) > 0 {
-		return line
-	}
-	out, err := appendMessages(line, msgs)
-	if err != nil {
-		fmt.Fprintf(r.log, "swetouch mcp: could not add the message to the result: %v\n", err)
-		return line
-	}
-	return out
+	return end
 }
 
 func argsJSON(a any) []byte {
