@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
@@ -153,5 +154,49 @@ func TestHTTPOrigin(t *testing.T) {
 		if resp.StatusCode != want {
 			t.Errorf("origin %s: %d, want %d", origin, resp.StatusCode, want)
 		}
+	}
+}
+
+// TestHTTPListChanged: a notification the server sends on its own — here
+// tools/list_changed when a tool is added — reaches the client through the
+// relay's GET stream.
+func TestHTTPListChanged(t *testing.T) {
+	ws, sock, _ := hubFor(t, policy.Vanilla)
+	s := server.NewMCPServer("files", "1", server.WithToolCapabilities(true))
+	s.AddTool(mcp.NewTool("one"), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText("1"), nil
+	})
+	up := httptest.NewServer(server.NewStreamableHTTPServer(s))
+	defer up.Close()
+	rs := relayFor(t, up.URL, sock, ws)
+	c, err := client.NewStreamableHttpClient(rs.URL+"/mcp", transport.WithContinuousListening())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	got := make(chan string, 4)
+	c.OnNotification(func(n mcp.JSONRPCNotification) { got <- n.Method })
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = "2025-06-18"
+	init.Params.ClientInfo = mcp.Implementation{Name: "t", Version: "1"}
+	if _, err := c.Initialize(ctx, init); err != nil {
+		t.Fatal(err)
+	}
+	callTool(t, c, "one", nil) // the session is live both ways
+	s.AddTool(mcp.NewTool("two"), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText("2"), nil
+	})
+	select {
+	case m := <-got:
+		if m != "notifications/tools/list_changed" {
+			t.Errorf("got %s", m)
+		}
+	case <-ctx.Done():
+		t.Fatal("no list_changed notification through the relay")
 	}
 }
