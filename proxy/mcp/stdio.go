@@ -38,7 +38,12 @@ type Relay struct {
 	// then on results pass without waiting for the hub at all (an
 	// intervention, once done, never comes back)
 	quiet atomic.Bool
+	late  sync.WaitGroup // reports still on their way to the hub
 }
+
+// Wait waits for reports still on their way to the hub: the relay's
+// owner calls it before closing the hub connection.
+func (r *Relay) Wait() { r.late.Wait() }
 
 type call struct {
 	begun chan begun // the hub's answer to begin
@@ -178,7 +183,9 @@ func (r *Relay) FromServerIn(scope string, line []byte) []byte {
 	}
 	ah, async := r.hub.(armedHub)
 	if async && r.quiet.Load() {
+		r.late.Add(1)
 		go func() {
+			defer r.late.Done()
 			if b := c.begin(); b.id >= 0 {
 				ah.EndAsync(b.id, r.end(c, e))
 			}
@@ -327,6 +334,7 @@ func RunStdio(args []string, r *Relay, stdin io.Reader, stdout, stderr io.Writer
 	}()
 	proxy.Pipe(stdout, out, r.FromServer)
 	err = cmd.Wait()
+	r.Wait()
 	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		return 128 + int(ws.Signal()), nil
 	}
