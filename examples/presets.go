@@ -23,8 +23,9 @@ type Preset struct {
 	Command func(bin, instruction, model, swetouch string) []string
 	// Env points the agent at a model endpoint ("" keeps its own);
 	// swetouch is this tool's executable, for agents that call it back
-	// through their hooks.
-	Env func(modelURL, swetouch string) []string
+	// through their hooks; scratch is a directory of the run's own, for
+	// the agent's configuration files, which the caller removes.
+	Env func(modelURL, swetouch, scratch string) []string
 	// Observe turns a line of the agent's output into events; ws is the
 	// workspace, for making paths repo-relative. nil when the agent's
 	// hooks report its tool calls instead.
@@ -45,7 +46,7 @@ var presets = map[string]Preset{
 			}
 			return args
 		},
-		Env: func(url, swetouch string) []string {
+		Env: func(url, swetouch, scratch string) []string {
 			env := []string{"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1"}
 			if url != "" {
 				env = append(env, "ANTHROPIC_BASE_URL="+url)
@@ -65,7 +66,7 @@ var presets = map[string]Preset{
 			}
 			return args
 		},
-		Env: func(url, swetouch string) []string {
+		Env: func(url, swetouch, scratch string) []string {
 			if url == "" {
 				return nil
 			}
@@ -75,7 +76,7 @@ var presets = map[string]Preset{
 			}
 			// an API key needs "gemini-api-key" auth in ~/.gemini/settings.json:
 			// give the agent a home of its own rather than touch the user's
-			if home, err := os.MkdirTemp("", "swetouch-gemini-home-"); err == nil {
+			if home, err := os.MkdirTemp(scratch, "gemini-home-"); err == nil {
 				os.MkdirAll(filepath.Join(home, ".gemini"), 0o755)
 				os.WriteFile(filepath.Join(home, ".gemini", "settings.json"), []byte(`{"security":{"auth":{"selectedType":"gemini-api-key"}}}`+"\n"), 0o644)
 				env = append(env, "HOME="+home)
@@ -93,11 +94,11 @@ var presets = map[string]Preset{
 			}
 			return append(args, instruction)
 		},
-		Env: func(url, swetouch string) []string {
+		Env: func(url, swetouch, scratch string) []string {
 			// a CODEX_HOME of the run's own: a PostToolUse hook that reports
 			// every tool call to the hub and returns the user's messages as
 			// additional context, and a model provider for the endpoint
-			home, err := os.MkdirTemp("", "swetouch-codex-home-")
+			home, err := os.MkdirTemp(scratch, "codex-home-")
 			if err != nil {
 				return nil
 			}
@@ -130,7 +131,7 @@ var presets = map[string]Preset{
 			}
 			return append(args, instruction)
 		},
-		Env: func(url, swetouch string) []string {
+		Env: func(url, swetouch, scratch string) []string {
 			env := []string{"OPENCODE_DISABLE_AUTOUPDATE=1"}
 			if url == "" {
 				return env
@@ -143,7 +144,7 @@ var presets = map[string]Preset{
 				"model":      "swetouch/model",
 				"permission": map[string]any{"bash": "allow", "edit": "allow"},
 			}
-			if dir, err := os.MkdirTemp("", "swetouch-opencode-"); err == nil {
+			if dir, err := os.MkdirTemp(scratch, "opencode-"); err == nil {
 				b, _ := json.MarshalIndent(cfg, "", "  ")
 				p := filepath.Join(dir, "opencode.json")
 				if os.WriteFile(p, b, 0o644) == nil {

@@ -59,7 +59,7 @@ func agentSession(t *testing.T, shimDir, agent, modelName, readTool string, deli
 	out := t.TempDir()
 	res, err := session.Run(context.Background(), session.RunConfig{
 		Task: tk, Record: recs[0], Condition: policy.CounterEdit, Out: out, Shim: filepath.Join(shimDir, "swetouch"),
-		Agent: p.Command(bin, "{instruction}", modelName, filepath.Join(shimDir, "swetouch")), Env: p.Env(ts.URL, filepath.Join(shimDir, "swetouch")), Observe: p.Observe,
+		Agent: p.Command(bin, "{instruction}", modelName, filepath.Join(shimDir, "swetouch")), Env: p.Env(ts.URL, filepath.Join(shimDir, "swetouch"), t.TempDir()), Observe: p.Observe,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -136,7 +136,7 @@ func TestClaudeNativeReadMessage(t *testing.T) {
 	swetouch := filepath.Join(shimDir, "swetouch")
 	res, err := session.Run(context.Background(), session.RunConfig{
 		Task: tk, Record: recs[0], Condition: policy.CounterEdit, Out: t.TempDir(), Shim: swetouch,
-		Agent: p.Command(bin, "{instruction}", "claude-sonnet-4-5", swetouch), Env: p.Env(ts.URL, swetouch), Observe: p.Observe,
+		Agent: p.Command(bin, "{instruction}", "claude-sonnet-4-5", swetouch), Env: p.Env(ts.URL, swetouch, t.TempDir()), Observe: p.Observe,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -51,7 +51,7 @@ func vanillaIdentity(t *testing.T, shimDir, agent, modelName string) {
 			out := t.TempDir()
 			res, err := session.Run(context.Background(), session.RunConfig{
 				Task: tk, Condition: policy.Vanilla, Out: out, Shim: filepath.Join(shimDir, "swetouch"), KeepWorkspace: true,
-				Agent: p.Command(bin, "{instruction}", modelName, filepath.Join(shimDir, "swetouch")), Env: p.Env(ts.URL, filepath.Join(shimDir, "swetouch")), Observe: p.Observe,
+				Agent: p.Command(bin, "{instruction}", modelName, filepath.Join(shimDir, "swetouch")), Env: p.Env(ts.URL, filepath.Join(shimDir, "swetouch"), t.TempDir()), Observe: p.Observe,
 			})
 			if err != nil {
 				t.Fatal(err)
@@ -65,7 +65,7 @@ func vanillaIdentity(t *testing.T, shimDir, agent, modelName string) {
 			}
 			args := p.Command(bin, tk.Instruction, modelName, filepath.Join(shimDir, "swetouch"))
 			cmd := exec.Command(args[0], args[1:]...)
-			cmd.Dir, cmd.Env = ws, append(append(os.Environ(), "PWD="+ws), p.Env(ts.URL, filepath.Join(shimDir, "swetouch"))...)
+			cmd.Dir, cmd.Env = ws, append(append(os.Environ(), "PWD="+ws), p.Env(ts.URL, filepath.Join(shimDir, "swetouch"), t.TempDir())...)
 			start := time.Now()
 			if out, err := cmd.CombinedOutput(); err != nil {
 				t.Fatalf("%s without the shim: %v\n%s", agent, err, out)
@@ -102,7 +102,8 @@ var masks = []*regexp.Regexp{
 	regexp.MustCompile(`swetouch-ws-\d+`),                                              // a workspace's name
 	regexp.MustCompile(`"user_id":"[^"]*"`),
 	regexp.MustCompile(`cc_version=[^;"]*`),
-	regexp.MustCompile(`swetouch-(gemini|codex)-home-\d+`),
+	regexp.MustCompile(`/(gemini|codex)-home-\d+`),
+	regexp.MustCompile(`/tmp/Test[^"/\\]*/\d+`), // t.TempDir()
 	regexp.MustCompile(`_\d{13}_\d+`),                             // Gemini's call ids carry the time in ms
 	regexp.MustCompile(`ses_[0-9A-Za-z]+`),                        // opencode's session ids
 	regexp.MustCompile(`_unix_ms\\?":\d+`),                        // Codex's turn start time

@@ -39,7 +39,12 @@ func runCmd() *cobra.Command {
 					return err
 				}
 				cfg.Agent = append(p.Command(bin, "{instruction}", modelName, exe), args...)
-				cfg.Env, cfg.Observe = p.Env(modelURL, exe), p.Observe
+				scratch, err := os.MkdirTemp("", "swetouch-agent-")
+				if err != nil {
+					return err
+				}
+				defer os.RemoveAll(scratch)
+				cfg.Env, cfg.Observe = p.Env(modelURL, exe, scratch), p.Observe
 			case len(args) == 0:
 				return badInput("give --agent NAME, or the agent's command after --")
 			}
