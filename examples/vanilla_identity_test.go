@@ -103,7 +103,7 @@ var masks = []*regexp.Regexp{
 	regexp.MustCompile(`"user_id":"[^"]*"`),
 	regexp.MustCompile(`cc_version=[^;"]*`),
 	regexp.MustCompile(`/(gemini|codex)-home-\d+`),
-	regexp.MustCompile(`/tmp/Test[^"/\\]*/\d+`), // t.TempDir()
+	regexp.MustCompile(`/tmp/Test[^"/\\]*/\d+`),                   // t.TempDir()
 	regexp.MustCompile(`_\d{13}_\d+`),                             // Gemini's call ids carry the time in ms
 	regexp.MustCompile(`ses_[0-9A-Za-z]+`),                        // opencode's session ids
 	regexp.MustCompile(`_unix_ms\\?":\d+`),                        // Codex's turn start time
