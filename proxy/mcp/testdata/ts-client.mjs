@@ -21,7 +21,9 @@ const long = await client.callTool(
   undefined,
   { onprogress: () => { progress++; } },
 );
-out("long", { content: long.content, progress });
+// how many progress notifications land before the result is a race in
+// the server (the last one and the result leave together): compare "some"
+out("long", { content: long.content, progress: progress > 0 });
 out("echo", await client.callTool({ name: "echo", arguments: { message: "a\u2028b \"q\" ü" } }));
 out("sum", await client.callTool({ name: "get-sum", arguments: { a: 2, b: 40 } }));
 try {
