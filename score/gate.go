@@ -1,0 +1,124 @@
+package score
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+
+	"github.com/swetouch/swetouch/patch"
+	"github.com/swetouch/swetouch/session"
+	"github.com/swetouch/swetouch/task"
+)
+
+// GateResults is a gate-results-v1 document.
+type GateResults struct {
+	SchemaVersion string      `json:"schema_version"`
+	Candidates    []Candidate `json:"candidates"`
+}
+
+// Candidate is one Counter-Edit's three-state validation.
+type Candidate struct {
+	InstanceID            string  `json:"instance_id"`
+	CandidateID           string  `json:"candidate_id"`
+	ReferenceOnly         Outcome `json:"reference_only"`
+	UserEditOnly          Outcome `json:"user_edit_only"`
+	UserEditPlusReference Outcome `json:"user_edit_plus_reference"`
+}
+
+// Outcome is one state: Resolved is nil when the state could not be run
+// (a patch that does not apply, a reference solution that fails, a
+// verifier that breaks), with the reason in Error.
+type Outcome struct {
+	Resolved *bool   `json:"resolved"`
+	ExitCode *int    `json:"exit_code"`
+	LogPath  *string `json:"log_path"`
+	Error    *string `json:"error"`
+}
+
+// Passes reports the gate's verdict: true when the reference alone
+// resolves, the Counter-Edit alone does not, and the Counter-Edit then the
+// reference does not; nil when a state has no answer. (Unlike the released
+// harness, a Counter-Edit that fails to apply is no answer, not a pass.)
+func (c Candidate) Passes() *bool {
+	r, u, ur := c.ReferenceOnly.Resolved, c.UserEditOnly.Resolved, c.UserEditPlusReference.Resolved
+	if r == nil || u == nil || ur == nil {
+		return nil
+	}
+	ok := *r && !*u && !*ur
+	return &ok
+}
+
+// Gate runs the three states for one candidate diff on fresh workspaces of
+// the task, writing each state's verifier log under logDir ("" keeps
+// none).
+func Gate(ctx context.Context, t *task.Task, instance, candidate, diff, logDir string) Candidate {
+	c := Candidate{InstanceID: instance, CandidateID: candidate}
+	state := func(name string, userEdit, reference bool) Outcome {
+		ws, err := session.Workspace(t.Repo)
+		if err != nil {
+			return failed(err)
+		}
+		defer os.RemoveAll(ws)
+		if userEdit {
+			if err := applyDiff(ws, diff); err != nil {
+				return failed(fmt.Errorf("the Counter-Edit does not apply: %w", err))
+			}
+		}
+		if reference {
+			if t.Solution == "" {
+				return failed(fmt.Errorf("the task has no reference solution"))
+			}
+			cmd := exec.CommandContext(ctx, "bash", t.Solution)
+			cmd.Dir = ws
+			if out, err := cmd.CombinedOutput(); err != nil {
+				return failed(fmt.Errorf("the reference solution failed: %v: %s", err, bytes.TrimSpace(out)))
+			}
+		}
+		v := task.Verify(ctx, t, ws)
+		o := Outcome{Resolved: v.Resolved}
+		if v.Resolved != nil {
+			o.ExitCode = &v.Exit
+		} else {
+			o.Error = &v.Reason
+		}
+		if logDir != "" {
+			p := filepath.Join(logDir, fmt.Sprintf("%s.%s.%s.log", instance, candidate, name))
+			if os.MkdirAll(logDir, 0o755) == nil && os.WriteFile(p, []byte(v.Output), 0o644) == nil {
+				o.LogPath = &p
+			}
+		}
+		return o
+	}
+	c.ReferenceOnly = state("reference_only", false, true)
+	c.UserEditOnly = state("user_edit_only", true, false)
+	c.UserEditPlusReference = state("user_edit_plus_reference", true, true)
+	return c
+}
+
+func failed(err error) Outcome {
+	s := err.Error()
+	return Outcome{Error: &s}
+}
+
+func applyDiff(ws, diff string) error {
+	fds, err := patch.Parse(diff)
+	if err != nil {
+		return err
+	}
+	rep, err := patch.Apply(patch.Dir(ws), fds)
+	if err != nil {
+		return err
+	}
+	if !rep.Applied {
+		for _, h := range rep.Hunks {
+			if h.Error != "" {
+				return fmt.Errorf("%s hunk %d: %s", h.File, h.Hunk, h.Error)
+			}
+		}
+		return fmt.Errorf("not applied")
+	}
+	return nil
+}
