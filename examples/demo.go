@@ -77,7 +77,7 @@ func Demo(ctx context.Context, cfg DemoConfig) ([]DemoRun, error) {
 				out := filepath.Join(cfg.Report, "runs", t.Name, string(cond), agent)
 				fmt.Fprintf(cfg.Log, "%-12s %-12s %-8s ", t.Name, cond, agent)
 				r, err := session.Run(ctx, session.RunConfig{
-					Task: t, Record: rec, Condition: cond, Out: out, Shim: cfg.Shim, KeepWorkspace: true,
+					Task: t, Record: rec, Condition: cond, Out: out, Shim: cfg.Shim, KeepWorkspace: true, AgentName: agent,
 					Agent: []string{cfg.Shim, "agent", "script", "--plan", plan, "--behaviour", agent},
 				})
 				if err != nil {

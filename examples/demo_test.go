@@ -10,6 +10,7 @@ import (
 
 	"github.com/swetouch/swetouch/examples"
 	"github.com/swetouch/swetouch/internal/testbin"
+	"github.com/swetouch/swetouch/score"
 )
 
 // TestDemo runs the demo as `swetouch demo` does and checks its headline:
@@ -38,6 +39,24 @@ func TestDemo(t *testing.T) {
 	for _, r := range runs {
 		if r.AgentExit != 0 {
 			t.Errorf("%s/%s/%s: agent exited %d", r.Task, r.Condition, r.Agent, r.AgentExit)
+		}
+	}
+	// the report folder scores to the same table, with the fate of the
+	// user's edit read from each run's trajectory and final diff
+	trials, err := score.Load(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range score.Summarize(trials) {
+		switch [2]string{r.Agent, r.Condition} {
+		case [2]string{"naive", "counter-edit"}:
+			if r.Resolved != 0 || r.Retention == nil || *r.Retention != 0 || r.Fates[score.Retained] != 3 {
+				t.Errorf("naive under counter-edit: %+v", r)
+			}
+		case [2]string{"careful", "counter-edit"}:
+			if r.Resolved != 3 || r.Retention == nil || *r.Retention != 1 || r.Fates[score.Retained] != 0 {
+				t.Errorf("careful under counter-edit: %+v", r)
+			}
 		}
 	}
 	b, err := os.ReadFile(filepath.Join(report, "report.md"))

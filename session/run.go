@@ -28,6 +28,9 @@ type RunConfig struct {
 	Condition policy.Condition
 	Match     policy.Match
 	Agent     []string // the agent command; {instruction} and {workspace} are substituted
+	// AgentName labels the agent in results (default: the command's base
+	// name); scores group by it.
+	AgentName string
 	Out       string   // where trajectory.jsonl and result.json go
 	// Shim is the executable linked as bash and sh in the shim directory;
 	// by default this process's own.
@@ -53,6 +56,7 @@ type RunResult struct {
 	Condition     string          `json:"condition"`
 	Match         string          `json:"match,omitempty"`
 	Agent         []string        `json:"agent"`
+	AgentName     string          `json:"agent_name"`
 	Resolved      *bool           `json:"resolved"`
 	Reason        string          `json:"reason,omitempty"`
 	AgentExit     int             `json:"agent_exit"`
@@ -87,7 +91,10 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
 		return nil, err
 	}
-	res := &RunResult{Task: cfg.Task.Name, Condition: string(policy.Vanilla), Agent: cfg.Agent, Interventions: []event.Attempt{}}
+	res := &RunResult{Task: cfg.Task.Name, Condition: string(policy.Vanilla), Agent: cfg.Agent, AgentName: cfg.AgentName, Interventions: []event.Attempt{}}
+	if res.AgentName == "" && len(cfg.Agent) > 0 {
+		res.AgentName = filepath.Base(cfg.Agent[0])
+	}
 	var pol *policy.Policy
 	if cfg.Record != nil {
 		res.Instance = cfg.Record.InstanceID
@@ -202,6 +209,9 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	res.AgentExit = cmd.ProcessState.ExitCode()
 	res.Timings.Agent = time.Since(agentStart).Seconds()
 	hub.Idle(context.Background()) // the agent's last native edits
+	if d, err := finalDiff(ws); err == nil {
+		os.WriteFile(filepath.Join(cfg.Out, "final.diff"), d, 0o644)
+	}
 	if interrupted {
 		res.Reason = "interrupted"
 		hub.Close("interrupted")
@@ -272,6 +282,19 @@ func observe(r io.ReadCloser, out io.Writer, ws string, fn func([]byte) []event.
 			return
 		}
 	}
+}
+
+// finalDiff is the workspace's change from the task's start, new files
+// included: what scoring reads the fate of the user's edit from.
+func finalDiff(ws string) ([]byte, error) {
+	add := exec.Command("git", "add", "-A", "--intent-to-add", ".")
+	add.Dir = ws
+	if err := add.Run(); err != nil {
+		return nil, err
+	}
+	diff := exec.Command("git", "diff", "--no-color", "--no-ext-diff", "HEAD")
+	diff.Dir = ws
+	return diff.Output()
 }
 
 // Workspace makes a fresh git-initialised copy of repo in a new temporary

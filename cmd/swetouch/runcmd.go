@@ -39,6 +39,7 @@ func runCmd() *cobra.Command {
 					return err
 				}
 				cfg.Agent = append(p.Command(bin, "{instruction}", modelName, exe), args...)
+				cfg.AgentName = agent
 				scratch, err := os.MkdirTemp("", "swetouch-agent-")
 				if err != nil {
 					return err

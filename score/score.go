@@ -1,0 +1,284 @@
+package score
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/swetouch/swetouch/event"
+	"github.com/swetouch/swetouch/replay"
+	"github.com/swetouch/swetouch/session"
+)
+
+// Fates of the user's edit at the end of a trial.
+const (
+	Retained = "retained" // every line the Counter-Edit added is still there
+	Removed  = "removed"  // none is
+	Replaced = "replaced" // some are
+)
+
+// Trial is one run's result as found on disk.
+type Trial struct {
+	Dir    string
+	Result session.RunResult
+	// Fate of the user's edit (Retained, Removed, Replaced); "" when no
+	// Counter-Edit landed.
+	Fate string
+}
+
+// Load finds every run (a folder with result.json) under the given
+// folders, which may come from many machines.
+func Load(dirs ...string) ([]Trial, error) {
+	var trials []Trial
+	for _, d := range dirs {
+		err := filepath.WalkDir(d, func(p string, e fs.DirEntry, err error) error {
+			if err != nil || e.IsDir() || e.Name() != "result.json" {
+				return err
+			}
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			var t Trial
+			if err := json.Unmarshal(b, &t.Result); err != nil {
+				return fmt.Errorf("%s: %v", p, err)
+			}
+			t.Dir = filepath.Dir(p)
+			t.Fate = fate(t.Dir)
+			trials = append(trials, t)
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	sort.Slice(trials, func(i, j int) bool { return trials[i].Dir < trials[j].Dir })
+	return trials, nil
+}
+
+// fate compares the lines the Counter-Edits added (from the trajectory)
+// with the lines the run's final diff adds.
+func fate(dir string) string {
+	f, err := os.Open(filepath.Join(dir, "trajectory.jsonl"))
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	tr, err := replay.Read(f, "trajectory.jsonl")
+	if err != nil {
+		return ""
+	}
+	var added []string
+	for _, ev := range tr.Events {
+		if ev.Kind == event.Edit && ev.Actor == event.User && ev.Diff != "" {
+			added = append(added, plusLines(ev.Diff)...)
+		}
+	}
+	if len(added) == 0 {
+		return ""
+	}
+	final, _ := os.ReadFile(filepath.Join(dir, "final.diff"))
+	kept := map[string]bool{}
+	for _, l := range plusLines(string(final)) {
+		kept[l] = true
+	}
+	n := 0
+	for _, l := range added {
+		if kept[l] {
+			n++
+		}
+	}
+	switch n {
+	case len(added):
+		return Retained
+	case 0:
+		return Removed
+	}
+	return Replaced
+}
+
+func plusLines(diff string) []string {
+	var out []string
+	for _, l := range strings.Split(diff, "\n") {
+		if strings.HasPrefix(l, "+") && !strings.HasPrefix(l, "+++") && strings.TrimSpace(l[1:]) != "" {
+			out = append(out, l[1:])
+		}
+	}
+	return out
+}
+
+// Row summarises one agent under one condition.
+type Row struct {
+	Agent       string         `json:"agent"`
+	Condition   string         `json:"condition"`
+	Trials      int            `json:"trials"`
+	Resolved    int            `json:"resolved"`
+	Unknown     int            `json:"infrastructure_errors"` // resolved null: not failures
+	Rate        float64        `json:"resolve_rate"`          // mean over runs
+	RateSD      float64        `json:"resolve_rate_sd"`       // over runs
+	Delta       float64        `json:"delta_vs_vanilla"`
+	Retention   *float64       `json:"retention"` // of the tasks vanilla majority-solves
+	Steps       float64        `json:"steps_mean"`
+	Applied     int            `json:"interventions_applied"`
+	Delivered   int            `json:"messages_delivered"`
+	Fates       map[string]int `json:"user_edit_fates,omitempty"`
+	tasksSolved map[string][2]int
+}
+
+// Summarize groups trials by agent and condition. A run is the n-th trial
+// of each task (in folder order); the rate's mean and sd are over runs.
+// Retention is the share of tasks the agent's vanilla trials
+// majority-solve that it still majority-solves under the condition.
+func Summarize(trials []Trial) []Row {
+	type key struct{ agent, cond string }
+	rows := map[key]*Row{}
+	runOf := map[[3]string]int{} // agent, cond, task → trials seen
+	perRun := map[key]map[int][2]int{}
+	for _, t := range trials {
+		r := t.Result
+		k := key{r.AgentName, r.Condition}
+		row, ok := rows[k]
+		if !ok {
+			row = &Row{Agent: k.agent, Condition: k.cond, Fates: map[string]int{}, tasksSolved: map[string][2]int{}}
+			rows[k] = row
+			perRun[k] = map[int][2]int{}
+		}
+		run := runOf[[3]string{k.agent, k.cond, r.Task}]
+		runOf[[3]string{k.agent, k.cond, r.Task}]++
+		row.Trials++
+		row.Steps += float64(r.Steps)
+		row.Applied += r.Applied
+		row.Delivered += r.Delivered
+		if t.Fate != "" {
+			row.Fates[t.Fate]++
+		}
+		ts := row.tasksSolved[r.Task]
+		pr := perRun[k][run]
+		switch {
+		case r.Resolved == nil:
+			row.Unknown++
+			continue
+		case *r.Resolved:
+			row.Resolved++
+			ts[0]++
+			pr[0]++
+		}
+		ts[1]++
+		pr[1]++
+		row.tasksSolved[r.Task] = ts
+		perRun[k][run] = pr
+	}
+	var out []Row
+	for k, row := range rows {
+		var rates []float64
+		for _, pr := range perRun[k] {
+			if pr[1] > 0 {
+				rates = append(rates, float64(pr[0])/float64(pr[1]))
+			}
+		}
+		row.Rate, row.RateSD = meanSD(rates)
+		row.Steps /= float64(max(row.Trials, 1))
+		if len(row.Fates) == 0 {
+			row.Fates = nil
+		}
+		out = append(out, *row)
+	}
+	byKey := map[key]*Row{}
+	for i := range out {
+		byKey[key{out[i].Agent, out[i].Condition}] = &out[i]
+	}
+	for i := range out {
+		v, ok := byKey[key{out[i].Agent, "vanilla"}]
+		if !ok {
+			continue
+		}
+		out[i].Delta = out[i].Rate - v.Rate
+		base, still := 0, 0
+		for task, s := range v.tasksSolved {
+			if 2*s[0] > s[1] {
+				base++
+				if c := out[i].tasksSolved[task]; 2*c[0] > c[1] {
+					still++
+				}
+			}
+		}
+		if base > 0 {
+			r := float64(still) / float64(base)
+			out[i].Retention = &r
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Agent != out[j].Agent {
+			return out[i].Agent < out[j].Agent
+		}
+		return condOrder(out[i].Condition) < condOrder(out[j].Condition)
+	})
+	return out
+}
+
+func condOrder(c string) int {
+	for i, x := range []string{"vanilla", "counter-edit", "co-edit", "message-only", "code-only"} {
+		if c == x {
+			return i
+		}
+	}
+	return 99
+}
+
+func meanSD(xs []float64) (float64, float64) {
+	if len(xs) == 0 {
+		return 0, 0
+	}
+	m := 0.0
+	for _, x := range xs {
+		m += x
+	}
+	m /= float64(len(xs))
+	if len(xs) < 2 {
+		return m, 0
+	}
+	v := 0.0
+	for _, x := range xs {
+		v += (x - m) * (x - m)
+	}
+	return m, math.Sqrt(v / float64(len(xs)-1))
+}
+
+// WriteCSV writes rows as CSV.
+func WriteCSV(w io.Writer, rows []Row) {
+	fmt.Fprintln(w, "agent,condition,trials,resolved,infrastructure_errors,resolve_rate,resolve_rate_sd,delta_vs_vanilla,retention,steps_mean,interventions_applied,messages_delivered,retained,removed,replaced")
+	for _, r := range rows {
+		ret := ""
+		if r.Retention != nil {
+			ret = fmt.Sprintf("%.4f", *r.Retention)
+		}
+		fmt.Fprintf(w, "%s,%s,%d,%d,%d,%.4f,%.4f,%.4f,%s,%.2f,%d,%d,%d,%d,%d\n", r.Agent, r.Condition, r.Trials, r.Resolved, r.Unknown,
+			r.Rate, r.RateSD, r.Delta, ret, r.Steps, r.Applied, r.Delivered, r.Fates[Retained], r.Fates[Removed], r.Fates[Replaced])
+	}
+}
+
+// WriteTable writes rows as an aligned table.
+func WriteTable(w io.Writer, rows []Row) {
+	fmt.Fprintf(w, "%-10s %-13s %9s %13s %13s %10s %6s %8s %10s %s\n", "agent", "condition", "resolved", "rate", "Δ vs vanilla", "retention", "steps", "applied", "delivered", "user edit")
+	for _, r := range rows {
+		ret := "-"
+		if r.Retention != nil {
+			ret = fmt.Sprintf("%.0f%%", 100**r.Retention)
+		}
+		fateText := "-"
+		if len(r.Fates) > 0 {
+			fateText = fmt.Sprintf("retained %d, removed %d, replaced %d", r.Fates[Retained], r.Fates[Removed], r.Fates[Replaced])
+		}
+		res := fmt.Sprintf("%d/%d", r.Resolved, r.Trials-r.Unknown)
+		if r.Unknown > 0 {
+			res += fmt.Sprintf(" (+%d null)", r.Unknown)
+		}
+		fmt.Fprintf(w, "%-10s %-13s %9s %6.0f%% ±%3.0f %+11.0f pp %10s %6.1f %8d %10d %s\n", r.Agent, r.Condition, res, 100*r.Rate, 100*r.RateSD, 100*r.Delta, ret, r.Steps, r.Applied, r.Delivered, fateText)
+	}
+}

@@ -1,0 +1,60 @@
+package score
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/swetouch/swetouch/session"
+)
+
+// write puts a run's result.json under root/name.
+func write(t *testing.T, root, name, task, cond string, resolved *bool) {
+	t.Helper()
+	d := filepath.Join(root, name)
+	os.MkdirAll(d, 0o755)
+	b, _ := json.Marshal(session.RunResult{Task: task, Condition: cond, AgentName: "a", Resolved: resolved, Steps: 4})
+	if err := os.WriteFile(filepath.Join(d, "result.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSummarize: runs from two machines merge; a null result is counted
+// apart, not as a failure; the rate's mean and sd are over runs; retention
+// counts the tasks vanilla majority-solves that the condition still does.
+func TestSummarize(t *testing.T) {
+	yes, no := true, false
+	m1, m2 := t.TempDir(), t.TempDir()
+	// vanilla: t1 solved 2/2, t2 solved 2/2
+	write(t, m1, "v-t1-r0", "t1", "vanilla", &yes)
+	write(t, m2, "v-t1-r1", "t1", "vanilla", &yes)
+	write(t, m1, "v-t2-r0", "t2", "vanilla", &yes)
+	write(t, m2, "v-t2-r1", "t2", "vanilla", &yes)
+	// counter-edit: t1 solved 2/2; t2 failed once and once null
+	write(t, m1, "c-t1-r0", "t1", "counter-edit", &yes)
+	write(t, m2, "c-t1-r1", "t1", "counter-edit", &yes)
+	write(t, m1, "c-t2-r0", "t2", "counter-edit", &no)
+	write(t, m2, "c-t2-r1", "t2", "counter-edit", nil)
+	trials, err := Load(m1, m2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := Summarize(trials)
+	if len(rows) != 2 || rows[0].Condition != "vanilla" {
+		t.Fatalf("rows %+v", rows)
+	}
+	ce := rows[1]
+	got := fmt.Sprintf("%d %d %d %.2f %.2f %.2f %.2f", ce.Trials, ce.Resolved, ce.Unknown, ce.Rate, ce.RateSD, ce.Delta, *ce.Retention)
+	// runs: run 0 solved 1 of 2 (0.5), run 1 solved 1 of 1 (1.0)
+	if want := "4 2 1 0.75 0.35 -0.25 0.50"; got != want {
+		t.Errorf("counter-edit row %s, want %s", got, want)
+	}
+	var csv strings.Builder
+	WriteCSV(&csv, rows)
+	if !strings.Contains(csv.String(), "a,counter-edit,4,2,1,0.7500,0.3536,-0.2500,0.5000") {
+		t.Errorf("csv:\n%s", csv.String())
+	}
+}
