@@ -31,7 +31,7 @@ type RunConfig struct {
 	// AgentName labels the agent in results (default: the command's base
 	// name); scores group by it.
 	AgentName string
-	Out       string   // where trajectory.jsonl and result.json go
+	Out       string // where trajectory.jsonl and result.json go
 	// Shim is the executable linked as bash and sh in the shim directory;
 	// by default this process's own.
 	Shim string
