@@ -1,0 +1,135 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/swetouch/swetouch/examples"
+	"github.com/swetouch/swetouch/policy"
+	"github.com/swetouch/swetouch/score"
+	"github.com/swetouch/swetouch/task"
+)
+
+func evalCmd() *cobra.Command {
+	var tasksDir, records, conditions, out, plans, modelURL, modelName string
+	var agents []string
+	var runs, concurrency int
+	c := &cobra.Command{
+		Use:   "eval --tasks DIR [--records FILE] --agent NAME... [--conditions vanilla,counter-edit] [--runs N] [--concurrency C] --out DIR",
+		Short: "Paired trials: every task under every condition with every agent, N runs; resumable",
+		Long: "Agents: naive or careful (the scripted agent, with plans from --plans, default the tasks'\n" +
+			"sibling agents/ folder), or claude, codex, gemini, opencode (with --model-url). Records come\n" +
+			"from --records or each task's records.jsonl. Finished trials are skipped when eval runs\n" +
+			"again; an interrupted eval leaves every finished trial intact. Score with `swetouch score OUT`.",
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			entries, err := os.ReadDir(tasksDir)
+			if err != nil {
+				return badInput("--tasks: %v", err)
+			}
+			cfg := score.EvalConfig{Runs: runs, Concurrency: concurrency, Out: out, Progress: c.ErrOrStderr()}
+			for _, e := range entries {
+				if !e.IsDir() {
+					continue
+				}
+				t, err := task.Load(filepath.Join(tasksDir, e.Name()))
+				if err != nil {
+					return badInput("--tasks: %v", err)
+				}
+				cfg.Tasks = append(cfg.Tasks, t)
+			}
+			if len(cfg.Tasks) == 0 {
+				return badInput("--tasks: no tasks in %s", tasksDir)
+			}
+			for _, s := range strings.Split(conditions, ",") {
+				cond, err := policy.ParseCondition(strings.TrimSpace(s))
+				if err != nil {
+					return badInput("--conditions: %v", err)
+				}
+				cfg.Conditions = append(cfg.Conditions, cond)
+			}
+			var shared []*task.Record
+			if records != "" {
+				if shared, err = task.LoadRecords(records); err != nil {
+					return badInput("%v", err)
+				}
+			}
+			cfg.Records = func(t *task.Task) (*task.Record, error) {
+				recs := shared
+				if recs == nil {
+					p := filepath.Join(t.Dir, "records.jsonl")
+					if _, err := os.Stat(p); err != nil {
+						return nil, nil // vanilla only
+					}
+					if recs, err = task.LoadRecords(p); err != nil {
+						return nil, err
+					}
+				}
+				return task.Find(recs, t.Name)
+			}
+			exe, err := os.Executable()
+			if err != nil {
+				return err
+			}
+			cfg.Shim = exe
+			if plans == "" {
+				plans = filepath.Join(filepath.Dir(filepath.Clean(tasksDir)), "agents")
+			}
+			if plans, err = filepath.Abs(plans); err != nil {
+				return err
+			}
+			for _, name := range agents {
+				a, err := evalAgent(name, plans, exe, modelURL, modelName)
+				if err != nil {
+					return badInput("--agent: %v", err)
+				}
+				cfg.Agents = append(cfg.Agents, a)
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			n, err := score.Eval(ctx, cfg)
+			fmt.Fprintf(c.ErrOrStderr(), "swetouch eval: ran %d trials; score with: swetouch score %s\n", n, out)
+			if ctx.Err() != nil {
+				return exitError{130}
+			}
+			return err
+		},
+	}
+	c.Flags().StringVar(&tasksDir, "tasks", "", "a folder of tasks")
+	c.Flags().StringVar(&records, "records", "", "dataset-record-v1 JSONL (default: each task's records.jsonl)")
+	c.Flags().StringSliceVar(&agents, "agent", nil, "agents to run (repeat): naive, careful, claude, codex, gemini, opencode")
+	c.Flags().StringVar(&conditions, "conditions", "vanilla,counter-edit", "comma-separated conditions")
+	c.Flags().IntVar(&runs, "runs", 1, "runs of every trial")
+	c.Flags().IntVar(&concurrency, "concurrency", 2, "trials at a time")
+	c.Flags().StringVar(&out, "out", "", "the results folder")
+	c.Flags().StringVar(&plans, "plans", "", "the scripted agent's plans (default: the tasks folder's sibling agents/)")
+	c.Flags().StringVar(&modelURL, "model-url", "", "the model endpoint for real agents")
+	c.Flags().StringVar(&modelName, "model", "", "the model name for real agents")
+	c.MarkFlagRequired("tasks")
+	c.MarkFlagRequired("agent")
+	c.MarkFlagRequired("out")
+	return c
+}
+
+// evalAgent turns an agent name into how eval starts it on a task.
+func evalAgent(name, plans, exe, modelURL, modelName string) (score.Agent, error) {
+	if name == examples.Naive || name == examples.Careful {
+		return score.Agent{Name: name, Command: func(t *task.Task, scratch string) ([]string, []string, error) {
+			return []string{exe, "agent", "script", "--plan", filepath.Join(plans, t.Name+".json"), "--behaviour", name}, nil, nil
+		}}, nil
+	}
+	p, bin, err := examples.PresetFor(name)
+	if err != nil {
+		return score.Agent{}, err
+	}
+	return score.Agent{Name: name, Observe: p.Observe, Command: func(t *task.Task, scratch string) ([]string, []string, error) {
+		return p.Command(bin, "{instruction}", modelName, exe), p.Env(modelURL, exe, scratch), nil
+	}}, nil
+}

@@ -1,0 +1,160 @@
+package score
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/swetouch/swetouch/event"
+	"github.com/swetouch/swetouch/policy"
+	"github.com/swetouch/swetouch/session"
+	"github.com/swetouch/swetouch/task"
+)
+
+// Agent is one agent an evaluation runs: how to start it on a task.
+type Agent struct {
+	Name string
+	// Command returns the agent's command line and extra environment for
+	// a task; scratch is a directory of the trial's own.
+	Command func(t *task.Task, scratch string) (args, env []string, err error)
+	// Observe reads the agent's output for events (nil for none).
+	Observe func(ws string, line []byte) []event.Event
+}
+
+// EvalConfig is a set of paired trials: every task under every condition
+// with every agent, Runs times, with the same verifier and budget.
+type EvalConfig struct {
+	Tasks       []*task.Task
+	Records     func(t *task.Task) (*task.Record, error)
+	Agents      []Agent
+	Conditions  []policy.Condition
+	Runs        int
+	Concurrency int
+	Out         string
+	Shim        string
+	Progress    io.Writer
+}
+
+// Eval runs the trials not yet done (a trial with a result.json that was
+// not interrupted is done), Concurrency at a time, each in its own
+// workspace, and returns how many it ran. Stopping it (ctx) lets running
+// trials write their interrupted result; finished ones stay.
+func Eval(ctx context.Context, cfg EvalConfig) (int, error) {
+	type trial struct {
+		agent Agent
+		cond  policy.Condition
+		t     *task.Task
+		run   int
+		dir   string
+	}
+	var todo []trial
+	total := 0
+	for _, a := range cfg.Agents {
+		for _, c := range cfg.Conditions {
+			for _, t := range cfg.Tasks {
+				for r := 0; r < max(cfg.Runs, 1); r++ {
+					total++
+					dir := filepath.Join(cfg.Out, a.Name, string(c), t.Name, fmt.Sprintf("run-%d", r))
+					if done(dir) {
+						continue
+					}
+					todo = append(todo, trial{a, c, t, r, dir})
+				}
+			}
+		}
+	}
+	sort.SliceStable(todo, func(i, j int) bool { return todo[i].run < todo[j].run }) // whole runs first
+	fmt.Fprintf(orDiscard(cfg.Progress), "swetouch eval: %d trials, %d done, %d to run\n", total, total-len(todo), len(todo))
+	jobs := make(chan trial)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var firstErr error
+	ran := 0
+	start := time.Now()
+	for w := 0; w < max(cfg.Concurrency, 1); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for tr := range jobs {
+				res, err := runTrial(ctx, cfg, tr.agent, tr.cond, tr.t, tr.dir)
+				mu.Lock()
+				ran++
+				line := fmt.Sprintf("[%d/%d] %s %s %s run %d", ran, len(todo), tr.agent.Name, tr.cond, tr.t.Name, tr.run)
+				switch {
+				case err != nil && ctx.Err() == nil:
+					line += ": " + err.Error()
+					if firstErr == nil {
+						firstErr = err
+					}
+				case res != nil:
+					line += fmt.Sprintf(": resolved=%s", showBool(res.Resolved))
+				}
+				if ran > 0 {
+					eta := time.Duration(float64(time.Since(start)) / float64(ran) * float64(len(todo)-ran))
+					line += fmt.Sprintf(" (eta %s)", eta.Round(time.Second))
+				}
+				fmt.Fprintln(orDiscard(cfg.Progress), line)
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, tr := range todo {
+		if ctx.Err() != nil {
+			break
+		}
+		select {
+		case jobs <- tr:
+		case <-ctx.Done():
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	if ctx.Err() != nil {
+		return ran, ctx.Err()
+	}
+	return ran, firstErr
+}
+
+func runTrial(ctx context.Context, cfg EvalConfig, a Agent, c policy.Condition, t *task.Task, dir string) (*session.RunResult, error) {
+	scratch, err := os.MkdirTemp("", "swetouch-trial-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(scratch)
+	args, env, err := a.Command(t, scratch)
+	if err != nil {
+		return nil, err
+	}
+	rc := session.RunConfig{Task: t, Condition: c, Out: dir, Agent: args, Env: env, AgentName: a.Name, Shim: cfg.Shim, Observe: a.Observe}
+	if cfg.Records != nil {
+		if rc.Record, err = cfg.Records(t); err != nil {
+			return nil, err
+		}
+	}
+	return session.Run(ctx, rc)
+}
+
+// done reports whether a trial finished (interrupted trials run again).
+func done(dir string) bool {
+	trials, err := Load(dir)
+	return err == nil && len(trials) == 1 && trials[0].Result.Reason != "interrupted"
+}
+
+func orDiscard(w io.Writer) io.Writer {
+	if w == nil {
+		return io.Discard
+	}
+	return w
+}
+
+func showBool(b *bool) string {
+	if b == nil {
+		return "null"
+	}
+	return fmt.Sprint(*b)
+}

@@ -1,0 +1,112 @@
+package score
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/swetouch/swetouch/internal/testbin"
+	"github.com/swetouch/swetouch/policy"
+	"github.com/swetouch/swetouch/task"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	testbin.Cleanup()
+	os.Exit(code)
+}
+
+// cancelAfter is a progress writer that stops the eval after the first
+// finished trial.
+type cancelAfter struct {
+	mu     sync.Mutex
+	cancel func()
+	buf    bytes.Buffer
+}
+
+func (c *cancelAfter) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if bytes.Contains(p, []byte("resolved=")) && c.cancel != nil {
+		c.cancel()
+	}
+	return c.buf.Write(p)
+}
+
+// TestEvalResumes: an eval stopped after its first finished trial keeps
+// that trial; run again, it runs only the rest; the scores are the demo's.
+func TestEvalResumes(t *testing.T) {
+	bin, err := testbin.Dir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe := filepath.Join(bin, "swetouch")
+	var tasks []*task.Task
+	for _, n := range []string{"py-discount", "py-slugify"} {
+		tk, err := task.Load(filepath.Join("..", "examples", "tasks", n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tasks = append(tasks, tk)
+	}
+	plans, _ := filepath.Abs(filepath.Join("..", "examples", "agents"))
+	agent := func(b string) Agent {
+		return Agent{Name: b, Command: func(t *task.Task, scratch string) ([]string, []string, error) {
+			return []string{exe, "agent", "script", "--plan", filepath.Join(plans, t.Name+".json"), "--behaviour", b}, nil, nil
+		}}
+	}
+	out := t.TempDir()
+	cfg := EvalConfig{
+		Tasks: tasks, Agents: []Agent{agent("naive"), agent("careful")}, Conditions: []policy.Condition{policy.Vanilla, policy.CounterEdit},
+		Runs: 1, Concurrency: 1, Out: out, Shim: exe,
+		Records: func(t *task.Task) (*task.Record, error) {
+			recs, err := task.LoadRecords(filepath.Join(t.Dir, "records.jsonl"))
+			if err != nil {
+				return nil, err
+			}
+			return task.Find(recs, t.Name)
+		},
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	stop := &cancelAfter{cancel: cancel}
+	cfg.Progress = stop
+	first, _ := Eval(ctx, cfg)
+	finished := 0
+	trials, _ := Load(out)
+	for _, tr := range trials {
+		if tr.Result.Reason != "interrupted" {
+			finished++
+		}
+	}
+	if finished < 1 || finished >= 8 {
+		t.Fatalf("after the stop: %d finished (ran %d)\n%s", finished, first, stop.buf.String())
+	}
+	cfg.Progress = nil
+	again, err := Eval(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again != 8-finished {
+		t.Errorf("the second eval ran %d trials, want the %d left", again, 8-finished)
+	}
+	trials, _ = Load(out)
+	if len(trials) != 8 {
+		t.Fatalf("%d trials on disk, want 8", len(trials))
+	}
+	var table strings.Builder
+	rows := Summarize(trials)
+	WriteTable(&table, rows)
+	for _, r := range rows {
+		want := 2
+		if r.Agent == "naive" && r.Condition == "counter-edit" {
+			want = 0
+		}
+		if r.Resolved != want || r.Trials != 2 {
+			t.Errorf("%s/%s: %d of %d resolved, want %d\n%s", r.Agent, r.Condition, r.Resolved, r.Trials, want, table.String())
+		}
+	}
+}
