@@ -23,44 +23,48 @@ func TestDemo(t *testing.T) {
 		t.Fatal(err)
 	}
 	report := t.TempDir()
-	runs, err := examples.Demo(context.Background(), examples.DemoConfig{Examples: ".", Report: report, Shim: filepath.Join(bin, "swetouch"), Log: io.Discard})
+	runs, rows, err := examples.Demo(context.Background(), examples.DemoConfig{Examples: ".", Report: report, Shim: filepath.Join(bin, "swetouch"), Log: io.Discard})
 	if err != nil {
 		t.Fatal(err)
-	}
-	want := map[[2]string]int{{"naive", "vanilla"}: 3, {"careful", "vanilla"}: 3, {"naive", "counter-edit"}: 0, {"careful", "counter-edit"}: 3}
-	for _, r := range examples.Summarize(runs) {
-		if n, ok := want[[2]string{r.Agent, r.Condition}]; !ok || r.Resolved != n || r.Runs != 3 || r.Unknown != 0 {
-			t.Errorf("%s/%s: %d of %d resolved, %d unknown; want %d of 3", r.Agent, r.Condition, r.Resolved, r.Runs, r.Unknown, n)
-		}
-		if r.Condition == "counter-edit" && (r.Applied != 3 || r.Delivered != 3) {
-			t.Errorf("%s/%s: applied %d, delivered %d", r.Agent, r.Condition, r.Applied, r.Delivered)
-		}
 	}
 	for _, r := range runs {
 		if r.AgentExit != 0 {
 			t.Errorf("%s/%s/%s: agent exited %d", r.Task, r.Condition, r.Agent, r.AgentExit)
 		}
 	}
-	// the report folder scores to the same table, with the fate of the
+	// the table is the score of the runs/ folder, with the fate of the
 	// user's edit read from each run's trajectory and final diff
-	trials, err := score.Load(report)
-	if err != nil {
-		t.Fatal(err)
+	want := map[[2]string]int{{"naive", "vanilla"}: 3, {"careful", "vanilla"}: 3, {"naive", "counter-edit"}: 0, {"careful", "counter-edit"}: 3}
+	if len(rows) != len(want) {
+		t.Fatalf("%d rows, want %d: %+v", len(rows), len(want), rows)
 	}
-	for _, r := range score.Summarize(trials) {
-		switch [2]string{r.Agent, r.Condition} {
-		case [2]string{"naive", "counter-edit"}:
-			if r.Resolved != 0 || r.Retention == nil || *r.Retention != 0 || r.Fates[score.Retained] != 3 {
+	for _, r := range rows {
+		if n, ok := want[[2]string{r.Agent, r.Condition}]; !ok || r.Resolved != n || r.Trials != 3 || r.Unknown != 0 {
+			t.Errorf("%s/%s: %d of %d resolved, %d null; want %d of 3", r.Agent, r.Condition, r.Resolved, r.Trials, r.Unknown, n)
+		}
+		if r.Condition != "counter-edit" {
+			continue
+		}
+		if r.Applied != 3 || r.Delivered != 3 {
+			t.Errorf("%s/%s: applied %d, delivered %d", r.Agent, r.Condition, r.Applied, r.Delivered)
+		}
+		switch r.Agent {
+		case "naive":
+			if r.Retention == nil || *r.Retention != 0 || r.Fates[score.Retained] != 3 {
 				t.Errorf("naive under counter-edit: %+v", r)
 			}
-		case [2]string{"careful", "counter-edit"}:
-			if r.Resolved != 3 || r.Retention == nil || *r.Retention != 1 || r.Fates[score.Retained] != 0 {
+		case "careful":
+			if r.Retention == nil || *r.Retention != 1 || r.Fates[score.Retained] != 0 {
 				t.Errorf("careful under counter-edit: %+v", r)
 			}
 		}
 	}
-	b, err := os.ReadFile(filepath.Join(report, "report.md"))
-	if err != nil || !strings.Contains(string(b), "counter-edit") {
-		t.Errorf("report.md: %v %s", err, b)
+	var table strings.Builder
+	score.WriteTable(&table, rows)
+	t.Logf("demo table:\n%s", table.String())
+	for _, f := range []string{score.ReportHTML, score.ReportJSON, score.SummaryCSV, score.TrialsCSV, "runs.json"} {
+		if b, err := os.ReadFile(filepath.Join(report, f)); err != nil || !strings.Contains(string(b), "counter-edit") {
+			t.Errorf("%s: %v %.200s", f, err, b)
+		}
 	}
 }

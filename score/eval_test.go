@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/swetouch/swetouch/event"
 	"github.com/swetouch/swetouch/internal/testbin"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/task"
@@ -38,7 +39,8 @@ func (c *cancelAfter) Write(p []byte) (int, error) {
 }
 
 // TestEvalResumes: an eval stopped after its first finished trial keeps
-// that trial; run again, it runs only the rest; the scores are the demo's.
+// that trial; run again, it runs only the rest; the scores are the demo's;
+// the report of the folder renders in headless Chromium.
 func TestEvalResumes(t *testing.T) {
 	bin, err := testbin.Dir()
 	if err != nil {
@@ -46,7 +48,7 @@ func TestEvalResumes(t *testing.T) {
 	}
 	exe := filepath.Join(bin, "swetouch")
 	var tasks []*task.Task
-	for _, n := range []string{"py-discount", "py-slugify"} {
+	for _, n := range []string{"go-stack", "py-discount", "py-slugify"} {
 		tk, err := task.Load(filepath.Join("..", "examples", "tasks", n))
 		if err != nil {
 			t.Fatal(err)
@@ -62,7 +64,7 @@ func TestEvalResumes(t *testing.T) {
 	out := t.TempDir()
 	cfg := EvalConfig{
 		Tasks: tasks, Agents: []Agent{agent("naive"), agent("careful")}, Conditions: []policy.Condition{policy.Vanilla, policy.CounterEdit},
-		Runs: 1, Concurrency: 1, Out: out, Shim: exe,
+		Runs: 1, Concurrency: 2, Out: out, Shim: exe,
 		Records: func(t *task.Task) (*task.Record, error) {
 			recs, err := task.LoadRecords(filepath.Join(t.Dir, "records.jsonl"))
 			if err != nil {
@@ -82,7 +84,8 @@ func TestEvalResumes(t *testing.T) {
 			finished++
 		}
 	}
-	if finished < 1 || finished >= 8 {
+	const all = 12 // 3 tasks × 2 conditions × 2 agents
+	if finished < 1 || finished >= all {
 		t.Fatalf("after the stop: %d finished (ran %d)\n%s", finished, first, stop.buf.String())
 	}
 	cfg.Progress = nil
@@ -90,23 +93,40 @@ func TestEvalResumes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if again != 8-finished {
-		t.Errorf("the second eval ran %d trials, want the %d left", again, 8-finished)
+	if again != all-finished {
+		t.Errorf("the second eval ran %d trials, want the %d left", again, all-finished)
 	}
 	trials, _ = Load(out)
-	if len(trials) != 8 {
-		t.Fatalf("%d trials on disk, want 8", len(trials))
+	if len(trials) != all {
+		t.Fatalf("%d trials on disk, want %d", len(trials), all)
 	}
 	var table strings.Builder
 	rows := Summarize(trials)
 	WriteTable(&table, rows)
 	for _, r := range rows {
-		want := 2
+		want := 3
 		if r.Agent == "naive" && r.Condition == "counter-edit" {
 			want = 0
 		}
-		if r.Resolved != want || r.Trials != 2 {
+		if r.Resolved != want || r.Trials != 3 {
 			t.Errorf("%s/%s: %d of %d resolved, want %d\n%s", r.Agent, r.Condition, r.Resolved, r.Trials, want, table.String())
 		}
 	}
+	t.Logf("eval table:\n%s", table.String())
+	rep := NewReport("eval of the example tasks", out, trials)
+	if err := rep.Write(out); err != nil {
+		t.Fatal(err)
+	}
+	applied := 0
+	for _, tr := range rep.Trials {
+		for _, m := range tr.Marks {
+			if m.Kind == event.Intervention && m.Outcome == "applied" {
+				applied++
+			}
+		}
+	}
+	if applied != 6 {
+		t.Errorf("%d applied interventions on the timelines, want one per counter-edit trial (6)", applied)
+	}
+	checkReport(t, filepath.Join(out, ReportHTML), rep, "Rank changes", "-100 pp", "✗ failed")
 }

@@ -1,117 +1,12 @@
 package score
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
-	"os"
-	"path/filepath"
 	"sort"
-	"strings"
-
-	"github.com/swetouch/swetouch/event"
-	"github.com/swetouch/swetouch/replay"
-	"github.com/swetouch/swetouch/session"
+	"text/tabwriter"
 )
-
-// Fates of the user's edit at the end of a trial.
-const (
-	Retained = "retained" // every line the Counter-Edit added is still there
-	Removed  = "removed"  // none is
-	Replaced = "replaced" // some are
-)
-
-// Trial is one run's result as found on disk.
-type Trial struct {
-	Dir    string
-	Result session.RunResult
-	// Fate of the user's edit (Retained, Removed, Replaced); "" when no
-	// Counter-Edit landed.
-	Fate string
-}
-
-// Load finds every run (a folder with result.json) under the given
-// folders, which may come from many machines.
-func Load(dirs ...string) ([]Trial, error) {
-	var trials []Trial
-	for _, d := range dirs {
-		err := filepath.WalkDir(d, func(p string, e fs.DirEntry, err error) error {
-			if err != nil || e.IsDir() || e.Name() != "result.json" {
-				return err
-			}
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			var t Trial
-			if err := json.Unmarshal(b, &t.Result); err != nil {
-				return fmt.Errorf("%s: %v", p, err)
-			}
-			t.Dir = filepath.Dir(p)
-			t.Fate = fate(t.Dir)
-			trials = append(trials, t)
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
-	sort.Slice(trials, func(i, j int) bool { return trials[i].Dir < trials[j].Dir })
-	return trials, nil
-}
-
-// fate compares the lines the Counter-Edits added (from the trajectory)
-// with the lines the run's final diff adds.
-func fate(dir string) string {
-	f, err := os.Open(filepath.Join(dir, "trajectory.jsonl"))
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	tr, err := replay.Read(f, "trajectory.jsonl")
-	if err != nil {
-		return ""
-	}
-	var added []string
-	for _, ev := range tr.Events {
-		if ev.Kind == event.Edit && ev.Actor == event.User && ev.Diff != "" {
-			added = append(added, plusLines(ev.Diff)...)
-		}
-	}
-	if len(added) == 0 {
-		return ""
-	}
-	final, _ := os.ReadFile(filepath.Join(dir, "final.diff"))
-	kept := map[string]bool{}
-	for _, l := range plusLines(string(final)) {
-		kept[l] = true
-	}
-	n := 0
-	for _, l := range added {
-		if kept[l] {
-			n++
-		}
-	}
-	switch n {
-	case len(added):
-		return Retained
-	case 0:
-		return Removed
-	}
-	return Replaced
-}
-
-func plusLines(diff string) []string {
-	var out []string
-	for _, l := range strings.Split(diff, "\n") {
-		if strings.HasPrefix(l, "+") && !strings.HasPrefix(l, "+++") && strings.TrimSpace(l[1:]) != "" {
-			out = append(out, l[1:])
-		}
-	}
-	return out
-}
 
 // Row summarises one agent under one condition.
 type Row struct {
@@ -265,7 +160,8 @@ func WriteCSV(w io.Writer, rows []Row) {
 
 // WriteTable writes rows as an aligned table.
 func WriteTable(w io.Writer, rows []Row) {
-	fmt.Fprintf(w, "%-10s %-13s %9s %13s %13s %10s %6s %8s %10s %s\n", "agent", "condition", "resolved", "rate", "Δ vs vanilla", "retention", "steps", "applied", "delivered", "user edit")
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "agent\tcondition\tresolved\trate ± sd\tΔ vs vanilla\tretention\tsteps\tapplied\tdelivered\tuser edit")
 	for _, r := range rows {
 		ret := "-"
 		if r.Retention != nil {
@@ -279,6 +175,74 @@ func WriteTable(w io.Writer, rows []Row) {
 		if r.Unknown > 0 {
 			res += fmt.Sprintf(" (+%d null)", r.Unknown)
 		}
-		fmt.Fprintf(w, "%-10s %-13s %9s %6.0f%% ±%3.0f %+11.0f pp %10s %6.1f %8d %10d %s\n", r.Agent, r.Condition, res, 100*r.Rate, 100*r.RateSD, 100*r.Delta, ret, r.Steps, r.Applied, r.Delivered, fateText)
+		delta := "-"
+		if r.Condition != "vanilla" {
+			delta = fmt.Sprintf("%+.0f pp", 100*r.Delta)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%.0f%% ± %.0f\t%s\t%s\t%.1f\t%d\t%d\t%s\n", r.Agent, r.Condition, res, 100*r.Rate, 100*r.RateSD, delta, ret, r.Steps, r.Applied, r.Delivered, fateText)
 	}
+	tw.Flush()
+}
+
+// RankChange is an agent's place among the agents under a condition
+// against its place under vanilla (1 is best; ties share a place).
+type RankChange struct {
+	Condition string `json:"condition"`
+	Agent     string `json:"agent"`
+	Vanilla   int    `json:"vanilla_rank"`
+	Rank      int    `json:"rank"`
+}
+
+// Ranks ranks the agents by resolve rate under every condition and pairs
+// each place with the agent's vanilla place; nil with fewer than two
+// agents or no vanilla rows.
+func Ranks(rows []Row) []RankChange {
+	byCond := map[string][]Row{}
+	for _, r := range rows {
+		byCond[r.Condition] = append(byCond[r.Condition], r)
+	}
+	place := func(rs []Row) map[string]int {
+		p := map[string]int{}
+		for _, r := range rs {
+			n := 1
+			for _, o := range rs {
+				if o.Rate > r.Rate {
+					n++
+				}
+			}
+			p[r.Agent] = n
+		}
+		return p
+	}
+	van := byCond["vanilla"]
+	if len(van) < 2 {
+		return nil
+	}
+	vp := place(van)
+	var conds []string
+	for c := range byCond {
+		if c != "vanilla" {
+			conds = append(conds, c)
+		}
+	}
+	sort.Slice(conds, func(i, j int) bool {
+		return condOrder(conds[i]) < condOrder(conds[j]) || condOrder(conds[i]) == condOrder(conds[j]) && conds[i] < conds[j]
+	})
+	var out []RankChange
+	for _, c := range conds {
+		p := place(byCond[c])
+		agents := make([]string, 0, len(p))
+		for a := range p {
+			agents = append(agents, a)
+		}
+		sort.Slice(agents, func(i, j int) bool {
+			return p[agents[i]] < p[agents[j]] || p[agents[i]] == p[agents[j]] && agents[i] < agents[j]
+		})
+		for _, a := range agents {
+			if v, ok := vp[a]; ok {
+				out = append(out, RankChange{Condition: c, Agent: a, Vanilla: v, Rank: p[a]})
+			}
+		}
+	}
+	return out
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/swetouch/swetouch/examples"
 	"github.com/swetouch/swetouch/policy"
+	"github.com/swetouch/swetouch/score"
 	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/task"
 )
@@ -145,13 +146,13 @@ func demoCmd() *cobra.Command {
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			runs, err := examples.Demo(ctx, examples.DemoConfig{Examples: dir, Report: report, Shim: exe, Log: c.ErrOrStderr()})
+			_, rows, err := examples.Demo(ctx, examples.DemoConfig{Examples: dir, Report: report, Shim: exe, Log: c.ErrOrStderr()})
 			if err != nil {
 				return err
 			}
 			fmt.Fprintln(c.OutOrStdout())
-			examples.WriteTable(c.OutOrStdout(), examples.Summarize(runs))
-			fmt.Fprintf(c.OutOrStdout(), "\nreport: %s\n", filepath.Join(report, "report.md"))
+			score.WriteTable(c.OutOrStdout(), rows)
+			fmt.Fprintf(c.OutOrStdout(), "\nreport: %s\n", filepath.Join(report, score.ReportHTML))
 			return nil
 		},
 	}

@@ -19,12 +19,9 @@ func scoreCmd() *cobra.Command {
 			"not as failures.",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			trials, err := score.Load(args...)
+			trials, err := loadTrials(args)
 			if err != nil {
-				return badInput("%v", err)
-			}
-			if len(trials) == 0 {
-				return badInput("no runs (result.json) under %v", args)
+				return err
 			}
 			rows := score.Summarize(trials)
 			switch {
@@ -42,4 +39,16 @@ func scoreCmd() *cobra.Command {
 	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	c.Flags().BoolVar(&asCSV, "csv", false, "print CSV")
 	return c
+}
+
+// loadTrials reads the run folders under dirs; finding none is bad input.
+func loadTrials(dirs []string) ([]score.Trial, error) {
+	trials, err := score.Load(dirs...)
+	if err != nil {
+		return nil, badInput("%v", err)
+	}
+	if len(trials) == 0 {
+		return nil, badInput("no runs (result.json) under %v", dirs)
+	}
+	return trials, nil
 }

@@ -1,0 +1,42 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/swetouch/swetouch/score"
+)
+
+func reportCmd() *cobra.Command {
+	var out, title string
+	c := &cobra.Command{
+		Use:   "report DIR... [--out DIR]",
+		Short: "Write a self-contained HTML report (charts, trials, timelines) with its JSON and CSV",
+		Long: "Reads every run folder under the given folders, as score does, and writes report.html\n" +
+			"(inline SVG charts: resolve rate per condition, Δ per agent, retention, a timeline of every\n" +
+			"trial with the interventions marked; no outside resources), report.json, summary.csv and\n" +
+			"trials.csv into --out (default: the first DIR).",
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			trials, err := loadTrials(args)
+			if err != nil {
+				return err
+			}
+			if out == "" {
+				out = args[0]
+			}
+			rep := score.NewReport(title, args[0], trials)
+			if err := rep.Write(out); err != nil {
+				return err
+			}
+			score.WriteTable(c.OutOrStdout(), rep.Summary)
+			fmt.Fprintf(c.OutOrStdout(), "\nreport: %s\n", filepath.Join(out, score.ReportHTML))
+			return nil
+		},
+	}
+	c.Flags().StringVar(&out, "out", "", "where to write the report (default: the first DIR)")
+	c.Flags().StringVar(&title, "title", "swetouch report", "the report's title")
+	return c
+}

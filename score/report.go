@@ -1,0 +1,212 @@
+package score
+
+import (
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	_ "embed"
+)
+
+// Report is what report.html shows, and what report.json holds.
+type Report struct {
+	Title   string         `json:"title"`
+	Summary []Row          `json:"summary"`
+	Ranks   []RankChange   `json:"rank_changes,omitempty"`
+	Trials  []TrialSummary `json:"trials"`
+}
+
+// TrialSummary is one trial as the report lists it.
+type TrialSummary struct {
+	Dir       string  `json:"dir"`
+	Task      string  `json:"task"`
+	Agent     string  `json:"agent"`
+	Condition string  `json:"condition"`
+	Run       string  `json:"run"`
+	Resolved  *bool   `json:"resolved"`
+	Reason    string  `json:"reason,omitempty"`
+	Steps     int     `json:"steps"`
+	Applied   int     `json:"interventions_applied"`
+	Delivered int     `json:"messages_delivered"`
+	Fate      string  `json:"user_edit_fate,omitempty"`
+	After     *Counts `json:"after_last_user_edit,omitempty"`
+	Marks     []Mark  `json:"timeline"`
+}
+
+// NewReport builds a report from trials. Folders are shown relative to
+// root when they are under it.
+func NewReport(title, root string, trials []Trial) *Report {
+	rows := Summarize(trials)
+	rep := &Report{Title: title, Summary: rows, Ranks: Ranks(rows), Trials: []TrialSummary{}}
+	for _, t := range trials {
+		r := t.Result
+		dir := t.Dir
+		if rel, err := filepath.Rel(root, t.Dir); err == nil && !strings.HasPrefix(rel, "..") {
+			dir = filepath.ToSlash(rel)
+		}
+		rep.Trials = append(rep.Trials, TrialSummary{
+			Dir: dir, Task: r.Task, Agent: r.AgentName, Condition: r.Condition, Run: runName(t.Dir),
+			Resolved: r.Resolved, Reason: r.Reason, Steps: r.Steps, Applied: r.Applied, Delivered: r.Delivered,
+			Fate: t.Fate, After: t.After, Marks: t.Marks,
+		})
+	}
+	sort.SliceStable(rep.Trials, func(i, j int) bool {
+		a, b := rep.Trials[i], rep.Trials[j]
+		if a.Task != b.Task {
+			return a.Task < b.Task
+		}
+		if a.Agent != b.Agent {
+			return a.Agent < b.Agent
+		}
+		if a.Condition != b.Condition {
+			return condOrder(a.Condition) < condOrder(b.Condition)
+		}
+		return a.Dir < b.Dir
+	})
+	return rep
+}
+
+// runName is the trial folder's run-N element, if it has one.
+func runName(dir string) string {
+	for d := dir; d != "." && d != "/" && d != ""; d = filepath.Dir(d) {
+		if b := filepath.Base(d); strings.HasPrefix(b, "run-") {
+			return b
+		}
+	}
+	return ""
+}
+
+// Files a report writes.
+const (
+	ReportHTML = "report.html"
+	ReportJSON = "report.json"
+	SummaryCSV = "summary.csv"
+	TrialsCSV  = "trials.csv"
+)
+
+// Write writes report.html, report.json, summary.csv and trials.csv into
+// dir, each whole or not at all.
+func (r *Report) Write(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	files := []struct {
+		name  string
+		write func(io.Writer) error
+	}{
+		{ReportHTML, r.WriteHTML},
+		{ReportJSON, func(w io.Writer) error {
+			e := json.NewEncoder(w)
+			e.SetIndent("", "  ")
+			return e.Encode(r)
+		}},
+		{SummaryCSV, func(w io.Writer) error { WriteCSV(w, r.Summary); return nil }},
+		{TrialsCSV, r.WriteTrialsCSV},
+	}
+	for _, f := range files {
+		if err := writeFileAtomic(filepath.Join(dir, f.name), f.write); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func writeFileAtomic(path string, write func(io.Writer) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := write(tmp); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// WriteTrialsCSV writes one line per trial.
+func (r *Report) WriteTrialsCSV(w io.Writer) error {
+	fmt.Fprintln(w, "dir,task,agent,condition,run,resolved,reason,steps,interventions_applied,messages_delivered,user_edit_fate,reads_after,edits_after,tests_after")
+	for _, t := range r.Trials {
+		after := ",,"
+		if t.After != nil {
+			after = fmt.Sprintf("%d,%d,%d", t.After.Reads, t.After.Edits, t.After.Tests)
+		}
+		fmt.Fprintf(w, "%s,%s,%s,%s,%s,%s,%s,%d,%d,%d,%s,%s\n", csvField(t.Dir), csvField(t.Task), csvField(t.Agent), csvField(t.Condition), t.Run,
+			showBool(t.Resolved), csvField(t.Reason), t.Steps, t.Applied, t.Delivered, t.Fate, after)
+	}
+	return nil
+}
+
+func csvField(s string) string {
+	if !strings.ContainsAny(s, ",\"\n\r") {
+		return s
+	}
+	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+}
+
+//go:embed report.html.tmpl
+var reportTemplate string
+
+// WriteHTML writes the report as one HTML file with inline SVG charts and
+// no outside resources, so it opens anywhere and can be mailed.
+func (r *Report) WriteHTML(w io.Writer) error {
+	t, err := template.New("report").Funcs(template.FuncMap{
+		"pct":   func(f float64) string { return fmt.Sprintf("%.0f%%", 100*f) },
+		"pp":    func(f float64) string { return fmt.Sprintf("%+.0f pp", 100*f) },
+		"ptr":   func(f *float64) string { return fmtPtrPct(f) },
+		"bool":  showBool,
+		"deref": func(b *bool) bool { return b != nil && *b },
+		"fate":  func(s string) string { return orDash(s) },
+		"after": func(c *Counts) string {
+			if c == nil {
+				return "–"
+			}
+			return fmt.Sprintf("%d / %d / %d", c.Reads, c.Edits, c.Tests)
+		},
+	}).Parse(reportTemplate)
+	if err != nil {
+		return err
+	}
+	return t.Execute(w, struct {
+		*Report
+		Charts    []template.HTML
+		Timeline  template.HTML
+		Legend    template.HTML
+		NoVanilla bool
+	}{r, r.charts(), r.timeline(), timelineLegend(), !r.hasVanilla()})
+}
+
+func (r *Report) hasVanilla() bool {
+	for _, row := range r.Summary {
+		if row.Condition == "vanilla" {
+			return true
+		}
+	}
+	return false
+}
+
+func fmtPtrPct(f *float64) string {
+	if f == nil {
+		return "–"
+	}
+	return fmt.Sprintf("%.0f%%", 100**f)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "–"
+	}
+	return s
+}
