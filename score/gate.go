@@ -36,6 +36,11 @@ type Outcome struct {
 	ExitCode *int    `json:"exit_code"`
 	LogPath  *string `json:"log_path"`
 	Error    *string `json:"error"`
+	// Whether the state's Counter-Edit and reference solution applied
+	// (nil when the state has none): the released harness records no such
+	// flags, so a Counter-Edit that did not apply could pass its gate.
+	UserEditApplied  *bool `json:"user_edit_applied,omitempty"`
+	ReferenceApplied *bool `json:"reference_applied,omitempty"`
 }
 
 // Passes reports the gate's verdict: true when the reference alone
@@ -59,26 +64,32 @@ func Gate(ctx context.Context, t *task.Task, instance, candidate, diff, logDir s
 	state := func(name string, userEdit, reference bool) Outcome {
 		ws, err := session.Workspace(t.Repo)
 		if err != nil {
-			return failed(err)
+			return Outcome{}.failed(err)
 		}
 		defer os.RemoveAll(ws)
+		var o Outcome
+		yes, no := true, false
 		if userEdit {
 			if err := applyDiff(ws, diff); err != nil {
-				return failed(fmt.Errorf("the Counter-Edit does not apply: %w", err))
+				o.UserEditApplied = &no
+				return o.failed(fmt.Errorf("the Counter-Edit does not apply: %w", err))
 			}
+			o.UserEditApplied = &yes
 		}
 		if reference {
 			if t.Solution == "" {
-				return failed(fmt.Errorf("the task has no reference solution"))
+				return o.failed(fmt.Errorf("the task has no reference solution"))
 			}
 			cmd := exec.CommandContext(ctx, "bash", t.Solution)
 			cmd.Dir = ws
 			if out, err := cmd.CombinedOutput(); err != nil {
-				return failed(fmt.Errorf("the reference solution failed: %v: %s", err, bytes.TrimSpace(out)))
+				o.ReferenceApplied = &no
+				return o.failed(fmt.Errorf("the reference solution failed: %v: %s", err, bytes.TrimSpace(out)))
 			}
+			o.ReferenceApplied = &yes
 		}
 		v := task.Verify(ctx, t, ws)
-		o := Outcome{Resolved: v.Resolved}
+		o.Resolved = v.Resolved
 		if v.Resolved != nil {
 			o.ExitCode = &v.Exit
 		} else {
@@ -98,9 +109,11 @@ func Gate(ctx context.Context, t *task.Task, instance, candidate, diff, logDir s
 	return c
 }
 
-func failed(err error) Outcome {
+// failed is o with no answer, for the reason err.
+func (o Outcome) failed(err error) Outcome {
 	s := err.Error()
-	return Outcome{Error: &s}
+	o.Error = &s
+	return o
 }
 
 func applyDiff(ws, diff string) error {

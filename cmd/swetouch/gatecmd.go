@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -13,9 +14,9 @@ import (
 )
 
 func gateCmd() *cobra.Command {
-	var taskDir, records, instance, diffFile, candidate, out, logs string
+	var taskDir, records, instance, diffFile, candidate, candidatesFile, out, logs string
 	c := &cobra.Command{
-		Use:   "gate --task DIR (--records FILE [--instance ID] | --diff FILE [--candidate ID]) [--out FILE] [--logs DIR]",
+		Use:   "gate --task DIR (--records FILE [--instance ID] | --candidates FILE | --diff FILE [--candidate ID]) [--out FILE] [--logs DIR]",
 		Short: "Validate Counter-Edits with the task's tests: reference resolves, edit alone does not, edit then reference does not",
 		Long: "Runs the three states on fresh workspaces and writes gate-results-v1 JSON (stdout, or --out).\n" +
 			"Exit 0 when every candidate passes, 1 when one fails or has a state that could not run\n" +
@@ -55,8 +56,22 @@ func gateCmd() *cobra.Command {
 						cands = append(cands, cand{iv.Patch.ID, iv.Patch.Diff})
 					}
 				}
+			case candidatesFile != "":
+				var doc score.Candidates
+				if err := readJSONFile(candidatesFile, &doc); err != nil {
+					return err
+				}
+				for i, cd := range doc.Candidates {
+					if cd.CandidateID == "" || !strings.HasPrefix(cd.Diff, "diff --git ") {
+						return badInput("%s: field candidates[%d]: want a candidate_id and a diff starting with \"diff --git \"", candidatesFile, i)
+					}
+					if instance == "" && cd.InstanceID != "" {
+						id = cd.InstanceID
+					}
+					cands = append(cands, cand{cd.CandidateID, cd.Diff})
+				}
 			default:
-				return badInput("give --records or --diff")
+				return badInput("give --records, --candidates or --diff")
 			}
 			res := score.GateResults{SchemaVersion: "1.0.0", Candidates: []score.Candidate{}}
 			all := true
@@ -84,6 +99,7 @@ func gateCmd() *cobra.Command {
 	c.Flags().StringVar(&taskDir, "task", "", "the task (Harbor directory or task file)")
 	c.Flags().StringVar(&records, "records", "", "dataset-record-v1 JSONL whose Counter-Edits to validate")
 	c.Flags().StringVar(&instance, "instance", "", "record instance id (default: the task's name)")
+	c.Flags().StringVar(&candidatesFile, "candidates", "", "candidates-v1 JSON whose Counter-Edits to validate")
 	c.Flags().StringVar(&diffFile, "diff", "", "a candidate Counter-Edit diff to validate instead")
 	c.Flags().StringVar(&candidate, "candidate", "", "the candidate's id (with --diff)")
 	c.Flags().StringVar(&out, "out", "", "write gate-results-v1 here instead of stdout")
