@@ -2,10 +2,12 @@ package examples
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/swetouch/swetouch/event"
@@ -218,6 +220,9 @@ func geminiEvents(ws string, line []byte) []event.Event {
 	return []event.Event{{Kind: event.Read, Source: "agent", Actor: event.Agent, Tool: "read_file", Scopes: []event.Scope{sc}}}
 }
 
+// ErrNoPreset is the error for an agent name without a preset.
+var ErrNoPreset = errors.New("no preset")
+
 // PresetFor returns the preset for an agent name and the path of its
 // binary: on PATH, else in the install-agents cache.
 func PresetFor(name string) (*Preset, string, error) {
@@ -227,7 +232,8 @@ func PresetFor(name string) (*Preset, string, error) {
 		for n := range presets {
 			names = append(names, n)
 		}
-		return nil, "", fmt.Errorf("no preset for agent %q (have %s)", name, strings.Join(names, ", "))
+		sort.Strings(names)
+		return nil, "", fmt.Errorf("%w for agent %q (have %s)", ErrNoPreset, name, strings.Join(names, ", "))
 	}
 	bin, err := FindAgent(p.bin)
 	return &p, bin, err

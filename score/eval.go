@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -38,6 +39,9 @@ type EvalConfig struct {
 	Out         string
 	Shim        string
 	Progress    io.Writer
+	// Bar draws a progress bar under the finished trials' lines, for a
+	// terminal; without it every trial is one plain line.
+	Bar bool
 }
 
 // Eval runs the trials not yet done (a trial with a result.json that was
@@ -94,11 +98,12 @@ func Eval(ctx context.Context, cfg EvalConfig) (int, error) {
 				case res != nil:
 					line += fmt.Sprintf(": resolved=%s", showBool(res.Resolved))
 				}
-				if ran > 0 {
-					eta := time.Duration(float64(time.Since(start)) / float64(ran) * float64(len(todo)-ran))
-					line += fmt.Sprintf(" (eta %s)", eta.Round(time.Second))
+				eta := time.Duration(float64(time.Since(start)) / float64(ran) * float64(len(todo)-ran)).Round(time.Second)
+				if cfg.Bar {
+					fmt.Fprintf(orDiscard(cfg.Progress), "\r\033[K%s\n%s", line, bar(ran, len(todo), eta))
+				} else {
+					fmt.Fprintf(orDiscard(cfg.Progress), "%s (eta %s)\n", line, eta)
 				}
-				fmt.Fprintln(orDiscard(cfg.Progress), line)
 				mu.Unlock()
 			}
 		}()
@@ -114,6 +119,9 @@ func Eval(ctx context.Context, cfg EvalConfig) (int, error) {
 	}
 	close(jobs)
 	wg.Wait()
+	if cfg.Bar && ran > 0 {
+		fmt.Fprintln(orDiscard(cfg.Progress))
+	}
 	if ctx.Err() != nil {
 		return ran, ctx.Err()
 	}
@@ -157,4 +165,11 @@ func showBool(b *bool) string {
 		return "null"
 	}
 	return fmt.Sprint(*b)
+}
+
+// bar is a one-line progress bar: done of total, the share, the ETA.
+func bar(done, total int, eta time.Duration) string {
+	const width = 30
+	n := width * done / max(total, 1)
+	return fmt.Sprintf("[%s%s] %d/%d %3.0f%% eta %s", strings.Repeat("#", n), strings.Repeat(".", width-n), done, total, 100*float64(done)/float64(max(total, 1)), eta)
 }

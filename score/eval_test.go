@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/swetouch/swetouch/event"
 	"github.com/swetouch/swetouch/internal/testbin"
@@ -129,4 +130,20 @@ func TestEvalResumes(t *testing.T) {
 		t.Errorf("%d applied interventions on the timelines, want one per counter-edit trial (6)", applied)
 	}
 	checkReport(t, filepath.Join(out, ReportHTML), rep, "Rank changes", "-100 pp", "✗ failed")
+}
+
+func TestBar(t *testing.T) {
+	for _, tc := range []struct {
+		done, total int
+		want        string
+	}{
+		{0, 4, "[..............................] 0/4   0% eta 3s"},
+		{1, 3, "[##########....................] 1/3  33% eta 3s"},
+		{4, 4, "[##############################] 4/4 100% eta 3s"},
+		{0, 0, "[..............................] 0/0   0% eta 3s"},
+	} {
+		if got := bar(tc.done, tc.total, 3*time.Second); got != tc.want {
+			t.Errorf("bar(%d, %d) = %q, want %q", tc.done, tc.total, got, tc.want)
+		}
+	}
 }

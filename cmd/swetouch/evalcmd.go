@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -10,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/swetouch/swetouch/examples"
 	"github.com/swetouch/swetouch/policy"
@@ -19,6 +22,7 @@ import (
 
 func evalCmd() *cobra.Command {
 	var tasksDir, records, conditions, out, plans, modelURL, modelName string
+	var emit, image, swetouchImage, pvc, namespace string
 	var agents []string
 	var runs, concurrency int
 	c := &cobra.Command{
@@ -34,7 +38,7 @@ func evalCmd() *cobra.Command {
 			if err != nil {
 				return badInput("--tasks: %v", err)
 			}
-			cfg := score.EvalConfig{Runs: runs, Concurrency: concurrency, Out: out, Progress: c.ErrOrStderr()}
+			cfg := score.EvalConfig{Runs: runs, Concurrency: concurrency, Out: out, Progress: c.ErrOrStderr(), Bar: isTerminal(c.ErrOrStderr())}
 			for _, e := range entries {
 				if !e.IsDir() {
 					continue
@@ -87,10 +91,18 @@ func evalCmd() *cobra.Command {
 			}
 			for _, name := range agents {
 				a, err := evalAgent(name, plans, exe, modelURL, modelName)
+				if err != nil && emit != "" && !errors.Is(err, examples.ErrNoPreset) {
+					err = nil // the agent runs in the trial's container, not here
+				}
 				if err != nil {
 					return badInput("--agent: %v", err)
 				}
 				cfg.Agents = append(cfg.Agents, a)
+			}
+			if emit != "" {
+				return emitJobs(c, cfg, emit, score.EmitConfig{Image: image, SwetouchImage: swetouchImage, PVC: pvc, Namespace: namespace,
+					Command: score.TrialArgs{SharedRecords: records != "", ModelURL: modelURL, Model: modelName,
+						Scripted: func(a string) bool { return a == examples.Naive || a == examples.Careful }}.Command})
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
@@ -112,6 +124,11 @@ func evalCmd() *cobra.Command {
 	c.Flags().StringVar(&plans, "plans", "", "the scripted agent's plans (default: the tasks folder's sibling agents/)")
 	c.Flags().StringVar(&modelURL, "model-url", "", "the model endpoint for real agents")
 	c.Flags().StringVar(&modelName, "model", "", "the model name for real agents")
+	c.Flags().StringVar(&emit, "emit", "", "write a job per trial for an orchestrator instead of running: k8s")
+	c.Flags().StringVar(&image, "image", "", "with --emit: the trial's container image ({task} is the task's name)")
+	c.Flags().StringVar(&swetouchImage, "swetouch-image", "", "with --emit: an image holding the static swetouch binary at /swetouch")
+	c.Flags().StringVar(&pvc, "pvc", "", "with --emit: the volume claim holding tasks/, agents/, records.jsonl and results/")
+	c.Flags().StringVar(&namespace, "namespace", "", "with --emit: the jobs' namespace")
 	c.MarkFlagRequired("tasks")
 	c.MarkFlagRequired("agent")
 	c.MarkFlagRequired("out")
@@ -132,4 +149,30 @@ func evalAgent(name, plans, exe, modelURL, modelName string) (score.Agent, error
 	return score.Agent{Name: name, Observe: p.Observe, Command: func(t *task.Task, scratch string) ([]string, []string, error) {
 		return p.Command(bin, "{instruction}", modelName, exe), p.Env(modelURL, exe, scratch), nil
 	}}, nil
+}
+
+// emitJobs writes the trials not yet done as jobs under OUT/jobs.
+func emitJobs(c *cobra.Command, cfg score.EvalConfig, kind string, ec score.EmitConfig) error {
+	if kind != "k8s" {
+		return badInput("--emit: want k8s, got %q", kind)
+	}
+	if ec.Image == "" || ec.SwetouchImage == "" || ec.PVC == "" {
+		return badInput("--emit k8s needs --image, --swetouch-image and --pvc")
+	}
+	jobs, err := score.EmitJobs(cfg, ec)
+	if err != nil {
+		return badInput("%v", err)
+	}
+	dir := filepath.Join(cfg.Out, "jobs")
+	if err := score.WriteJobs(dir, jobs); err != nil {
+		return err
+	}
+	fmt.Fprintf(c.ErrOrStderr(), "swetouch eval: %d jobs in %s; kubectl apply -k %s, then copy results/ from the volume and run: swetouch score results/\n", len(jobs), dir, dir)
+	return nil
+}
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
 }

@@ -18,7 +18,7 @@ import (
 )
 
 func runCmd() *cobra.Command {
-	var taskDir, records, instance, condition, match, out, agent, modelURL, modelName string
+	var taskDir, records, instance, condition, match, out, agent, agentName, modelURL, modelName string
 	var keep bool
 	c := &cobra.Command{
 		Use:   "run --task DIR [--records FILE --instance ID] [--condition C] [--match M] --out DIR (--agent claude|codex|gemini|opencode [--model-url URL] [--model M] | -- AGENT ARGS...)",
@@ -49,6 +49,9 @@ func runCmd() *cobra.Command {
 				cfg.Env, cfg.Observe = p.Env(modelURL, exe, scratch), p.Observe
 			case len(args) == 0:
 				return badInput("give --agent NAME, or the agent's command after --")
+			}
+			if agentName != "" {
+				cfg.AgentName = agentName
 			}
 			if records != "" {
 				recs, err := task.LoadRecords(records)
@@ -94,6 +97,7 @@ func runCmd() *cobra.Command {
 	c.Flags().StringVar(&out, "out", "", "output directory")
 	c.Flags().BoolVar(&keep, "keep", false, "keep the workspace (its path is in result.json)")
 	c.Flags().StringVar(&agent, "agent", "", "a known agent to run unmodified: claude, codex, gemini or opencode")
+	c.Flags().StringVar(&agentName, "agent-name", "", "the agent's name in result.json, which score groups by (default: --agent)")
 	c.Flags().StringVar(&modelURL, "model-url", "", "the model endpoint the agent talks to (e.g. swetouch model serve)")
 	c.Flags().StringVar(&modelName, "model", "", "the model name the agent asks for")
 	c.MarkFlagRequired("task")

@@ -1,0 +1,214 @@
+package score
+
+import (
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/swetouch/swetouch/policy"
+	"github.com/swetouch/swetouch/task"
+)
+
+// Where an emitted trial finds things inside its container. One volume
+// holds the tasks (tasks/), the scripted agents' plans (agents/), shared
+// records (records.jsonl) and receives the results (results/); the
+// swetouch binary is copied into its own small volume by an init
+// container, so any task image works without rebuilding it.
+const (
+	EmitVolume  = "/swetouch"
+	EmitBinary  = "/opt/swetouch/swetouch"
+	EmitTasks   = EmitVolume + "/tasks"
+	EmitPlans   = EmitVolume + "/agents"
+	EmitResults = EmitVolume + "/results"
+)
+
+// EmitConfig says how trials become jobs for an orchestrator.
+type EmitConfig struct {
+	// Image is the container image a trial runs in: the task's
+	// environment. "{task}" in it is replaced by the task's name.
+	Image string
+	// SwetouchImage holds the static swetouch binary at /swetouch.
+	SwetouchImage string
+	// PVC is the claim mounted at EmitVolume.
+	PVC       string
+	Namespace string
+	// Command is the trial's command line inside the container: swetouch
+	// run with the task, the condition, the results folder and the agent.
+	Command func(t *task.Task, c policy.Condition, agent string, run int, out string) []string
+}
+
+// Job is one emitted trial: where its result lands and its manifest.
+type Job struct {
+	Name      string `json:"name"`
+	Agent     string `json:"agent"`
+	Condition string `json:"condition"`
+	Task      string `json:"task"`
+	Run       int    `json:"run"`
+	// Results is the trial's folder, relative to the results root (the
+	// same layout eval writes, so score reads both).
+	Results  string   `json:"results"`
+	Command  []string `json:"command"`
+	Manifest any      `json:"-"`
+}
+
+// EmitJobs turns the trials of cfg that are not yet done in cfg.Out into
+// Kubernetes Jobs, one per trial, never retried (a retry would count a
+// trial twice; an infrastructure failure is a null result, not a retry).
+func EmitJobs(cfg EvalConfig, ec EmitConfig) ([]Job, error) {
+	if ec.Image == "" || ec.SwetouchImage == "" || ec.PVC == "" {
+		return nil, fmt.Errorf("emit needs the trial image, the swetouch image and the volume claim")
+	}
+	var jobs []Job
+	for _, a := range cfg.Agents {
+		for _, c := range cfg.Conditions {
+			for _, t := range cfg.Tasks {
+				for r := 0; r < max(cfg.Runs, 1); r++ {
+					rel := path.Join(a.Name, string(c), t.Name, fmt.Sprintf("run-%d", r))
+					if done(filepath.Join(cfg.Out, filepath.FromSlash(rel))) {
+						continue
+					}
+					j := Job{Name: jobName(a.Name, string(c), t.Name, r), Agent: a.Name, Condition: string(c), Task: t.Name, Run: r, Results: rel}
+					j.Command = ec.Command(t, c, a.Name, r, path.Join(EmitResults, rel))
+					j.Manifest = ec.manifest(j, strings.ReplaceAll(ec.Image, "{task}", t.Name))
+					jobs = append(jobs, j)
+				}
+			}
+		}
+	}
+	return jobs, nil
+}
+
+var notLabel = regexp.MustCompile(`[^a-z0-9-]+`)
+
+// jobName is a DNS-1123 label, readable and unique: the trial's key
+// squeezed to fit, then a short hash of the whole key.
+func jobName(agent, cond, taskName string, run int) string {
+	key := fmt.Sprintf("%s/%s/%s/%d", agent, cond, taskName, run)
+	sum := sha256.Sum256([]byte(key))
+	readable := strings.Trim(notLabel.ReplaceAllString(strings.ToLower(fmt.Sprintf("st-%s-%s-%s-%d", agent, cond, taskName, run)), "-"), "-")
+	if len(readable) > 52 {
+		readable = strings.TrimRight(readable[:52], "-")
+	}
+	return fmt.Sprintf("%s-%x", readable, sum[:4])
+}
+
+func label(s string) string {
+	s = notLabel.ReplaceAllString(strings.ToLower(s), "-")
+	if len(s) > 63 {
+		s = s[:63]
+	}
+	return strings.Trim(s, "-")
+}
+
+// manifest is the batch/v1 Job for one trial.
+func (ec EmitConfig) manifest(j Job, image string) map[string]any {
+	labels := map[string]string{
+		"app.kubernetes.io/name":      "swetouch",
+		"app.kubernetes.io/component": "trial",
+		"swetouch.dev/agent":          label(j.Agent),
+		"swetouch.dev/condition":      label(j.Condition),
+		"swetouch.dev/task":           label(j.Task),
+		"swetouch.dev/run":            fmt.Sprint(j.Run),
+	}
+	meta := map[string]any{"name": j.Name, "labels": labels,
+		"annotations": map[string]string{"swetouch.dev/results": j.Results}}
+	if ec.Namespace != "" {
+		meta["namespace"] = ec.Namespace
+	}
+	binMount := map[string]any{"name": "swetouch-bin", "mountPath": path.Dir(EmitBinary)}
+	return map[string]any{
+		"apiVersion": "batch/v1",
+		"kind":       "Job",
+		"metadata":   meta,
+		"spec": map[string]any{
+			"backoffLimit":            0,
+			"ttlSecondsAfterFinished": 86400,
+			"template": map[string]any{
+				"metadata": map[string]any{"labels": labels},
+				"spec": map[string]any{
+					"restartPolicy": "Never",
+					"initContainers": []any{map[string]any{
+						"name": "swetouch", "image": ec.SwetouchImage,
+						"command":      []string{"/swetouch", "install", EmitBinary},
+						"volumeMounts": []any{binMount},
+					}},
+					"containers": []any{map[string]any{
+						"name": "trial", "image": image, "command": j.Command,
+						"volumeMounts": []any{binMount, map[string]any{"name": "data", "mountPath": EmitVolume}},
+					}},
+					"volumes": []any{
+						map[string]any{"name": "swetouch-bin", "emptyDir": map[string]any{}},
+						map[string]any{"name": "data", "persistentVolumeClaim": map[string]any{"claimName": ec.PVC}},
+					},
+				},
+			},
+		},
+	}
+}
+
+// WriteJobs writes one manifest per job (JSON, which kubectl reads as it
+// reads YAML), a kustomization.yaml listing them (kubectl apply -k DIR),
+// and jobs.jsonl, the list any other orchestrator can read.
+func WriteJobs(dir string, jobs []Job) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	var kust, list strings.Builder
+	kust.WriteString("apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n")
+	for _, j := range jobs {
+		b, err := json.MarshalIndent(j.Manifest, "", "  ")
+		if err != nil {
+			return err
+		}
+		name := j.Name + ".json"
+		if err := os.WriteFile(filepath.Join(dir, name), append(b, '\n'), 0o644); err != nil {
+			return err
+		}
+		fmt.Fprintf(&kust, "  - %s\n", name)
+		line, _ := json.Marshal(j)
+		list.Write(append(line, '\n'))
+	}
+	if err := os.WriteFile(filepath.Join(dir, "kustomization.yaml"), []byte(kust.String()), 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "jobs.jsonl"), []byte(list.String()), 0o644)
+}
+
+// TrialArgs builds a trial's command line inside its container: swetouch
+// run on the task under the volume, with the condition, the results
+// folder and the agent (the scripted agent with its plan from the volume,
+// or a preset agent and its model endpoint).
+type TrialArgs struct {
+	SharedRecords   bool // records.jsonl at the volume's root, else each task's own
+	ModelURL, Model string
+	Scripted        func(agent string) bool
+}
+
+// Command is the trial's argv; it fits EmitConfig.Command.
+func (ta TrialArgs) Command(t *task.Task, cond policy.Condition, agent string, run int, out string) []string {
+	taskDir := path.Join(EmitTasks, filepath.Base(t.Dir))
+	args := []string{EmitBinary, "run", "--task", taskDir, "--condition", string(cond), "--out", out, "--agent-name", agent}
+	switch {
+	case cond == policy.Vanilla:
+	case ta.SharedRecords:
+		args = append(args, "--records", path.Join(EmitVolume, "records.jsonl"))
+	default:
+		args = append(args, "--records", path.Join(taskDir, "records.jsonl"))
+	}
+	if ta.Scripted != nil && ta.Scripted(agent) {
+		return append(args, "--", EmitBinary, "agent", "script", "--plan", path.Join(EmitPlans, t.Name+".json"), "--behaviour", agent)
+	}
+	args = append(args, "--agent", agent)
+	if ta.ModelURL != "" {
+		args = append(args, "--model-url", ta.ModelURL)
+	}
+	if ta.Model != "" {
+		args = append(args, "--model", ta.Model)
+	}
+	return args
+}
