@@ -184,6 +184,24 @@ func WriteTable(w io.Writer, rows []Row) {
 	tw.Flush()
 }
 
+// WriteRanks writes each agent's place under every condition against its
+// vanilla place.
+func WriteRanks(w io.Writer, ranks []RankChange) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "condition\tagent\tvanilla rank\trank\tchange")
+	for _, r := range ranks {
+		change := "same"
+		switch {
+		case r.Rank < r.Vanilla:
+			change = fmt.Sprintf("up %d", r.Vanilla-r.Rank)
+		case r.Rank > r.Vanilla:
+			change = fmt.Sprintf("down %d", r.Rank-r.Vanilla)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\n", r.Condition, r.Agent, r.Vanilla, r.Rank, change)
+	}
+	tw.Flush()
+}
+
 // RankChange is an agent's place among the agents under a condition
 // against its place under vanilla (1 is best; ties share a place).
 type RankChange struct {

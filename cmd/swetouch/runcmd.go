@@ -156,6 +156,10 @@ func demoCmd() *cobra.Command {
 			}
 			fmt.Fprintln(c.OutOrStdout())
 			score.WriteTable(c.OutOrStdout(), rows)
+			if ranks := score.Ranks(rows); len(ranks) > 0 {
+				fmt.Fprintln(c.OutOrStdout())
+				score.WriteRanks(c.OutOrStdout(), ranks)
+			}
 			fmt.Fprintf(c.OutOrStdout(), "\nreport: %s\n", filepath.Join(report, score.ReportHTML))
 			return nil
 		},

@@ -10,9 +10,9 @@ import (
 )
 
 func scoreCmd() *cobra.Command {
-	var asJSON, asCSV bool
+	var asJSON, asCSV, trialsToo bool
 	c := &cobra.Command{
-		Use:   "score DIR... [--json|--csv]",
+		Use:   "score DIR... [--json|--csv] [--trials]",
 		Short: "Score runs: resolve rate per agent and condition, Δ against vanilla, retention, the fate of the user's edit",
 		Long: "Reads every run folder (result.json, trajectory.jsonl, final.diff) under the given folders,\n" +
 			"which may come from many machines. Infrastructure errors (resolved null) are counted apart,\n" +
@@ -23,21 +23,36 @@ func scoreCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			rows := score.Summarize(trials)
+			rep := score.NewReport("", ".", trials)
+			w := c.OutOrStdout()
 			switch {
 			case asJSON:
-				b, _ := json.MarshalIndent(rows, "", "  ")
-				fmt.Fprintln(c.OutOrStdout(), string(b))
+				b, _ := json.MarshalIndent(struct {
+					Summary []score.Row        `json:"summary"`
+					Ranks   []score.RankChange `json:"rank_changes"`
+				}{rep.Summary, rep.Ranks}, "", "  ")
+				fmt.Fprintln(w, string(b))
+			case asCSV && trialsToo:
+				return rep.WriteTrialsCSV(w)
 			case asCSV:
-				score.WriteCSV(c.OutOrStdout(), rows)
+				score.WriteCSV(w, rep.Summary)
 			default:
-				score.WriteTable(c.OutOrStdout(), rows)
+				score.WriteTable(w, rep.Summary)
+				if len(rep.Ranks) > 0 {
+					fmt.Fprintln(w)
+					score.WriteRanks(w, rep.Ranks)
+				}
+				if trialsToo {
+					fmt.Fprintln(w)
+					return rep.WriteTrialsCSV(w)
+				}
 			}
 			return nil
 		},
 	}
 	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	c.Flags().BoolVar(&asCSV, "csv", false, "print CSV")
+	c.Flags().BoolVar(&trialsToo, "trials", false, "also list every trial: fate of the user edit, reads/edits/tests after it (with --csv: only the trials)")
 	return c
 }
 
