@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -62,6 +63,19 @@ func TestDemo(t *testing.T) {
 	var table strings.Builder
 	score.WriteTable(&table, rows)
 	t.Logf("demo table:\n%s", table.String())
+	// every demo session, replayed under its own condition, is the same
+	// session again: commands, outputs, classification, decisions
+	t.Run("replay", func(t *testing.T) {
+		for _, r := range runs {
+			traj := filepath.Join(report, "runs", r.Task, r.Condition, r.Agent, "trajectory.jsonl")
+			cmd := exec.Command(filepath.Join(bin, "swetouch"), "replay", traj, "--task", filepath.Join("tasks", r.Task),
+				"--records", filepath.Join("tasks", r.Task, "records.jsonl"), "--check", "--out", t.TempDir())
+			out, err := cmd.CombinedOutput()
+			if err != nil || !strings.Contains(string(out), "identical to the recording") {
+				t.Errorf("replay of %s/%s/%s: %v\n%s", r.Task, r.Condition, r.Agent, err, out)
+			}
+		}
+	})
 	for _, f := range []string{score.ReportHTML, score.ReportJSON, score.SummaryCSV, score.TrialsCSV, "runs.json"} {
 		if b, err := os.ReadFile(filepath.Join(report, f)); err != nil || !strings.Contains(string(b), "counter-edit") {
 			t.Errorf("%s: %v %.200s", f, err, b)

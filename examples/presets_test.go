@@ -3,7 +3,9 @@ package examples_test
 import (
 	"context"
 	"net/http/httptest"
+	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -54,12 +56,22 @@ func agentSession(t *testing.T, shimDir, agent, modelName, readTool string, deli
 	srv := model.NewServer(s, nil)
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
+	// the session's model answers go to a cassette, for the replay below
+	cassette := filepath.Join(t.TempDir(), "cassette.jsonl")
+	cf, err := os.Create(cassette)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cf.Close()
+	upstream, _ := url.Parse(ts.URL)
+	recorded := httptest.NewServer(model.NewRecorder(upstream, cf))
+	defer recorded.Close()
 	tk, _ := task.Load(filepath.Join("tasks", "py-discount"))
 	recs, _ := task.LoadRecords(filepath.Join("tasks", "py-discount", "records.jsonl"))
 	out := t.TempDir()
 	res, err := session.Run(context.Background(), session.RunConfig{
 		Task: tk, Record: recs[0], Condition: policy.CounterEdit, Out: out, Shim: filepath.Join(shimDir, "swetouch"),
-		Agent: p.Command(bin, "{instruction}", modelName, filepath.Join(shimDir, "swetouch")), Env: p.Env(ts.URL, filepath.Join(shimDir, "swetouch"), t.TempDir()), Observe: p.Observe,
+		Agent: p.Command(bin, "{instruction}", modelName, filepath.Join(shimDir, "swetouch")), Env: p.Env(recorded.URL, filepath.Join(shimDir, "swetouch"), t.TempDir()), Observe: p.Observe,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -109,6 +121,17 @@ func agentSession(t *testing.T, shimDir, agent, modelName, readTool string, deli
 	if _, err := os.Stat(filepath.Join(out, "result.json")); err != nil || res.Resolved == nil {
 		t.Errorf("result: %v resolved %v (%s)", err, res.Resolved, res.Reason)
 	}
+	// the same agent binary, replayed against the cassette under the same
+	// condition, has the same session: same commands, outputs, decisions
+	t.Run("replay", func(t *testing.T) {
+		cmd := exec.Command(filepath.Join(shimDir, "swetouch"), "replay", filepath.Join(out, "trajectory.jsonl"),
+			"--task", filepath.Join("tasks", "py-discount"), "--records", filepath.Join("tasks", "py-discount", "records.jsonl"),
+			"--cassette", cassette, "--agent", agent, "--model", modelName, "--check", "--out", t.TempDir())
+		got, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(got), "identical to the recording") {
+			t.Errorf("replay against the cassette: %v\n%s", err, got)
+		}
+	})
 }
 
 // TestClaudeNativeReadMessage: when Claude Code's own Read tool reaches

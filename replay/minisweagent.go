@@ -123,6 +123,7 @@ func ImportMiniSWEAgent(data []byte, name string, o ImportOptions) (*Trajectory,
 		t: &Trajectory{Header: Header{
 			Format: Format, Version: Version, Task: f.InstanceID,
 			Agent: "mini-swe-agent " + f.Info.MiniVersion + " " + f.Info.Config.Model.ModelName, Source: format,
+			Root: "/testbed", // SWE-bench's containers
 		}},
 	}
 	im.t.Header.Agent = strings.Join(strings.Fields(im.t.Header.Agent), " ")

@@ -28,6 +28,9 @@ type Header struct {
 	Seed      int64             `json:"seed,omitempty"`
 	Source    string            `json:"source,omitempty"`
 	Tools     map[string]string `json:"tools,omitempty"`
+	// Root is where the session's workspace was (a temporary folder, or a
+	// container's /testbed): a replay maps it to its own workspace.
+	Root string `json:"root,omitempty"`
 }
 
 // Writer appends events to a trajectory. Each event is written as one line

@@ -118,7 +118,12 @@ func (h *Hub) Begin(ctx context.Context, b Begin) (int, error) {
 	if h.closed {
 		return 0, ErrClosed
 	}
-	if len(h.running) == 0 && h.w != nil && h.w.Pending() {
+	// Changes made before the command (an agent's native edit) are the
+	// agent's own action, not the command's. A barrier, not Pending: an
+	// edit whose event the watcher has not read yet would otherwise be
+	// folded into the command (seen with Gemini CLI writing a file and
+	// running the tests at once).
+	if len(h.running) == 0 && h.w != nil {
 		if err := h.nativeLocked(ctx); err != nil {
 			return 0, err
 		}

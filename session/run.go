@@ -125,7 +125,7 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 		return nil, err
 	}
 	defer f.Close()
-	rec, err := replay.NewWriter(f, replay.Header{Task: cfg.Task.Name, Condition: res.Condition, Agent: strings.Join(cfg.Agent, " "), Source: "swetouch run"})
+	rec, err := replay.NewWriter(f, replay.Header{Task: cfg.Task.Name, Condition: res.Condition, Agent: strings.Join(cfg.Agent, " "), Source: "swetouch run", Root: ws})
 	if err != nil {
 		return nil, err
 	}
@@ -155,6 +155,12 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 		for {
 			select {
 			case <-w.Changed():
+				// an agent's edit tool may write a file in several steps
+				// (truncate, write, rename): take the edit once it is
+				// whole, or at the next command's begin, whichever is first
+				if !settle(serveCtx, w.Changed(), nativeSettle) {
+					return
+				}
 				hub.Idle(serveCtx)
 			case <-serveCtx.Done():
 				return
@@ -295,6 +301,26 @@ func finalDiff(ws string) ([]byte, error) {
 	diff := exec.Command("git", "diff", "--no-color", "--no-ext-diff", "HEAD")
 	diff.Dir = ws
 	return diff.Output()
+}
+
+// nativeSettle is how long the files must stay unchanged before a native
+// edit is taken outside a command.
+const nativeSettle = 50 * time.Millisecond
+
+// settle waits until changed has been quiet for d; false when ctx ends.
+func settle(ctx context.Context, changed <-chan struct{}, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	for {
+		select {
+		case <-changed:
+			t.Reset(d)
+		case <-t.C:
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
 }
 
 // Workspace makes a fresh git-initialised copy of repo in a new temporary

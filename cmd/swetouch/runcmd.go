@@ -133,7 +133,7 @@ func agentCmd() *cobra.Command {
 	script.Flags().StringVar(&plan, "plan", "", "the agent's plan (JSON)")
 	script.Flags().StringVar(&behaviour, "behaviour", examples.Careful, "naive or careful")
 	script.MarkFlagRequired("plan")
-	c.AddCommand(script)
+	c.AddCommand(script, agentReplayCmd())
 	return c
 }
 

@@ -1,0 +1,314 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/swetouch/swetouch/event"
+	"github.com/swetouch/swetouch/examples"
+	"github.com/swetouch/swetouch/policy"
+	"github.com/swetouch/swetouch/replay"
+	"github.com/swetouch/swetouch/replay/model"
+	"github.com/swetouch/swetouch/session"
+	"github.com/swetouch/swetouch/task"
+)
+
+// loadRecording reads a recorded session: our trajectory.jsonl, or a
+// mini-swe-agent v1/v2 .traj.json, imported.
+func loadRecording(path string) (*replay.Trajectory, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, badInput("%v", err)
+	}
+	var tr *replay.Trajectory
+	if bytes.HasPrefix(bytes.TrimSpace(b), []byte(`{"format"`)) {
+		tr, err = replay.Read(bytes.NewReader(b), path)
+	} else {
+		tr, err = replay.ImportMiniSWEAgent(b, path, replay.ImportOptions{})
+	}
+	if err != nil {
+		return nil, badInput("%v", err)
+	}
+	return tr, nil
+}
+
+func replayCmd() *cobra.Command {
+	var taskDir, records, instance, condition, match, out, whatIf, cassette, agent, modelName string
+	var check bool
+	var timeout time.Duration
+	c := &cobra.Command{
+		Use:   "replay TRAJECTORY --task DIR [--records FILE] [--condition C] [--check] --out DIR",
+		Short: "Re-drive a recorded session (ours or mini-swe-agent's) on a fresh workspace, under any condition",
+		Long: "The recorded agent's commands run again in order through the shell shim and the hub; native\n" +
+			"edits are re-applied from their recorded diffs, native reads reported again. A new trajectory,\n" +
+			"result.json and final.diff are written to --out. --check compares the replay with the\n" +
+			"recording action by action (command, exit status, output, classification, interventions and\n" +
+			"messages) and reports the first divergence (exit 1). Nothing sleeps for recorded latencies.\n\n" +
+			"For a closed agent, --cassette FILE --agent NAME runs the real agent again against the model\n" +
+			"answers the scripted model server recorded, so the same session happens again.\n\n" +
+			"--what-if CONDITION (with --records) runs nothing: it lists where and when each intervention\n" +
+			"would have fired on the recording and what the agent was doing then.",
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			rec, err := loadRecording(args[0])
+			if err != nil {
+				return err
+			}
+			var record *task.Record
+			if records != "" {
+				recs, err := task.LoadRecords(records)
+				if err != nil {
+					return badInput("%v", err)
+				}
+				id := instance
+				if id == "" {
+					id = rec.Header.Task
+				}
+				if record, err = task.Find(recs, id); err != nil {
+					return badInput("--instance: %v", err)
+				}
+			}
+			m, err := policy.ParseMatch(match)
+			if err != nil {
+				return badInput("--match: %v", err)
+			}
+			if whatIf != "" {
+				return replayWhatIf(c.OutOrStdout(), rec, record, whatIf, m)
+			}
+			if taskDir == "" || out == "" {
+				return badInput("give --task and --out (or --what-if)")
+			}
+			t, err := task.Load(taskDir)
+			if err != nil {
+				return badInput("--task: %v", err)
+			}
+			if condition == "" {
+				condition = orDefault(rec.Header.Condition, string(policy.Vanilla))
+			}
+			cond, err := policy.ParseCondition(condition)
+			if err != nil {
+				return badInput("--condition: %v", err)
+			}
+			if record == nil && cond != policy.Vanilla {
+				return badInput("--condition %s needs --records", cond)
+			}
+			exe, err := os.Executable()
+			if err != nil {
+				return err
+			}
+			if err := os.MkdirAll(out, 0o755); err != nil {
+				return err
+			}
+			cfg := session.RunConfig{Task: t, Record: record, Condition: cond, Match: m, Out: out, Shim: exe,
+				AgentName: "replay", KeepWorkspace: true, Stdout: io.Discard, Stderr: c.ErrOrStderr()}
+			if cassette != "" {
+				stop, err := replayAgent(&cfg, cassette, agent, modelName, exe)
+				if err != nil {
+					return err
+				}
+				defer stop()
+			} else {
+				recorded, err := filepath.Abs(filepath.Join(out, "recorded.jsonl"))
+				if err != nil {
+					return err
+				}
+				if err := writeTrajectory(recorded, rec); err != nil {
+					return err
+				}
+				cfg.Agent = []string{exe, "agent", "replay", "--trajectory", recorded, "--root", rec.Header.Root, "--timeout", timeout.String()}
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			res, err := session.Run(ctx, cfg)
+			if res != nil && res.Workspace != "" {
+				defer os.RemoveAll(res.Workspace)
+			}
+			if err != nil {
+				return err
+			}
+			w := c.OutOrStdout()
+			fmt.Fprintf(w, "replay: %d recorded actions, condition %s, resolved=%s, interventions applied %d; %s\n",
+				len(replay.Actions(rec)), cond, showBool(res.Resolved), res.Applied, filepath.Join(out, "trajectory.jsonl"))
+			if !check {
+				return nil
+			}
+			f, err := os.Open(filepath.Join(out, "trajectory.jsonl"))
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			got, err := replay.Read(f, "trajectory.jsonl")
+			if err != nil {
+				return err
+			}
+			if d := replay.Compare(rec, got, replay.RootMap{Root: rec.Header.Root, Workspace: res.Workspace}); d != nil {
+				fmt.Fprintf(w, "replay: first divergence: %v\n", d)
+				return exitError{1}
+			}
+			fmt.Fprintln(w, "replay: identical to the recording (commands, exit statuses, outputs, classification, decisions)")
+			return nil
+		},
+	}
+	c.Flags().StringVar(&taskDir, "task", "", "the task whose repository the replay starts from")
+	c.Flags().StringVar(&records, "records", "", "dataset-record-v1 JSONL (for a condition other than vanilla, or --what-if)")
+	c.Flags().StringVar(&instance, "instance", "", "record instance id (default: the recording's task)")
+	c.Flags().StringVar(&condition, "condition", "", "the condition to replay under (default: the recording's)")
+	c.Flags().StringVar(&match, "match", "reference", "reference or precise")
+	c.Flags().StringVar(&out, "out", "", "where the replay's trajectory, result and final diff go")
+	c.Flags().BoolVar(&check, "check", false, "compare with the recording; exit 1 at the first divergence")
+	c.Flags().DurationVar(&timeout, "timeout", time.Minute, "bound on each replayed command")
+	c.Flags().StringVar(&whatIf, "what-if", "", "list where a condition's interventions would fire on the recording, and run nothing")
+	c.Flags().StringVar(&cassette, "cassette", "", "re-run a real agent against this model cassette (with --agent)")
+	c.Flags().StringVar(&agent, "agent", "", "with --cassette: claude, codex, gemini or opencode")
+	c.Flags().StringVar(&modelName, "model", "", "with --cassette: the model name the agent asks for")
+	return c
+}
+
+func writeTrajectory(path string, tr *replay.Trajectory) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w, err := replay.NewWriter(f, tr.Header)
+	if err != nil {
+		f.Close()
+		return err
+	}
+	for _, ev := range tr.Events {
+		if err := w.Write(ev); err != nil {
+			f.Close()
+			return err
+		}
+	}
+	return f.Close()
+}
+
+// replayAgent sets cfg up to run a real agent against a model cassette
+// served on a loopback port; stop shuts the server down.
+func replayAgent(cfg *session.RunConfig, cassette, agent, modelName, exe string) (stop func(), err error) {
+	p, bin, err := examples.PresetFor(agent)
+	if err != nil {
+		return nil, badInput("--agent: %v", err)
+	}
+	cas, err := model.LoadCassette(cassette)
+	if err != nil {
+		return nil, badInput("--cassette: %v", err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	srv := &http.Server{Handler: cas}
+	go srv.Serve(ln)
+	scratch, err := os.MkdirTemp("", "swetouch-agent-")
+	if err != nil {
+		srv.Close()
+		return nil, err
+	}
+	url := "http://" + ln.Addr().String()
+	cfg.Agent = p.Command(bin, "{instruction}", modelName, exe)
+	cfg.Env, cfg.Observe, cfg.AgentName = p.Env(url, exe, scratch), p.Observe, agent
+	return func() { srv.Close(); os.RemoveAll(scratch) }, nil
+}
+
+// replayWhatIf lists where the condition's interventions would fire on
+// the recording: the order, the step, the time into the session, the
+// trigger and region, and the command the agent was running.
+func replayWhatIf(w io.Writer, rec *replay.Trajectory, record *task.Record, condition string, m policy.Match) error {
+	if record == nil {
+		return badInput("--what-if needs --records")
+	}
+	cond, err := policy.ParseCondition(condition)
+	if err != nil {
+		return badInput("--what-if: %v", err)
+	}
+	p, err := policy.New(record, policy.WithMatch(m), policy.WithCondition(cond))
+	if err != nil {
+		return badInput("%v", err)
+	}
+	fired := policy.Simulate(p, rec.Events)
+	var start time.Time
+	doing := map[int]string{}
+	for _, ev := range rec.Events {
+		if start.IsZero() && !ev.Time.IsZero() {
+			start = ev.Time
+		}
+		if ev.Step != nil && ev.Actor == event.Agent && doing[*ev.Step] == "" {
+			d := ev.Command
+			if d == "" {
+				d = "native " + orDefault(ev.Tool, string(ev.Kind))
+			}
+			if !ev.Time.IsZero() && !start.IsZero() {
+				d = fmt.Sprintf("+%s  %s", ev.Time.Sub(start).Round(time.Millisecond), d)
+			}
+			doing[*ev.Step] = d
+		}
+	}
+	fmt.Fprintf(w, "%s on %s: %d of %d interventions would fire over %d agent actions\n",
+		cond, orDefault(rec.Header.Task, "the recording"), len(fired), len(record.CounterEdit.Interventions), len(replay.Actions(rec)))
+	for _, f := range fired {
+		cmd := doing[f.Step]
+		if len(cmd) > 120 {
+			cmd = cmd[:120] + "…"
+		}
+		fmt.Fprintf(w, "order %d  step %d  on %s of %s:%d-%d  while: %s\n", f.Order, f.Step, f.Event, f.Path, f.Start, f.End, cmd)
+	}
+	return nil
+}
+
+// agentReplayCmd is the agent a replay runs inside the session: it plays
+// the recorded actions through the shim and the hub.
+func agentReplayCmd() *cobra.Command {
+	var trajectory, root string
+	var timeout time.Duration
+	c := &cobra.Command{
+		Use:   "replay --trajectory FILE [--root DIR] [--timeout D]",
+		Short: "Play a recorded session's actions again (what swetouch replay runs as the agent)",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			rec, err := loadRecording(trajectory)
+			if err != nil {
+				return err
+			}
+			ws, err := os.Getwd()
+			if err != nil {
+				return err
+			}
+			cfg := replay.RedriveConfig{Dir: ws, Roots: replay.RootMap{Root: root, Workspace: ws}, Timeout: timeout, Log: c.OutOrStdout()}
+			if sock := os.Getenv("SWETOUCH_SOCKET"); sock != "" {
+				hub, err := session.Dial(sock)
+				if err != nil {
+					return err
+				}
+				defer hub.Close()
+				cfg.Hub = hubAdapter{hub}
+			}
+			return replay.Redrive(c.Context(), replay.Actions(rec), cfg)
+		},
+	}
+	c.Flags().StringVar(&trajectory, "trajectory", "", "the recording")
+	c.Flags().StringVar(&root, "root", "", "the recording's workspace root, mapped to the current directory")
+	c.Flags().DurationVar(&timeout, "timeout", time.Minute, "bound on each command")
+	c.MarkFlagRequired("trajectory")
+	return c
+}
+
+// hubAdapter gives the session client the replay's Hub shape.
+type hubAdapter struct{ c *session.Client }
+
+func (h hubAdapter) Observe(ev event.Event) (int64, error) { return h.c.Observe(ev) }
+func (h hubAdapter) Sync(channel string) error {
+	_, err := h.c.Sync(channel)
+	return err
+}

@@ -1,0 +1,72 @@
+package replay
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/swetouch/swetouch/event"
+)
+
+func traj(evs ...event.Event) *Trajectory { return &Trajectory{Events: evs} }
+
+func cmd(step, exit int, command, out string, scopes ...event.Scope) event.Event {
+	return event.Event{Source: "shell", Actor: event.Agent, Kind: event.Read, Step: &step, Command: command, Exit: &exit, Output: NewOutput(out), Scopes: scopes}
+}
+
+// TestCompare: a replay is the same session modulo the workspace path,
+// temporary names, ports and times; anything else is reported at the
+// first action where it differs, saying what differed.
+func TestCompare(t *testing.T) {
+	m := RootMap{Root: "/testbed", Workspace: "/tmp/swetouch-ws-9"}
+	base := traj(cmd(0, 0, "ls /testbed", "a.py\n"), cmd(1, 1, "pytest", "1 failed in 0.12s\n"))
+	applied := event.Event{Source: "harness", Actor: event.Harness, Kind: event.Intervention, Step: new(1), Attempt: &event.Attempt{Order: 1, Outcome: "applied"}}
+	for _, tc := range []struct {
+		name string
+		got  *Trajectory
+		want string // "" for no divergence
+	}{
+		{"same, modulo times", traj(cmd(0, 0, "ls /tmp/swetouch-ws-9", "a.py\n"), cmd(1, 1, "pytest", "1 failed in 0.31s\n")), ""},
+		{"exit status", traj(cmd(0, 0, "ls /tmp/swetouch-ws-9", "a.py\n"), cmd(1, 0, "pytest", "1 failed in 0.12s\n")), "action 2 (recorded step 1, pytest): exit status differs"},
+		{"output line", traj(cmd(0, 0, "ls /tmp/swetouch-ws-9", "b.py\n"), cmd(1, 1, "pytest", "")), "action 1 (recorded step 0, ls /testbed): output line 1 differs: recorded \"a.py\", replayed \"b.py\""},
+		{"a decision", traj(cmd(0, 0, "ls /tmp/swetouch-ws-9", "a.py\n"), cmd(1, 1, "pytest", "1 failed in 0.12s\n"), applied), "action 2 (recorded step 1, pytest): decisions differs"},
+		{"fewer actions", traj(cmd(0, 0, "ls /tmp/swetouch-ws-9", "a.py\n")), "action 2 (recorded step 1, pytest): number of actions differs"},
+		{"classification", traj(cmd(0, 0, "ls /tmp/swetouch-ws-9", "a.py\n", event.FileScope("a.py")), cmd(1, 1, "pytest", "1 failed in 0.12s\n")), "classification differs"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := Compare(base, tc.got, m)
+			switch {
+			case tc.want == "" && d != nil:
+				t.Errorf("divergence %v, want none", d)
+			case tc.want != "" && (d == nil || !strings.Contains(d.Error(), tc.want)):
+				t.Errorf("divergence %v, want %q", d, tc.want)
+			}
+		})
+	}
+}
+
+// TestActions: a command's own file changes belong to it; a step without
+// a command is a native action whose diffs and observed reads are kept.
+func TestActions(t *testing.T) {
+	read := event.Event{Source: "agent", Actor: event.Agent, Kind: event.Read, Step: new(1), Tool: "Read", Scopes: []event.Scope{event.LineScope("a.py", 1, 5)}}
+	tr := traj(
+		event.Event{Source: "shell", Actor: event.Agent, Kind: event.Edit, Step: new(0), Command: "sed -i s/a/b/ a.py"},
+		event.Event{Source: "watch", Actor: event.Agent, Kind: event.Edit, Step: new(0), Command: "sed -i s/a/b/ a.py", Diff: "--- a/a.py\n"},
+		read,
+		event.Event{Source: "watch", Actor: event.Agent, Kind: event.Edit, Step: new(2), Diff: "--- a/a.py\n+++ b/a.py\n"},
+		event.Event{Source: "harness", Actor: event.User, Kind: event.Edit, Step: new(2), Diff: "--- x"},
+	)
+	as := Actions(tr)
+	if len(as) != 3 || as[0].Native() || len(as[0].Diffs) != 0 || !as[1].Native() || len(as[1].Observed) != 1 || !as[2].Native() || len(as[2].Diffs) != 1 {
+		t.Errorf("actions %+v", as)
+	}
+}
+
+func TestRootMap(t *testing.T) {
+	m := RootMap{Root: "/testbed", Workspace: "/w/x"}
+	if got := m.Command("cd /testbed && cat /testbed/a /testbed2/b '/testbed'"); got != "cd /w/x && cat /w/x/a /testbed2/b '/w/x'" {
+		t.Errorf("Command: %q", got)
+	}
+	if got := m.Output("/w/x/a.py:3: /w/xy"); got != "/testbed/a.py:3: /w/xy" {
+		t.Errorf("Output: %q", got)
+	}
+}
