@@ -70,6 +70,7 @@ func Run(h Hub, real, argv0 string, args []string, command string) int {
 	id, herr := h.Begin(session.Begin{Command: command, Cwd: cwd, Source: "shell"})
 	c := exec.Command(real, args...)
 	c.Args[0] = argv0
+	c.Env = childEnv(os.Environ(), os.Getenv(EnvDir))
 	c.Stdin = os.Stdin
 	capture := &capture{}
 	var copies sync.WaitGroup
@@ -238,4 +239,30 @@ func sameDir(a, b string) bool {
 	ia, err1 := os.Stat(a)
 	ib, err2 := os.Stat(b)
 	return err1 == nil && err2 == nil && os.SameFile(ia, ib)
+}
+
+// childEnv is the command's environment: the agent's, with the shim
+// directory taken off PATH. The command is the agent's action; shells it
+// starts in turn (pyenv's bash shims, `#!/usr/bin/env bash` scripts, a
+// nested bash -c) are part of it, already covered by its classification
+// and the watcher, and now run the real shell without the shim's start-up
+// cost, which pyenv alone would pay a dozen times per python call.
+func childEnv(env []string, shimDir string) []string {
+	if shimDir == "" {
+		return env
+	}
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		if p, ok := strings.CutPrefix(kv, "PATH="); ok {
+			var keep []string
+			for _, d := range filepath.SplitList(p) {
+				if filepath.Clean(d) != filepath.Clean(shimDir) {
+					keep = append(keep, d)
+				}
+			}
+			kv = "PATH=" + strings.Join(keep, string(filepath.ListSeparator))
+		}
+		out = append(out, kv)
+	}
+	return out
 }
