@@ -5,10 +5,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"os"
+	"os/exec"
+	"syscall"
 )
 
 // Hook sees each line (without its newline) travelling one way and
-// returns what to send instead: the line itself to relay it unchanged.
+// returns what to send instead: the line itself to relay it unchanged,
+// nil to send nothing (the relay answered or holds it).
 type Hook func(line []byte) []byte
 
 // Pipe copies newline-delimited messages from src to dst through hook
@@ -22,12 +26,18 @@ func Pipe(dst io.Writer, src io.Reader, hook Hook) error {
 			body := bytes.TrimRight(line, "\r\n")
 			out := line
 			if hook != nil {
-				if got := hook(body); !bytes.Equal(got, body) {
+				got := hook(body)
+				switch {
+				case got == nil:
+					out = nil // the hook took the message
+				case !bytes.Equal(got, body):
 					out = append(got, '\n')
 				}
 			}
-			if _, werr := dst.Write(out); werr != nil {
-				return werr
+			if out != nil {
+				if _, werr := dst.Write(out); werr != nil {
+					return werr
+				}
 			}
 		}
 		if err != nil {
@@ -64,3 +74,55 @@ func Peek(line []byte) (Envelope, bool) {
 func (e Envelope) IsRequest() bool      { return e.Method != "" && len(e.ID) > 0 && string(e.ID) != "null" }
 func (e Envelope) IsNotification() bool { return e.Method != "" && !e.IsRequest() }
 func (e Envelope) IsResponse() bool     { return e.Method == "" && len(e.ID) > 0 }
+
+// Pollable returns stdin in non-blocking mode, read through Go's poller.
+// A goroutine parked in a blocking read of an inherited pipe keeps the
+// runtime from noticing the server's answer for up to the scheduler's 10 ms
+// housekeeping tick: that was most of a relayed call's latency.
+func Pollable(r io.Reader) io.Reader {
+	f, ok := r.(*os.File)
+	if !ok {
+		return r
+	}
+	fd, err := syscall.Dup(int(f.Fd()))
+	if err != nil {
+		return r
+	}
+	if err := syscall.SetNonblock(fd, true); err != nil {
+		syscall.Close(fd)
+		return r
+	}
+	return os.NewFile(uintptr(fd), f.Name())
+}
+
+// StartChild starts a peer as a subprocess with its stdin and stdout
+// piped to the relay and its stderr passed to stderr; the int is the exit
+// status to report when it cannot start.
+func StartChild(args []string, stderr io.Writer) (*exec.Cmd, io.WriteCloser, io.ReadCloser, int, error) {
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Stderr = stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, nil, nil, 1, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, nil, nil, 1, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, nil, nil, 127, err
+	}
+	return cmd, in, out, 0, nil
+}
+
+// ExitStatus is a waited-for child's status as a shell reports it: its
+// exit code, or 128 plus the signal that killed it.
+func ExitStatus(cmd *exec.Cmd, waitErr error) (int, error) {
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal()), nil
+	}
+	if waitErr != nil && cmd.ProcessState == nil {
+		return 1, waitErr
+	}
+	return cmd.ProcessState.ExitCode(), nil
+}

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,9 +19,9 @@ import (
 
 	"github.com/swetouch/swetouch/examples"
 	"github.com/swetouch/swetouch/internal/testbin"
+	"github.com/swetouch/swetouch/internal/testhub"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/session"
-	"github.com/swetouch/swetouch/task"
 )
 
 var binDir string
@@ -51,29 +50,7 @@ func serverBin(t *testing.T, name string) string {
 // hubFor serves a hub over the py-discount workspace with the given
 // condition and returns the workspace and the socket.
 func hubFor(t *testing.T, cond policy.Condition) (string, string, *session.Hub) {
-	t.Helper()
-	tk, _ := task.Load("../../examples/tasks/py-discount")
-	recs, _ := task.LoadRecords("../../examples/tasks/py-discount/records.jsonl")
-	ws, err := session.Workspace(tk.Repo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(ws) })
-	pol, _ := policy.New(recs[0], policy.WithCondition(cond))
-	h, err := session.New(ws, session.WithPolicy(pol))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sock := filepath.Join(t.TempDir(), "hub.sock")
-	l, err := net.Listen("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { h.Serve(ctx, l); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
-	return ws, sock, h
+	return testhub.Serve(t, "../../examples/tasks/py-discount", cond)
 }
 
 // connect starts a stdio MCP client on the server, directly or through

@@ -4,12 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
@@ -289,57 +286,22 @@ func appendMessages(line []byte, msgs []session.Message) ([]byte, error) {
 	return json.Marshal(resp)
 }
 
-// pollable returns stdin in non-blocking mode, read through Go's poller.
-// A goroutine parked in a blocking read of an inherited pipe keeps the
-// runtime from noticing the server's answer for up to the scheduler's 10 ms
-// housekeeping tick: that was most of a relayed call's latency.
-func pollable(r io.Reader) io.Reader {
-	f, ok := r.(*os.File)
-	if !ok {
-		return r
-	}
-	fd, err := syscall.Dup(int(f.Fd()))
-	if err != nil {
-		return r
-	}
-	if err := syscall.SetNonblock(fd, true); err != nil {
-		syscall.Close(fd)
-		return r
-	}
-	return os.NewFile(uintptr(fd), f.Name())
-}
-
 // RunStdio runs the server command with the relay between it and this
 // process's stdio: the client's messages go to the server's stdin, the
 // server's to stdout, its stderr to stderr; the server's cwd and
 // environment are this process's. When the client closes stdin the server
 // gets EOF; the relay ends when the server exits, with its status.
 func RunStdio(args []string, r *Relay, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
-	cmd := exec.Command(args[0], args[1:]...)
-	cmd.Stderr = stderr
-	in, err := cmd.StdinPipe()
+	cmd, in, out, code, err := proxy.StartChild(args, stderr)
 	if err != nil {
-		return 1, err
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return 1, err
-	}
-	if err := cmd.Start(); err != nil {
-		return 127, err
+		return code, err
 	}
 	go func() {
-		proxy.Pipe(in, pollable(stdin), r.FromClient)
+		proxy.Pipe(in, proxy.Pollable(stdin), r.FromClient)
 		in.Close() // the client hung up: the server sees EOF
 	}()
 	proxy.Pipe(stdout, out, r.FromServer)
 	err = cmd.Wait()
 	r.Wait()
-	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return 128 + int(ws.Signal()), nil
-	}
-	if err != nil && cmd.ProcessState == nil {
-		return 1, err
-	}
-	return cmd.ProcessState.ExitCode(), nil
+	return proxy.ExitStatus(cmd, err)
 }

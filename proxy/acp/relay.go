@@ -1,0 +1,419 @@
+// Package acp is the shim between an editor and its coding agent over the
+// Agent Client Protocol: a line relay that passes every message as the
+// bytes it came as, observes what the agent reads, writes and runs (with
+// line scope where the protocol says it), and delivers the user's
+// messages as user turns.
+package acp
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/swetouch/swetouch/event"
+	"github.com/swetouch/swetouch/proxy"
+	"github.com/swetouch/swetouch/session"
+)
+
+// Hub is what the relay needs of the session; the socket client
+// satisfies it. Observe reports a native action; Sync takes the file
+// changes made since (an agent's own edit) and returns the messages due.
+type Hub interface {
+	Begin(session.Begin) (int, error)
+	End(int, session.End) ([]session.Message, error)
+	Observe(event.Event) (int64, error)
+	Sync(channel string) ([]session.Message, error)
+}
+
+// Relay sits between an editor and an agent. FromEditor and FromAgent are
+// the two directions' hooks (for proxy.Pipe); the relay also writes
+// messages of its own (an injected prompt, its echo) through the same
+// writers, a line at a time.
+type Relay struct {
+	hub     Hub // nil: relay and record only
+	root    string
+	toAgent *lineWriter
+	toEdit  *lineWriter
+	traffic *lineWriter // nil: no traffic log
+	now     func() time.Time
+	wrapMCP func(server map[string]any) map[string]any
+
+	mu        sync.Mutex
+	steering  bool                       // the agent takes _session/steering
+	turns     map[string]json.RawMessage // session → the editor's open prompt id
+	injected  map[string]string          // our request id → session (an injected turn)
+	held      map[string][][]byte        // session → editor prompts held behind our turn
+	queued    map[string][]string        // session → messages waiting for the turn's end
+	requests  map[string]agentRequest    // the agent's open requests to the editor, by raw id
+	terminals map[string]int             // terminal id → the hub's command id
+	lastSess  string
+	next      int
+}
+
+type agentRequest struct {
+	method  string
+	session string
+	begin   int // terminal/create: the hub's command id
+	path    string
+}
+
+// Option configures a relay.
+type Option func(*Relay)
+
+// WithHub reports to a session hub.
+func WithHub(h Hub) Option { return func(r *Relay) { r.hub = h } }
+
+// WithRoot is the workspace: paths are reported relative to it.
+func WithRoot(dir string) Option { return func(r *Relay) { r.root = dir } }
+
+// WithTraffic writes every message both ways to w as JSONL
+// ({time, from, message}): the raw traffic log editors do not give.
+func WithTraffic(w io.Writer) Option {
+	return func(r *Relay) { r.traffic = &lineWriter{w: w} }
+}
+
+// WithClock sets the traffic log's clock.
+func WithClock(now func() time.Time) Option { return func(r *Relay) { r.now = now } }
+
+// WithMCPWrapper rewrites each stdio MCP server of session/new and
+// session/load (so it runs through swetouch mcp).
+func WithMCPWrapper(f func(server map[string]any) map[string]any) Option {
+	return func(r *Relay) { r.wrapMCP = f }
+}
+
+// NewRelay returns a relay writing to the agent and to the editor.
+func NewRelay(toAgent, toEditor io.Writer, opts ...Option) *Relay {
+	r := &Relay{toAgent: &lineWriter{w: toAgent}, toEdit: &lineWriter{w: toEditor}, now: time.Now,
+		turns: map[string]json.RawMessage{}, injected: map[string]string{}, held: map[string][][]byte{},
+		queued: map[string][]string{}, requests: map[string]agentRequest{}, terminals: map[string]int{}}
+	for _, o := range opts {
+		o(r)
+	}
+	return r
+}
+
+// AgentWriter and EditorWriter are where Pipe must write, so the relay's
+// own lines never interleave with relayed ones.
+func (r *Relay) AgentWriter() io.Writer  { return r.toAgent }
+func (r *Relay) EditorWriter() io.Writer { return r.toEdit }
+
+// lineWriter serialises whole-line writes.
+type lineWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lineWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+func (l *lineWriter) line(b []byte) error {
+	_, err := l.Write(append(append([]byte(nil), b...), '\n'))
+	return err
+}
+
+func (r *Relay) log(from string, line []byte) {
+	if r.traffic == nil {
+		return
+	}
+	msg := json.RawMessage(line)
+	if !json.Valid(line) {
+		b, _ := json.Marshal(string(line))
+		msg = b
+	}
+	b, _ := json.Marshal(struct {
+		Time    time.Time       `json:"time"`
+		From    string          `json:"from"`
+		Message json.RawMessage `json:"message"`
+	}{r.now().UTC(), from, msg})
+	r.traffic.line(b)
+}
+
+type sessionParams struct {
+	SessionID string `json:"sessionId"`
+}
+
+// FromEditor sees a line from the editor to the agent.
+func (r *Relay) FromEditor(line []byte) []byte {
+	r.log("editor", line)
+	e, ok := proxy.Peek(line)
+	if !ok {
+		return line
+	}
+	switch {
+	case e.IsResponse():
+		r.editorAnswered(string(e.ID), e.Result)
+	case e.Method == "session/prompt" && e.IsRequest():
+		var p sessionParams
+		json.Unmarshal(e.Params, &p)
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		r.lastSess = p.SessionID
+		if r.busyLocked(p.SessionID) {
+			// our injected turn runs: the editor's prompt waits for it
+			r.held[p.SessionID] = append(r.held[p.SessionID], append([]byte(nil), line...))
+			return nil
+		}
+		r.turns[p.SessionID] = append(json.RawMessage(nil), e.ID...)
+	case (e.Method == "session/new" || e.Method == "session/load") && r.wrapMCP != nil:
+		return r.rewriteMCP(line)
+	}
+	return line
+}
+
+// busyLocked reports whether an injected turn runs in the session.
+func (r *Relay) busyLocked(sess string) bool {
+	for _, s := range r.injected {
+		if s == sess {
+			return true
+		}
+	}
+	return false
+}
+
+// FromAgent sees a line from the agent to the editor.
+func (r *Relay) FromAgent(line []byte) []byte {
+	r.log("agent", line)
+	e, ok := proxy.Peek(line)
+	if !ok {
+		return line
+	}
+	switch {
+	case e.IsResponse():
+		return r.agentAnswered(e, line)
+	case e.Method == "session/update":
+		r.update(e.Params)
+	case e.IsRequest():
+		r.agentRequest(e)
+	}
+	return line
+}
+
+// agentAnswered handles a response from the agent: to our own request it
+// is swallowed (and an injected turn's end lets held prompts go); to the
+// editor's prompt it ends the turn (and queued messages are delivered).
+func (r *Relay) agentAnswered(e proxy.Envelope, line []byte) []byte {
+	id := string(e.ID)
+	r.mu.Lock()
+	if sess, ours := r.injected[id]; ours {
+		delete(r.injected, id)
+		held := r.held[sess]
+		delete(r.held, sess)
+		queued := r.queued[sess]
+		delete(r.queued, sess)
+		r.mu.Unlock()
+		if len(queued) > 0 {
+			r.inject(sess, queued) // more came during our turn
+			r.mu.Lock()
+			r.held[sess] = append(held, r.held[sess]...)
+			r.mu.Unlock()
+			return nil
+		}
+		for _, h := range held {
+			r.FromEditorRelease(h)
+		}
+		return nil
+	}
+	if strings.HasPrefix(strings.Trim(id, `"`), oursPrefix) {
+		r.mu.Unlock()
+		return nil // a steering request's answer
+	}
+	var ended string
+	for sess, pid := range r.turns {
+		if string(pid) == id {
+			ended = sess
+			delete(r.turns, sess)
+		}
+	}
+	queued := r.queued[ended]
+	if ended != "" {
+		delete(r.queued, ended)
+	}
+	r.mu.Unlock()
+	if isInitializeResult(e.Result) {
+		r.mu.Lock()
+		r.steering = steeringSupported(e.Result)
+		r.mu.Unlock()
+	}
+	if len(queued) > 0 {
+		// the user speaks once the editor has seen the turn end; the
+		// turn is ours before the editor can send its next prompt
+		id := r.reserve(ended)
+		r.toEdit.line(line)
+		r.send(id, ended, queued)
+		return nil
+	}
+	return line
+}
+
+// FromEditorRelease sends a held editor prompt on to the agent.
+func (r *Relay) FromEditorRelease(line []byte) {
+	if e, ok := proxy.Peek(line); ok {
+		var p sessionParams
+		json.Unmarshal(e.Params, &p)
+		r.mu.Lock()
+		r.turns[p.SessionID] = append(json.RawMessage(nil), e.ID...)
+		r.mu.Unlock()
+	}
+	r.toAgent.line(line)
+}
+
+func isInitializeResult(res json.RawMessage) bool {
+	var v struct {
+		ProtocolVersion *int `json:"protocolVersion"`
+	}
+	return json.Unmarshal(res, &v) == nil && v.ProtocolVersion != nil
+}
+
+func steeringSupported(res json.RawMessage) bool {
+	var v struct {
+		Meta struct {
+			Steering struct {
+				Supported bool `json:"supported"`
+			} `json:"steering"`
+		} `json:"_meta"`
+	}
+	return json.Unmarshal(res, &v) == nil && v.Meta.Steering.Supported
+}
+
+// rel is a path as the hub knows it: relative to the workspace.
+func (r *Relay) rel(p string) string {
+	if r.root != "" && filepath.IsAbs(p) {
+		if rel, err := filepath.Rel(r.root, p); err == nil && !strings.HasPrefix(rel, "..") {
+			return filepath.ToSlash(rel)
+		}
+	}
+	return filepath.ToSlash(filepath.Clean(p))
+}
+
+// deliver hands the user's messages to the agent: steered into the
+// running turn when the agent takes it, else queued for the turn's end,
+// else (no turn runs) as a turn of its own now.
+func (r *Relay) deliver(sess string, msgs []session.Message) {
+	if len(msgs) == 0 {
+		return
+	}
+	var texts []string
+	for _, m := range msgs {
+		texts = append(texts, m.Text)
+	}
+	r.mu.Lock()
+	if sess == "" {
+		sess = r.lastSess
+	}
+	_, inTurn := r.turns[sess]
+	steer := r.steering && inTurn
+	if !steer && (inTurn || r.busyLocked(sess)) {
+		r.queued[sess] = append(r.queued[sess], texts...)
+		r.mu.Unlock()
+		return
+	}
+	r.mu.Unlock()
+	if steer {
+		r.steer(sess, texts)
+		return
+	}
+	r.inject(sess, texts)
+}
+
+const oursPrefix = "swetouch-"
+
+func (r *Relay) nextID() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.next++
+	return fmt.Sprintf("%q", fmt.Sprintf("%s%d", oursPrefix, r.next))
+}
+
+// inject runs the messages as a user turn of their own and shows them to
+// the person in the editor as a user message.
+func (r *Relay) inject(sess string, texts []string) { r.send(r.reserve(sess), sess, texts) }
+
+// reserve takes a request id for an injected turn in the session: from
+// now on the editor's prompts to it wait.
+func (r *Relay) reserve(sess string) string {
+	id := r.nextID()
+	r.mu.Lock()
+	r.injected[id] = sess
+	r.mu.Unlock()
+	return id
+}
+
+// send sends the injected turn reserved as id.
+func (r *Relay) send(id, sess string, texts []string) {
+	text := strings.Join(texts, "\n\n")
+	r.echo(sess, text)
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(id), "method": "session/prompt",
+		"params": map[string]any{"sessionId": sess, "prompt": []any{map[string]any{"type": "text", "text": text}}}})
+	r.log("swetouch", b)
+	r.toAgent.line(b)
+}
+
+// steer puts the messages into the running turn (_session/steering).
+func (r *Relay) steer(sess string, texts []string) {
+	text := strings.Join(texts, "\n\n")
+	r.echo(sess, text)
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(r.nextID()), "method": "_session/steering",
+		"params": map[string]any{"sessionId": sess, "prompt": []any{map[string]any{"type": "text", "text": text}}}})
+	r.log("swetouch", b)
+	r.toAgent.line(b)
+}
+
+// echo shows the editor what the agent was told.
+func (r *Relay) echo(sess, text string) {
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "session/update", "params": map[string]any{
+		"sessionId": sess, "update": map[string]any{"sessionUpdate": "user_message_chunk", "content": map[string]any{"type": "text", "text": text}}}})
+	r.log("swetouch", b)
+	r.toEdit.line(b)
+}
+
+// rewriteMCP passes session/new and session/load with their stdio MCP
+// servers wrapped; anything it cannot read passes as it came.
+func (r *Relay) rewriteMCP(line []byte) []byte {
+	var msg map[string]any
+	if json.Unmarshal(line, &msg) != nil {
+		return line
+	}
+	params, _ := msg["params"].(map[string]any)
+	servers, _ := params["mcpServers"].([]any)
+	if len(servers) == 0 {
+		return line
+	}
+	for i, s := range servers {
+		m, ok := s.(map[string]any)
+		if !ok {
+			continue
+		}
+		if _, stdio := m["command"]; stdio && (m["type"] == nil || m["type"] == "stdio") {
+			servers[i] = r.wrapMCP(m)
+		}
+	}
+	b, err := json.Marshal(msg)
+	if err != nil {
+		return line
+	}
+	return b
+}
+
+// WrapMCP is the usual MCP wrapper: the server's command runs behind
+// `exe mcp --session SOCK --root ROOT --`.
+func WrapMCP(exe, sock, root string) func(map[string]any) map[string]any {
+	return func(m map[string]any) map[string]any {
+		out := map[string]any{}
+		for k, v := range m {
+			out[k] = v
+		}
+		args := []any{"mcp", "--session", sock, "--root", root, "--", m["command"]}
+		if a, ok := m["args"].([]any); ok {
+			args = append(args, a...)
+		}
+		out["command"], out["args"] = exe, args
+		return out
+	}
+}
