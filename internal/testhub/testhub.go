@@ -10,15 +10,36 @@ import (
 	"testing"
 
 	"github.com/swetouch/swetouch/policy"
+	"github.com/swetouch/swetouch/replay"
 	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/task"
+	"github.com/swetouch/swetouch/watch"
 )
+
+// Option adds to the hub.
+type Option func(*config)
+
+type config struct {
+	watched bool
+	rec     *replay.Writer
+}
+
+// Watched gives the hub a watcher over the workspace (edits the agent
+// makes itself are seen).
+func Watched() Option { return func(c *config) { c.watched = true } }
+
+// Recorded records the hub's events to w.
+func Recorded(w *replay.Writer) Option { return func(c *config) { c.rec = w } }
 
 // Serve serves a hub over a fresh copy of the example task at taskDir,
 // with its first record under cond, on a Unix socket; it returns the
 // workspace, the socket and the hub. Everything goes when the test ends.
-func Serve(t testing.TB, taskDir string, cond policy.Condition) (string, string, *session.Hub) {
+func Serve(t testing.TB, taskDir string, cond policy.Condition, opts ...Option) (string, string, *session.Hub) {
 	t.Helper()
+	var cfg config
+	for _, o := range opts {
+		o(&cfg)
+	}
 	tk, err := task.Load(taskDir)
 	if err != nil {
 		t.Fatal(err)
@@ -36,7 +57,19 @@ func Serve(t testing.TB, taskDir string, cond policy.Condition) (string, string,
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := session.New(ws, session.WithPolicy(pol))
+	hopts := []session.Option{session.WithPolicy(pol)}
+	if cfg.watched {
+		w, err := watch.New(ws)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { w.Close() })
+		hopts = append(hopts, session.WithWatcher(w))
+	}
+	if cfg.rec != nil {
+		hopts = append(hopts, session.WithRecorder(cfg.rec))
+	}
+	h, err := session.New(ws, hopts...)
 	if err != nil {
 		t.Fatal(err)
 	}
