@@ -246,12 +246,7 @@ func FindAgent(name string) (string, error) {
 	if p, err := exec.LookPath(name); err == nil {
 		return p, nil
 	}
-	dir := os.Getenv("SWETOUCH_AGENTS")
-	if dir == "" {
-		home, _ := os.UserHomeDir()
-		dir = filepath.Join(home, ".cache", "swetouch-agents")
-	}
-	p := filepath.Join(dir, "node_modules", ".bin", name)
+	p := filepath.Join(AgentsDir(), "node_modules", ".bin", name)
 	if _, err := os.Stat(p); err != nil {
 		return "", fmt.Errorf("%s not found on PATH or in %s (run scripts/install-agents.sh)", name, filepath.Dir(p))
 	}
@@ -311,4 +306,14 @@ func repoPath(ws, p string) string {
 		}
 	}
 	return p
+}
+
+// AgentsDir is where scripts/install-agents.sh installs the agents and the
+// npm peers the tests use: $SWETOUCH_AGENTS, else ~/.cache/swetouch-agents.
+func AgentsDir() string {
+	if dir := os.Getenv("SWETOUCH_AGENTS"); dir != "" {
+		return dir
+	}
+	home, _ := os.UserHomeDir()
+	return filepath.Join(home, ".cache", "swetouch-agents")
 }

@@ -95,24 +95,22 @@ func Pollable(r io.Reader) io.Reader {
 	return os.NewFile(uintptr(fd), f.Name())
 }
 
-// StartChild starts a peer as a subprocess with its stdin and stdout
-// piped to the relay and its stderr passed to stderr; the int is the exit
-// status to report when it cannot start.
-func StartChild(args []string, stderr io.Writer) (*exec.Cmd, io.WriteCloser, io.ReadCloser, int, error) {
-	cmd := exec.Command(args[0], args[1:]...)
-	cmd.Stderr = stderr
+// StartChild starts cmd, a peer, with its stdin and stdout piped to the
+// relay (its stderr, env and dir are the caller's to set); the int is the
+// exit status to report when it cannot start.
+func StartChild(cmd *exec.Cmd) (io.WriteCloser, io.ReadCloser, int, error) {
 	in, err := cmd.StdinPipe()
 	if err != nil {
-		return nil, nil, nil, 1, err
+		return nil, nil, 1, err
 	}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
-		return nil, nil, nil, 1, err
+		return nil, nil, 1, err
 	}
 	if err := cmd.Start(); err != nil {
-		return nil, nil, nil, 127, err
+		return nil, nil, 127, err
 	}
-	return cmd, in, out, 0, nil
+	return in, out, 0, nil
 }
 
 // ExitStatus is a waited-for child's status as a shell reports it: its

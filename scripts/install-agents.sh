@@ -15,6 +15,7 @@ pins=(
   "opencode-ai@1.18.33"
   "@modelcontextprotocol/server-filesystem@2026.8.31"
   "@modelcontextprotocol/server-everything@2026.8.31"
+  "@agentclientprotocol/sdk@2.4.0"
 )
 status=0
 for p in "${pins[@]}"; do

@@ -54,6 +54,20 @@ type Status struct {
 	Interventions []event.Attempt `json:"interventions"`
 }
 
+// Counts are the interventions applied and the messages delivered (a
+// message still in the outbox was not).
+func (s Status) Counts() (applied, delivered int) {
+	for _, a := range s.Interventions {
+		if a.Outcome == "applied" {
+			applied++
+			if a.Message != "" {
+				delivered++
+			}
+		}
+	}
+	return applied, delivered - s.Pending
+}
+
 // Hub is the decision point of one run. All methods are safe for
 // concurrent use; decisions are taken one at a time.
 type Hub struct {

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,7 +17,6 @@ import (
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/replay"
 	"github.com/swetouch/swetouch/task"
-	"github.com/swetouch/swetouch/watch"
 )
 
 // RunConfig is one agent run on one task.
@@ -95,22 +93,6 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	if res.AgentName == "" && len(cfg.Agent) > 0 {
 		res.AgentName = filepath.Base(cfg.Agent[0])
 	}
-	var pol *policy.Policy
-	if cfg.Record != nil {
-		res.Instance = cfg.Record.InstanceID
-		res.Condition = orDefault(string(cfg.Condition), string(policy.CounterEdit))
-		res.Match = orDefault(string(cfg.Match), string(policy.Reference))
-		p, err := policy.New(cfg.Record, policy.WithCondition(policy.Condition(res.Condition)), policy.WithMatch(policy.Match(res.Match)))
-		if err != nil {
-			return nil, err
-		}
-		pol = p
-	}
-	private, err := os.MkdirTemp("", "swetouch-run-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(private)
 	ws, err := Workspace(cfg.Task.Repo)
 	if err != nil {
 		return nil, err
@@ -125,58 +107,26 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 		return nil, err
 	}
 	defer f.Close()
-	rec, err := replay.NewWriter(f, replay.Header{Task: cfg.Task.Name, Condition: res.Condition, Agent: strings.Join(cfg.Agent, " "), Source: "swetouch run", Root: ws})
+	host, err := Start(HostConfig{Root: ws, Record: cfg.Record, Condition: cfg.Condition, Match: cfg.Match, Shim: cfg.Shim, Clock: cfg.Clock,
+		Trajectory: f, Header: replay.Header{Task: cfg.Task.Name, Agent: strings.Join(cfg.Agent, " "), Source: "swetouch run", Root: ws}})
 	if err != nil {
 		return nil, err
 	}
-	w, err := watch.New(ws)
-	if err != nil {
-		return nil, err
-	}
-	defer w.Close()
-	opts := []Option{WithRecorder(rec), WithWatcher(w), WithClock(cfg.Clock)}
-	if pol != nil {
-		opts = append(opts, WithPolicy(pol))
-	}
-	hub, err := New(ws, opts...)
-	if err != nil {
-		return nil, err
-	}
-	sock := filepath.Join(private, "hub.sock")
-	l, err := net.Listen("unix", sock)
-	if err != nil {
-		return nil, err
-	}
-	serveCtx, stopServe := context.WithCancel(context.Background())
-	served := make(chan struct{})
-	go func() { hub.Serve(serveCtx, l); close(served) }()
-	defer func() { stopServe(); <-served }()
-	go func() {
-		for {
-			select {
-			case <-w.Changed():
-				// an agent's edit tool may write a file in several steps
-				// (truncate, write, rename): take the edit once it is
-				// whole, or at the next command's begin, whichever is first
-				if !settle(serveCtx, w.Changed(), nativeSettle) {
-					return
-				}
-				hub.Idle(serveCtx)
-			case <-serveCtx.Done():
-				return
-			}
+	hub, closed := host.Hub, false
+	defer func() {
+		if !closed {
+			host.Close("swetouch run failed")
 		}
 	}()
-	shimDir, err := shims(private, cfg.Shim)
-	if err != nil {
-		return nil, err
+	if cfg.Record != nil {
+		res.Instance, res.Condition, res.Match = cfg.Record.InstanceID, host.Condition, host.Match
 	}
 	res.Timings.Setup = time.Since(start).Seconds()
 
 	agentStart := time.Now()
 	cmd := exec.Command(cfg.Agent[0], subst(cfg.Agent[1:], cfg.Task.Instruction, ws)...)
 	cmd.Dir = ws
-	cmd.Env = append(agentEnv(os.Environ(), shimDir, sock), "PWD="+ws)
+	cmd.Env = append(host.Env(os.Environ()), "PWD="+ws)
 	cmd.Env = append(cmd.Env, cfg.Env...)
 	cmd.Stdout, cmd.Stderr = orDiscard(cfg.Stdout), orDiscard(cfg.Stderr)
 	var observed chan struct{}
@@ -196,7 +146,8 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	interrupted := false
 	if err := cmd.Start(); err != nil {
-		hub.Close("agent failed to start: " + err.Error())
+		closed = true
+		host.Close("agent failed to start: " + err.Error())
 		return nil, fmt.Errorf("agent: %w", err)
 	}
 	waited := make(chan error, 1)
@@ -220,7 +171,8 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	}
 	if interrupted {
 		res.Reason = "interrupted"
-		hub.Close("interrupted")
+		closed = true
+		host.Close("interrupted")
 	} else {
 		vStart := time.Now()
 		v := task.Verify(context.Background(), cfg.Task, ws)
@@ -231,19 +183,12 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 			note = fmt.Sprintf("resolved=%v", *v.Resolved)
 		}
 		hub.Observe(context.Background(), event.Event{Kind: event.Verify, Source: "harness", Actor: event.Harness, Note: note, Output: replay.NewOutput(v.Output)})
-		hub.Close("done")
+		closed = true
+		host.Close("done")
 	}
 	st := hub.Status()
 	res.Steps, res.Interventions = st.Steps, st.Interventions
-	for _, a := range st.Interventions {
-		if a.Outcome == "applied" {
-			res.Applied++
-			if a.Message != "" {
-				res.Delivered++
-			}
-		}
-	}
-	res.Delivered -= st.Pending
+	res.Applied, res.Delivered = st.Counts()
 	res.Timings.Total = time.Since(start).Seconds()
 	b, _ := json.MarshalIndent(res, "", "  ")
 	if err := os.WriteFile(filepath.Join(cfg.Out, "result.json"), append(b, '\n'), 0o644); err != nil {

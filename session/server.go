@@ -62,6 +62,10 @@ func (h *Hub) Serve(ctx context.Context, l net.Listener) error {
 }
 
 func (h *Hub) serveConn(ctx context.Context, c net.Conn) {
+	// a client still connected when serving stops (a relay, a shim a
+	// leftover process holds) is hung up on, not waited for
+	stop := context.AfterFunc(ctx, func() { c.Close() })
+	defer stop()
 	defer c.Close()
 	sc := bufio.NewScanner(c)
 	sc.Buffer(nil, 64<<20)

@@ -21,6 +21,7 @@ var alwaysIgnored = map[string]bool{
 // negations are not supported and are skipped).
 type ignorer struct {
 	patterns []gitPattern
+	dirs     []string // slash-separated directories ignored with all below
 }
 
 type gitPattern struct {
@@ -59,6 +60,11 @@ func loadIgnorer(root string) *ignorer {
 // ignored reports whether rel (slash-separated) or a directory above it is
 // ignored; isDir says whether rel itself is a directory.
 func (ig *ignorer) ignored(rel string, isDir bool) bool {
+	for _, d := range ig.dirs {
+		if rel == d || strings.HasPrefix(rel, d+"/") {
+			return true
+		}
+	}
 	parts := strings.Split(rel, "/")
 	for i, part := range parts {
 		dir := i < len(parts)-1 || isDir

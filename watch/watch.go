@@ -46,8 +46,28 @@ type Watcher struct {
 // owner's cue to take native edits while no command runs.
 func (w *Watcher) Changed() <-chan struct{} { return w.changed }
 
+// Option configures a Watcher.
+type Option func(*Watcher)
+
+// Ignoring leaves the directories (absolute, or relative to the root)
+// unwatched as well: where swetouch itself writes inside the workspace.
+func Ignoring(dirs ...string) Option {
+	return func(w *Watcher) {
+		for _, d := range dirs {
+			if filepath.IsAbs(d) {
+				rel, err := filepath.Rel(w.root, d)
+				if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+					continue
+				}
+				d = rel
+			}
+			w.ig.dirs = append(w.ig.dirs, filepath.ToSlash(filepath.Clean(d)))
+		}
+	}
+}
+
 // New starts watching root (recursively, skipping ignored directories).
-func New(root string) (*Watcher, error) {
+func New(root string, opts ...Option) (*Watcher, error) {
 	root, err := filepath.Abs(root)
 	if err != nil {
 		return nil, err
@@ -65,6 +85,9 @@ func New(root string) (*Watcher, error) {
 		root: root, fsw: fsw, ig: loadIgnorer(root), fence: fence,
 		snap: map[string]*string{}, dirty: map[string]bool{}, waiters: map[string]chan struct{}{},
 		done: make(chan struct{}), changed: make(chan struct{}, 1),
+	}
+	for _, o := range opts {
+		o(w)
 	}
 	w.baseRev = exec.Command("git", "-C", root, "rev-parse", "--verify", "-q", "HEAD").Run() == nil
 	err = fsw.Add(fence)

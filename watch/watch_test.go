@@ -128,3 +128,30 @@ func escape(s string) string {
 	}
 	return string(b)
 }
+
+// TestIgnoring: what swetouch writes inside the workspace (a session's
+// --out, its private directory), given absolute or relative, is not the
+// agent's edit; a directory outside the root is no option at all.
+func TestIgnoring(t *testing.T) {
+	dir := repo(t, map[string]string{"a.txt": ten})
+	for _, d := range []string{"out", "priv/deep"} {
+		os.MkdirAll(filepath.Join(dir, d), 0o755)
+	}
+	w, err := New(dir, Ignoring(filepath.Join(dir, "out"), "priv/deep", t.TempDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	bash(t, dir, "echo x > out/trajectory.jsonl; mkdir -p out/sub; echo y > out/sub/f; echo z > priv/deep/g; echo w > priv/h; echo l11 >> a.txt")
+	got, err := w.Sync(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, c := range got {
+		paths = append(paths, c.Path)
+	}
+	if want := []string{"a.txt", "priv/h"}; !reflect.DeepEqual(paths, want) {
+		t.Errorf("changes in %q, want %q", paths, want)
+	}
+}

@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -13,8 +15,9 @@ import (
 func acpCmd() *cobra.Command {
 	var sock, root, traffic string
 	var noWrap bool
+	var ip inPlace
 	c := &cobra.Command{
-		Use:   "acp [--session SOCKET] [--root DIR] [--traffic FILE] -- AGENT ARGS...",
+		Use:   "acp [--session SOCKET | --records FILE [--instance ID] [--condition C] [--match M] --out DIR] [--root DIR] [--traffic FILE] -- AGENT ARGS...",
 		Short: "Run an ACP agent behind a transparent relay: name it as the agent command in the editor",
 		Long: "Every message passes both ways as it came. Reads (fs/read_text_file, read tool calls) and\n" +
 			"writes (fs/write_text_file, edit tool calls) are reported to the session with their lines,\n" +
@@ -22,37 +25,67 @@ func acpCmd() *cobra.Command {
 			"takes it, else as a user turn after the current one (the editor's next prompt waits), and\n" +
 			"the editor is shown them as user messages. Stdio MCP servers of session/new and\n" +
 			"session/load run through `swetouch mcp`. --traffic writes every message to FILE (JSONL).\n" +
-			"Without a session (no --session and no SWETOUCH_SOCKET) it relays and records only.",
+			"With --records (or --out alone) it runs a session of its own over --root, in place: the agent's\n" +
+			"shell goes through the shim, the Counter-Edit lands in that directory, and trajectory.jsonl and\n" +
+			"session.json go to --out. Without any session it relays (and logs) only.",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			if sock == "" {
-				sock = os.Getenv("SWETOUCH_SOCKET")
-			}
 			if root == "" {
 				root, _ = os.Getwd()
 			}
-			opts := []acpproxy.Option{acpproxy.WithRoot(root)}
-			if sock != "" {
-				h, err := session.Dial(sock)
-				if err != nil {
-					fmt.Fprintf(c.ErrOrStderr(), "swetouch acp: no session at %s (%v); relaying only\n", sock, err)
-				} else {
-					defer h.Close()
-					opts = append(opts, acpproxy.WithHub(h))
-					if exe, err := os.Executable(); err == nil && !noWrap {
-						opts = append(opts, acpproxy.WithMCPWrapper(acpproxy.WrapMCP(exe, sock, root)))
-					}
-				}
-			}
+			root, _ = filepath.Abs(root)
+			var trafficLog *os.File
 			if traffic != "" {
 				f, err := os.Create(traffic)
 				if err != nil {
 					return badInput("--traffic: %v", err)
 				}
 				defer f.Close()
-				opts = append(opts, acpproxy.WithTraffic(f))
+				trafficLog = f
 			}
-			code, err := acpproxy.Run(args, c.InOrStdin(), c.OutOrStdout(), c.ErrOrStderr(), opts...)
+			agent := exec.Command(args[0], args[1:]...)
+			agent.Stderr = c.ErrOrStderr()
+			var own *inPlaceSession
+			if ip.wanted() {
+				var err error
+				if own, err = ip.start(sock, root, "swetouch acp", args); err != nil {
+					return err
+				}
+				sock, agent.Env = own.Socket, own.Env(os.Environ())
+			} else if sock == "" {
+				sock = os.Getenv("SWETOUCH_SOCKET")
+			}
+			opts := []acpproxy.Option{acpproxy.WithRoot(root)}
+			var hubClient *session.Client
+			if trafficLog != nil {
+				opts = append(opts, acpproxy.WithTraffic(trafficLog))
+			}
+			if sock != "" {
+				h, err := session.Dial(sock)
+				if err != nil {
+					fmt.Fprintf(c.ErrOrStderr(), "swetouch acp: no session at %s (%v); relaying only\n", sock, err)
+				} else {
+					defer h.Close() // again, harmlessly, when own closed it
+					hubClient = h
+					opts = append(opts, acpproxy.WithHub(h))
+					if exe, err := os.Executable(); err == nil && !noWrap {
+						opts = append(opts, acpproxy.WithMCPWrapper(acpproxy.WrapMCP(exe, sock, root)))
+					}
+				}
+			}
+			code, err := acpproxy.Run(agent, c.InOrStdin(), c.OutOrStdout(), opts...)
+			if own != nil {
+				note := "done"
+				if err != nil {
+					note = "agent failed: " + err.Error()
+				}
+				if hubClient != nil {
+					hubClient.Close() // the hub waits for its clients to hang up
+				}
+				if ferr := own.finish(code, note); ferr != nil && err == nil {
+					err = ferr
+				}
+			}
 			if err != nil {
 				return err
 			}
@@ -65,6 +98,7 @@ func acpCmd() *cobra.Command {
 	c.Flags().StringVar(&sock, "session", "", "the hub's socket (default: $SWETOUCH_SOCKET)")
 	c.Flags().StringVar(&root, "root", "", "the workspace (default: the current directory)")
 	c.Flags().StringVar(&traffic, "traffic", "", "write every ACP message, both ways, to this JSONL file")
+	ip.flags(c.Flags())
 	c.Flags().BoolVar(&noWrap, "no-mcp-wrap", false, "leave session/new's MCP servers as they are")
 	return c
 }

@@ -7,7 +7,9 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -18,30 +20,41 @@ import (
 
 func mcpCmd() *cobra.Command {
 	var sock, mapping, root, listen, upstream string
+	var ip inPlace
 	c := &cobra.Command{
-		Use:   "mcp [--session SOCKET] [--mapping FILE] [--root DIR] (-- SERVER ARGS... | --upstream URL [--listen 127.0.0.1:0])",
+		Use:   "mcp [--session SOCKET | --records FILE [--instance ID] [--condition C] [--match M] --out DIR] [--mapping FILE] [--root DIR] (-- SERVER ARGS... | --upstream URL [--listen 127.0.0.1:0])",
 		Short: "Run a stdio MCP server behind a transparent relay that reports its tool calls to the session",
 		Long: "A drop-in replacement for a stdio MCP server entry in an agent's configuration: put\n" +
 			"`swetouch mcp --` in front of the server's command. Every message passes unchanged except\n" +
 			"the result of a tools/call that brings a user message, which gains one text block.\n" +
-			"Without a session (no --session and no SWETOUCH_SOCKET) it only relays.",
+			"With --records (or --out alone) it runs a session of its own over --root, in place, and writes\n" +
+			"trajectory.jsonl and session.json to --out. Without any session it only relays.",
 		RunE: func(c *cobra.Command, args []string) error {
 			if (upstream == "") == (len(args) == 0) {
 				return badInput("give either the stdio server's command after --, or --upstream URL")
 			}
-			if sock == "" {
-				sock = os.Getenv("SWETOUCH_SOCKET")
+			if root == "" {
+				root, _ = os.Getwd()
 			}
+			root, _ = filepath.Abs(root)
 			cl := &mcpproxy.Classifier{Root: root}
-			if cl.Root == "" {
-				cl.Root, _ = os.Getwd()
-			}
 			if mapping != "" {
 				m, err := mcpproxy.LoadMapping(mapping)
 				if err != nil {
 					return badInput("--mapping: %v", err)
 				}
 				cl.Mapping = m
+			}
+			var own *inPlaceSession
+			if ip.wanted() {
+				var err error
+				if own, err = ip.start(sock, root, "swetouch mcp", args); err != nil {
+					return err
+				}
+				sock = own.Socket
+				defer func() { own.finish(0, "done") }()
+			} else if sock == "" {
+				sock = os.Getenv("SWETOUCH_SOCKET")
 			}
 			var hub mcpproxy.Hub
 			if sock != "" {
@@ -73,7 +86,9 @@ func mcpCmd() *cobra.Command {
 				}
 				return nil
 			}
-			code, err := mcpproxy.RunStdio(args, relay, c.InOrStdin(), c.OutOrStdout(), c.ErrOrStderr())
+			server := exec.Command(args[0], args[1:]...)
+			server.Stderr = c.ErrOrStderr()
+			code, err := mcpproxy.RunStdio(server, relay, c.InOrStdin(), c.OutOrStdout())
 			if err != nil {
 				return err
 			}
@@ -87,6 +102,7 @@ func mcpCmd() *cobra.Command {
 	c.Flags().StringVar(&mapping, "mapping", "", "a JSON file classifying this server's tools")
 	c.Flags().StringVar(&root, "root", "", "the workspace the server's paths are in (default: the current directory)")
 	c.Flags().StringVar(&upstream, "upstream", "", "relay to this streamable HTTP MCP server instead of a stdio one")
+	ip.flags(c.Flags())
 	c.Flags().StringVar(&listen, "listen", "127.0.0.1:0", "with --upstream: the address to serve on")
 	return c
 }

@@ -40,19 +40,11 @@ func Serve(t testing.TB, taskDir string, cond policy.Condition, opts ...Option) 
 	for _, o := range opts {
 		o(&cfg)
 	}
-	tk, err := task.Load(taskDir)
-	if err != nil {
-		t.Fatal(err)
-	}
 	recs, err := task.LoadRecords(filepath.Join(taskDir, "records.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	ws, err := session.Workspace(tk.Repo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(ws) })
+	ws := Workspace(t, taskDir)
 	pol, err := policy.New(recs[0], policy.WithCondition(cond))
 	if err != nil {
 		t.Fatal(err)
@@ -83,4 +75,20 @@ func Serve(t testing.TB, taskDir string, cond policy.Condition, opts ...Option) 
 	go func() { h.Serve(ctx, l); close(done) }()
 	t.Cleanup(func() { cancel(); <-done })
 	return ws, sock, h
+}
+
+// Workspace makes a fresh git-initialised copy of the example task's
+// repository, removed when the test ends.
+func Workspace(t testing.TB, taskDir string) string {
+	t.Helper()
+	tk, err := task.Load(taskDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, err := session.Workspace(tk.Repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(ws) })
+	return ws
 }

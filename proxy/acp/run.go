@@ -2,16 +2,17 @@ package acp
 
 import (
 	"io"
+	"os/exec"
 
 	"github.com/swetouch/swetouch/proxy"
 )
 
 // Run starts the agent command with the relay between it and the editor
-// on stdin/stdout (the agent's stderr is passed through). When the editor
-// closes stdin the agent gets EOF; Run ends when the agent exits, with its
-// status.
-func Run(args []string, stdin io.Reader, stdout, stderr io.Writer, opts ...Option) (int, error) {
-	cmd, in, out, code, err := proxy.StartChild(args, stderr)
+// on stdin/stdout (its stderr, cwd and environment are as cmd says). When
+// the editor closes stdin the agent gets EOF; Run ends when the agent
+// exits, with its status.
+func Run(cmd *exec.Cmd, stdin io.Reader, stdout io.Writer, opts ...Option) (int, error) {
+	in, out, code, err := proxy.StartChild(cmd)
 	if err != nil {
 		return code, err
 	}

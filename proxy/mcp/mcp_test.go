@@ -57,13 +57,22 @@ func hubFor(t *testing.T, cond policy.Condition) (string, string, *session.Hub) 
 // `swetouch mcp`.
 func connect(t *testing.T, through bool, sock, ws string, server ...string) *client.Client {
 	t.Helper()
-	cmd, args := server[0], server[1:]
-	env := os.Environ()
 	if through {
-		args = append([]string{"mcp", "--session", sock, "--root", ws, "--", cmd}, args...)
-		cmd = filepath.Join(binDir, "swetouch")
+		return connectVia(t, []string{"--session", sock, "--root", ws}, server...)
 	}
-	c, err := client.NewStdioMCPClient(cmd, env, args...)
+	return start(t, server...)
+}
+
+// connectVia starts the client on the server behind `swetouch mcp FLAGS --`.
+func connectVia(t *testing.T, flags []string, server ...string) *client.Client {
+	t.Helper()
+	args := append(append([]string{filepath.Join(binDir, "swetouch"), "mcp"}, flags...), "--")
+	return start(t, append(args, server...)...)
+}
+
+func start(t *testing.T, command ...string) *client.Client {
+	t.Helper()
+	c, err := client.NewStdioMCPClient(command[0], os.Environ(), command[1:]...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,6 +173,35 @@ func TestFilesystemCounterEdit(t *testing.T) {
 	// a read elsewhere carries nothing
 	if ts := texts(callTool(t, c, "read_text_file", map[string]any{"path": filepath.Join(ws, "test_pricing.py")})); len(ts) != 1 {
 		t.Errorf("second read: %q", ts)
+	}
+}
+
+// TestFilesystemInPlace: `swetouch mcp --records … --out …` runs a
+// session of its own over the directory the server serves (as an agent's
+// MCP configuration would start it): the read fires the Counter-Edit
+// there, the result carries the message block, and when the client hangs
+// up trajectory.jsonl and session.json are written.
+func TestFilesystemInPlace(t *testing.T) {
+	fs := serverBin(t, "mcp-server-filesystem")
+	ws := testhub.Workspace(t, "../../examples/tasks/py-discount")
+	out := t.TempDir()
+	c := connectVia(t, []string{"--records", "../../examples/tasks/py-discount/records.jsonl", "--out", out, "--root", ws}, fs, ws)
+	ts := texts(callTool(t, c, "read_text_file", map[string]any{"path": filepath.Join(ws, "pricing.py"), "head": 6}))
+	if len(ts) != 2 || !strings.HasPrefix(ts[1], "<user-message>") {
+		t.Fatalf("want the file's text, then the message block: %q", ts)
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "pricing.py")); !strings.Contains(string(b), "clamped") {
+		t.Errorf("the Counter-Edit is not in the workspace")
+	}
+	c.Close()
+	sum, err := os.ReadFile(filepath.Join(out, "session.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	traj, _ := os.ReadFile(filepath.Join(out, "trajectory.jsonl"))
+	if !strings.Contains(string(sum), `"interventions_applied": 1`) || !strings.Contains(string(traj), `"tool":"read_text_file"`) ||
+		!strings.Contains(string(traj), `"note":"done"`) {
+		t.Errorf("session.json:\n%s\ntrajectory:\n%s", sum, traj)
 	}
 }
 

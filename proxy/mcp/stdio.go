@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os/exec"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -286,13 +287,13 @@ func appendMessages(line []byte, msgs []session.Message) ([]byte, error) {
 	return json.Marshal(resp)
 }
 
-// RunStdio runs the server command with the relay between it and this
+// RunStdio starts the server command with the relay between it and this
 // process's stdio: the client's messages go to the server's stdin, the
-// server's to stdout, its stderr to stderr; the server's cwd and
-// environment are this process's. When the client closes stdin the server
-// gets EOF; the relay ends when the server exits, with its status.
-func RunStdio(args []string, r *Relay, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
-	cmd, in, out, code, err := proxy.StartChild(args, stderr)
+// server's to stdout (its stderr, cwd and environment are as cmd says).
+// When the client closes stdin the server gets EOF; the relay ends when
+// the server exits, with its status.
+func RunStdio(cmd *exec.Cmd, r *Relay, stdin io.Reader, stdout io.Writer) (int, error) {
+	in, out, code, err := proxy.StartChild(cmd)
 	if err != nil {
 		return code, err
 	}

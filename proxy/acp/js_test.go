@@ -1,0 +1,214 @@
+package acp
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/swetouch/swetouch/event"
+	"github.com/swetouch/swetouch/examples"
+	"github.com/swetouch/swetouch/internal/testbin"
+	"github.com/swetouch/swetouch/internal/testhub"
+	"github.com/swetouch/swetouch/policy"
+	"github.com/swetouch/swetouch/replay"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	testbin.Cleanup()
+	os.Exit(code)
+}
+
+// jsPeers finds node, the TypeScript ACP SDK (scripts/install-agents.sh)
+// and the built swetouch, or skips.
+func jsPeers(t *testing.T) (node, sdk, swetouch string) {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not installed")
+	}
+	sdk = filepath.Join(examples.AgentsDir(), "node_modules", "@agentclientprotocol", "sdk")
+	if _, err := os.Stat(filepath.Join(sdk, "package.json")); err != nil {
+		t.Skipf("@agentclientprotocol/sdk is not installed (scripts/install-agents.sh): %v", err)
+	}
+	bin, err := testbin.Dir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return node, sdk, filepath.Join(bin, "swetouch")
+}
+
+// jsSession is what the TypeScript editor and agent saw of one session.
+type jsSession struct {
+	transcriptLines []string // the editor's transcript, one JSON line each
+	seen            []string // the same, sorted (the SDK's order is its own)
+	editor, agent   string   // the bytes each received, the workspace path masked
+}
+
+// runJS runs the TypeScript editor on the scenario against the
+// TypeScript agent started as agentCmd ("{agent}" stands for it).
+func runJS(t *testing.T, ws string, scenario []string, agentCmd ...string) jsSession {
+	t.Helper()
+	node, sdk, _ := jsPeers(t)
+	dir := t.TempDir()
+	agentLog, clientLog := filepath.Join(dir, "agent.raw"), filepath.Join(dir, "editor.raw")
+	var s jsSession
+	var cmd []string
+	for _, a := range agentCmd {
+		if a == "{agent}" {
+			cmd = append(cmd, node, "testdata/js-agent.mjs", sdk)
+			continue
+		}
+		cmd = append(cmd, a)
+	}
+	sc, _ := json.Marshal(scenario)
+	c := exec.Command(node, append([]string{"testdata/js-client.mjs", sdk, ws, string(sc)}, cmd...)...)
+	c.Env = append(os.Environ(), "JS_AGENT_LOG="+agentLog, "JS_CLIENT_LOG="+clientLog)
+	var stderr bytes.Buffer
+	c.Stderr = &stderr
+	out, err := c.Output()
+	if err != nil {
+		t.Fatalf("%v: %v\n%s\n%s", cmd, err, out, stderr.String())
+	}
+	s.transcriptLines = strings.Split(strings.TrimSpace(string(out)), "\n")
+	s.seen = slices.Sorted(slices.Values(s.transcriptLines))
+	mask := func(p string) string {
+		b, _ := os.ReadFile(p)
+		return strings.ReplaceAll(string(b), ws, "WS")
+	}
+	s.editor, s.agent = mask(clientLog), mask(agentLog)
+	return s
+}
+
+// seenAny reports whether a transcript line of the kind holds sub.
+func (s jsSession) seenAny(kind, sub string) bool {
+	for _, l := range s.transcriptLines {
+		if strings.Contains(l, `"kind":"`+kind+`"`) && strings.Contains(l, sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestJSPeersVanilla: with the official TypeScript SDK's editor and
+// agent, the session through `swetouch acp` (joined to a vanilla hub) is
+// byte for byte the session without it, both ways: reads with line and
+// limit, a write, a turn cancelled mid-way, and a 20 MiB file read.
+func TestJSPeersVanilla(t *testing.T) {
+	_, _, swetouch := jsPeers(t)
+	big := strings.Repeat("0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcde\n", 20<<20/64)
+	scenario := []string{"read pricing.py 4 3", "hello", "wait", "big big.txt", "write notes.txt x y"}
+	prepare := func(ws string) {
+		if err := os.WriteFile(filepath.Join(ws, "big.txt"), []byte(big), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wsDirect, _, _ := testhub.Serve(t, "../../examples/tasks/py-discount", policy.Vanilla)
+	prepare(wsDirect)
+	direct := runJS(t, wsDirect, scenario, "{agent}")
+	ws, sock, h := testhub.Serve(t, "../../examples/tasks/py-discount", policy.Vanilla, testhub.Watched())
+	prepare(ws)
+	relayed := runJS(t, ws, scenario, swetouch, "acp", "--session", sock, "--root", ws, "--", "{agent}")
+
+	if !direct.seenAny("stop", "cancelled") || !direct.seenAny("agent_message_chunk", "read 20971520 characters") ||
+		!direct.seenAny("agent_message_chunk", `    return price - percent\n`) {
+		t.Fatalf("the direct session is not what the test expects:\n%s", strings.Join(direct.transcriptLines, "\n"))
+	}
+	if !slices.Equal(direct.seen, relayed.seen) {
+		t.Errorf("the editor saw\ndirect:\n%s\nthrough the relay:\n%s", strings.Join(direct.seen, "\n"), strings.Join(relayed.seen, "\n"))
+	}
+	if direct.editor != relayed.editor {
+		t.Errorf("the bytes the editor received differ (%d direct, %d relayed)", len(direct.editor), len(relayed.editor))
+	}
+	if direct.agent != relayed.agent {
+		t.Errorf("the bytes the agent received differ:\ndirect:\n%.2000s\nrelayed:\n%.2000s", direct.agent, relayed.agent)
+	}
+	if st := h.Status(); st.Steps < 3 || len(st.Interventions) != 0 {
+		t.Errorf("the hub saw %d actions and %d interventions; want the reads and the write, none", st.Steps, len(st.Interventions))
+	}
+}
+
+// TestJSPeersInPlace: `swetouch acp --records … --out …` runs a session
+// of its own over the directory the TypeScript agent works in, as an
+// editor would start it. The agent's read of the region (fs/read_text_file
+// with line and limit) fires the Counter-Edit before the editor answers,
+// so the agent reads the user's line; after the turn the user's message
+// is the agent's next user turn, and the editor is shown it; the editor's
+// next prompt waits for that turn; the agent's own bash runs through the
+// shim. trajectory.jsonl and session.json say so.
+func TestJSPeersInPlace(t *testing.T) {
+	_, _, swetouch := jsPeers(t)
+	ws := testhub.Workspace(t, "../../examples/tasks/py-discount")
+	out := t.TempDir()
+	records, _ := filepath.Abs("../../examples/tasks/py-discount/records.jsonl")
+	s := runJS(t, ws, []string{"read pricing.py 4 3", "shell grep -c clamped pricing.py", "thanks"},
+		swetouch, "acp", "--records", records, "--out", out, "--root", ws, "--", "{agent}")
+
+	const userLine = "percent = min(max(percent, 0), 100)"
+	const message = "I just edited pricing.py (lines 4-6)"
+	if !s.seenAny("agent_message_chunk", userLine) {
+		t.Errorf("the agent's read did not carry the Counter-Edit:\n%s", strings.Join(s.transcriptLines, "\n"))
+	}
+	if !s.seenAny("user_message_chunk", message) || !s.seenAny("agent_message_chunk", "heard: Out-of-range discounts") {
+		t.Errorf("the message was not a user turn shown to the editor:\n%s", strings.Join(s.transcriptLines, "\n"))
+	}
+	if !s.seenAny("agent_message_chunk", `"1\n"`) {
+		t.Errorf("the agent's shell did not see the user's line:\n%s", strings.Join(s.transcriptLines, "\n"))
+	}
+	// the agent got: the read, the user's turn, then the editor's held prompt
+	order := []string{`"text":"read pricing.py 4 3"`, message, `"text":"shell grep -c clamped pricing.py"`, `"text":"thanks"`}
+	at := -1
+	for _, o := range order {
+		i := strings.Index(s.agent, o)
+		if i < at {
+			t.Errorf("the agent received %q out of order:\n%s", o, s.agent)
+		}
+		at = i
+	}
+
+	f, err := os.Open(filepath.Join(out, "trajectory.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	tr, err := replay.Read(f, "trajectory.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var read, applied, shell bool
+	for _, ev := range tr.Events {
+		switch {
+		case ev.Kind == event.Read && ev.Tool == "fs/read_text_file" && len(ev.Scopes) == 1 && ev.Scopes[0] == event.LineScope("pricing.py", 4, 6):
+			read = true
+		case ev.Kind == event.Intervention && ev.Attempt != nil && ev.Attempt.Outcome == "applied":
+			applied = read
+		case ev.Kind == event.Read && ev.Command == "grep -c clamped pricing.py":
+			shell = true
+		}
+	}
+	if !read || !applied || !shell {
+		t.Errorf("trajectory: fs read of pricing.py:4-6 %v, Counter-Edit applied after it %v, the agent's grep through the shim %v", read, applied, shell)
+	}
+	var sum struct {
+		Instance  string `json:"instance"`
+		Condition string `json:"condition"`
+		Applied   int    `json:"interventions_applied"`
+		Delivered int    `json:"messages_delivered"`
+	}
+	b, err := os.ReadFile(filepath.Join(out, "session.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	json.Unmarshal(b, &sum)
+	if sum.Condition != "counter-edit" || sum.Applied != 1 || sum.Delivered != 1 || sum.Instance == "" {
+		t.Errorf("session.json: %s", b)
+	}
+	if got, _ := os.ReadFile(filepath.Join(ws, "pricing.py")); !strings.Contains(string(got), userLine) {
+		t.Errorf("the Counter-Edit is not in the workspace:\n%s", got)
+	}
+}

@@ -1,0 +1,168 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/swetouch/swetouch/policy"
+	"github.com/swetouch/swetouch/replay"
+	"github.com/swetouch/swetouch/task"
+	"github.com/swetouch/swetouch/watch"
+)
+
+// HostConfig is a hub to start over a workspace.
+type HostConfig struct {
+	// Root is the workspace. swetouch run hands a fresh copy; the in-place
+	// relays (swetouch acp and mcp with --records) the directory the agent
+	// already works in.
+	Root      string
+	Record    *task.Record // nil: observe and record only
+	Condition policy.Condition
+	Match     policy.Match
+	// Trajectory receives the recorded events (nil: none are kept).
+	Trajectory io.Writer
+	Header     replay.Header
+	// Shim is the executable linked as bash and sh in the shim directory;
+	// by default this process's own.
+	Shim string
+	// Ignore are directories swetouch writes to (its --out) that the
+	// watcher must not take for the agent's edits when they lie inside
+	// Root.
+	Ignore []string
+	Clock  func() time.Time
+}
+
+// Host is a hub at work: its watcher, its socket, the shim directory that
+// goes first on the agent's PATH, and its recorder. swetouch run and the
+// in-place relays share it.
+type Host struct {
+	Hub *Hub
+	// Socket is the hub's Unix socket; ShimDir holds bash and sh.
+	Socket, ShimDir string
+	// Condition and Match are what the policy runs under ("" with no
+	// record).
+	Condition, Match string
+
+	private string
+	watcher *watch.Watcher
+	stop    context.CancelFunc
+	served  chan struct{}
+}
+
+// NewPolicy is the policy a record runs under: the condition defaults to
+// counter-edit and the match to reference.
+func NewPolicy(rec *task.Record, cond policy.Condition, match policy.Match) (*policy.Policy, policy.Condition, policy.Match, error) {
+	if cond == "" {
+		cond = policy.CounterEdit
+	}
+	if match == "" {
+		match = policy.Reference
+	}
+	p, err := policy.New(rec, policy.WithCondition(cond), policy.WithMatch(match))
+	return p, cond, match, err
+}
+
+// Start starts the hub over cfg.Root with its watcher, serves it on a
+// socket in a private directory, and makes the shim directory. Close
+// undoes all of it.
+func Start(cfg HostConfig) (host *Host, err error) {
+	if cfg.Clock == nil {
+		cfg.Clock = time.Now
+	}
+	h := &Host{}
+	opts := []Option{WithClock(cfg.Clock)}
+	if cfg.Record != nil {
+		pol, cond, match, err := NewPolicy(cfg.Record, cfg.Condition, cfg.Match)
+		if err != nil {
+			return nil, err
+		}
+		h.Condition, h.Match = string(cond), string(match)
+		opts = append(opts, WithPolicy(pol))
+	}
+	if cfg.Header.Condition == "" {
+		cfg.Header.Condition = orDefault(h.Condition, string(policy.Vanilla))
+	}
+	if cfg.Trajectory != nil {
+		rec, err := replay.NewWriter(cfg.Trajectory, cfg.Header)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, WithRecorder(rec))
+	}
+	if h.private, err = os.MkdirTemp("", "swetouch-run-"); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			h.release()
+		}
+	}()
+	if h.watcher, err = watch.New(cfg.Root, watch.Ignoring(append(cfg.Ignore, h.private)...)); err != nil {
+		return nil, fmt.Errorf("watching %s: %w", cfg.Root, err)
+	}
+	if h.Hub, err = New(cfg.Root, append(opts, WithWatcher(h.watcher))...); err != nil {
+		return nil, err
+	}
+	if h.ShimDir, err = shims(h.private, cfg.Shim); err != nil {
+		return nil, err
+	}
+	h.Socket = filepath.Join(h.private, "hub.sock")
+	l, err := net.Listen("unix", h.Socket)
+	if err != nil {
+		return nil, err
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	h.stop, h.served = stop, make(chan struct{})
+	go func() { h.Hub.Serve(ctx, l); close(h.served) }()
+	go h.takeNativeEdits(ctx)
+	return h, nil
+}
+
+// takeNativeEdits hands the hub the edits made while no command runs. An
+// agent's edit tool may write a file in several steps (truncate, write,
+// rename): an edit is taken once the files are quiet, or at the next
+// command's begin, whichever is first.
+func (h *Host) takeNativeEdits(ctx context.Context) {
+	for {
+		select {
+		case <-h.watcher.Changed():
+			if !settle(ctx, h.watcher.Changed(), nativeSettle) {
+				return
+			}
+			h.Hub.Idle(ctx)
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// Env is the agent's environment made from env: the shim first on PATH,
+// the hub's socket, and none of swetouch's own settings.
+func (h *Host) Env(env []string) []string { return agentEnv(env, h.ShimDir, h.Socket) }
+
+// Close records the session's end with note, stops serving and
+// watching, and removes the private directory. Call Hub.Idle first to
+// take the agent's last native edits (swetouch run verifies in between,
+// and what the tests write is not the agent's).
+func (h *Host) Close(note string) error {
+	err := h.Hub.Close(note)
+	h.release()
+	return err
+}
+
+func (h *Host) release() {
+	if h.stop != nil {
+		h.stop()
+		<-h.served
+		h.stop = nil
+	}
+	if h.watcher != nil {
+		h.watcher.Close()
+	}
+	os.RemoveAll(h.private)
+}
