@@ -1,6 +1,7 @@
 package event
 
 import (
+	"encoding/json"
 	"fmt"
 	"time"
 )
@@ -20,6 +21,10 @@ const (
 	Turn         Kind = "turn"
 	Session      Kind = "session"
 	Verify       Kind = "verify"
+	// Traffic is one protocol message a relay passed (ACP): Raw holds it,
+	// the actor says who sent it (agent, user for the editor, harness for
+	// swetouch's own). It is a record, not an action.
+	Traffic Kind = "traffic"
 )
 
 // Precision says whether a scope names exact lines or only a file.
@@ -122,4 +127,7 @@ type Event struct {
 	Text    string    `json:"text,omitempty"`
 	Note    string    `json:"note,omitempty"`
 	Attempt *Attempt  `json:"attempt,omitempty"`
+	// Raw is a traffic event's message as it was sent, when it was JSON
+	// and not too large (else Output keeps it, elided).
+	Raw json.RawMessage `json:"raw,omitempty"`
 }

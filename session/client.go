@@ -2,10 +2,12 @@ package session
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"net"
 	"sync"
+	"time"
 
 	"github.com/swetouch/swetouch/event"
 )
@@ -18,20 +20,73 @@ type Client struct {
 	r     *bufio.Reader
 	enc   *json.Encoder
 	async sync.WaitGroup // EndAsync calls in flight
+
+	// records waiting to be written (Record does not wait for the
+	// socket): the flusher writes them, and every call writes them first,
+	// so they keep their place
+	qmu      sync.Mutex
+	queue    []event.Event
+	kick     chan struct{}
+	flushed  chan struct{} // closed when the flusher has stopped
+	qclosed  bool          // Close began: records are dropped
+	recorded bool          // Record was called: the flusher runs
 }
 
 // Dial connects to the hub listening at the Unix socket path.
 func Dial(path string) (*Client, error) {
-	c, err := net.Dial("unix", path)
+	conn, err := net.Dial("unix", path)
 	if err != nil {
 		return nil, err
 	}
-	return &Client{conn: c, r: bufio.NewReaderSize(c, 64<<10), enc: json.NewEncoder(c)}, nil
+	return &Client{conn: conn, r: bufio.NewReaderSize(conn, 64<<10), enc: json.NewEncoder(conn),
+		kick: make(chan struct{}, 1), flushed: make(chan struct{})}, nil
+}
+
+// Records are written in batches: by the next call, when recordBatch
+// are queued, or every recordFlush, whichever is first; and at Close. A
+// record costs the relay that sends it no system call of its own.
+const (
+	recordBatch = 64
+	recordFlush = 100 * time.Millisecond
+)
+
+// flusher writes queued records until Close.
+func (c *Client) flusher() {
+	defer close(c.flushed)
+	tick := time.NewTicker(recordFlush)
+	defer tick.Stop()
+	for open := true; open; {
+		select {
+		case _, open = <-c.kick:
+		case <-tick.C:
+		}
+		c.mu.Lock()
+		c.flushLocked()
+		c.mu.Unlock()
+	}
+}
+
+// flushLocked writes the queued records; c.mu is held.
+func (c *Client) flushLocked() {
+	c.qmu.Lock()
+	q := c.queue
+	c.queue = nil
+	c.qmu.Unlock()
+	if len(q) == 0 {
+		return
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	for i := range q {
+		enc.Encode(Request{Op: "record", Event: &q[i], NoReply: true})
+	}
+	c.conn.Write(buf.Bytes()) // one write for the lot
 }
 
 func (c *Client) do(req Request) (Response, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.flushLocked()
 	if err := c.enc.Encode(req); err != nil {
 		return Response{}, err
 	}
@@ -84,6 +139,29 @@ func (c *Client) Observe(ev event.Event) (int64, error) {
 	return r.Seq, err
 }
 
+// Record sends an event that is not an action (Hub.Record) without
+// waiting: it keeps its place among this client's calls; errors are
+// dropped.
+func (c *Client) Record(ev event.Event) {
+	ev.Raw = append(json.RawMessage(nil), ev.Raw...) // the caller's buffer is reused
+	c.qmu.Lock()
+	defer c.qmu.Unlock()
+	if c.qclosed {
+		return
+	}
+	if !c.recorded {
+		c.recorded = true
+		go c.flusher()
+	}
+	c.queue = append(c.queue, ev)
+	if len(c.queue) >= recordBatch {
+		select {
+		case c.kick <- struct{}{}:
+		default: // a flush is due already
+		}
+	}
+}
+
 // Messages drains the messages pending for a channel.
 func (c *Client) Messages(channel string) ([]Message, error) {
 	r, err := c.do(Request{Op: "messages", Channel: channel})
@@ -105,8 +183,22 @@ func (c *Client) Status() (Status, error) {
 	return *r.Status, err
 }
 
-// Close waits for EndAsync calls in flight, then closes the connection.
+// Close waits for EndAsync calls in flight, writes the records still
+// queued, then closes the connection. Calls after Close fail.
 func (c *Client) Close() error {
 	c.async.Wait()
+	c.qmu.Lock()
+	closing := !c.qclosed
+	c.qclosed = true
+	if closing && c.recorded {
+		close(c.kick)
+	}
+	c.qmu.Unlock()
+	if closing && c.recorded {
+		<-c.flushed
+		// a call answered is a call after every record: the hub has
+		// taken them all before the connection goes
+		c.do(Request{Op: "status"})
+	}
 	return c.conn.Close()
 }

@@ -216,6 +216,18 @@ func (h *Hub) Observe(ctx context.Context, ev event.Event) (int64, error) {
 	return h.seq, nil
 }
 
+// Record records an event that is not an action (a relay's traffic): it
+// gets its place in the trajectory, and nothing is decided on it.
+func (h *Hub) Record(ev event.Event) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return ErrClosed
+	}
+	ev.Step = nil
+	return h.recordLocked(ev)
+}
+
 // Sync takes the file changes made outside any command now (after an
 // agent's native tool ran) and returns the messages waiting for the
 // channel. Hooks that run after each tool call use it.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -41,6 +42,7 @@ const example = "../examples/tasks/py-discount"
 // its Counter-Edit record, a watcher, and a recorder.
 type live struct {
 	ws, out string
+	sock    string
 	hub     *session.Hub
 	env     []string
 	traj    *bytes.Buffer
@@ -86,6 +88,7 @@ func start(t *testing.T, cond policy.Condition) *live {
 	done := make(chan struct{})
 	go func() { l.hub.Serve(ctx, ln); close(done) }()
 	t.Cleanup(func() { cancel(); <-done })
+	l.sock = sock
 	l.env = append(os.Environ(), "SWETOUCH_SOCKET="+sock, "SWETOUCH_SHIM_DIR="+binDir, "PATH="+binDir+":"+os.Getenv("PATH"))
 	return l
 }
@@ -192,5 +195,56 @@ func TestVanillaNeverTouches(t *testing.T) {
 	after, _ := os.ReadFile(filepath.Join(l.ws, "pricing.py"))
 	if !bytes.Equal(before, after) {
 		t.Errorf("workspace changed under vanilla")
+	}
+}
+
+// TestRecordsKeepTheirPlace: records sent without waiting (a relay's
+// traffic) land in the trajectory in the order they were sent among the
+// client's calls, are all there once Close returns, take no step and fire
+// nothing; a record after Close is dropped.
+func TestRecordsKeepTheirPlace(t *testing.T) {
+	l := start(t, policy.CounterEdit)
+	c, err := session.Dial(l.sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	traffic := func(n int) event.Event {
+		return event.Event{Kind: event.Traffic, Source: "acp", Actor: event.Agent, Raw: []byte(fmt.Sprintf(`{"n":%d}`, n))}
+	}
+	for n := range 3 {
+		c.Record(traffic(n))
+	}
+	if _, err := c.Observe(event.Event{Kind: event.Read, Source: "acp", Scopes: []event.Scope{event.LineScope("pricing.py", 4, 6)}}); err != nil {
+		t.Fatal(err)
+	}
+	for n := 3; n < 200; n++ { // more than a batch
+		c.Record(traffic(n))
+	}
+	c.Close()
+	c.Record(traffic(-1))
+	var got []string
+	for _, ev := range l.events(t) {
+		switch {
+		case ev.Kind == event.Traffic:
+			if ev.Step != nil {
+				t.Errorf("a record took step %d", *ev.Step)
+			}
+			got = append(got, string(ev.Raw))
+		case ev.Kind == event.Read:
+			got = append(got, "read")
+		}
+	}
+	var want []string
+	for n := range 200 {
+		if n == 3 {
+			want = append(want, "read")
+		}
+		want = append(want, fmt.Sprintf(`{"n":%d}`, n))
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("trajectory order:\n%q\nwant\n%q", got, want)
+	}
+	if st := l.hub.Status(); st.Steps != 1 || len(st.Interventions) != 1 {
+		t.Errorf("hub: %d steps, %d interventions; want the read's alone", st.Steps, len(st.Interventions))
 	}
 }

@@ -15,12 +15,15 @@ import (
 // Request is one line a client sends. Op selects the call; the other
 // fields are its arguments.
 type Request struct {
-	Op      string       `json:"op"` // begin, end, observe, messages, sync, status
+	Op      string       `json:"op"` // begin, end, observe, record, messages, sync, status
 	Begin   *Begin       `json:"begin,omitempty"`
 	ID      int          `json:"id,omitempty"`
 	End     *End         `json:"end,omitempty"`
 	Event   *event.Event `json:"event,omitempty"`
 	Channel string       `json:"channel,omitempty"`
+	// NoReply asks for no response line: for records sent without
+	// waiting (their order on the connection is kept all the same).
+	NoReply bool `json:"noreply,omitempty"`
 }
 
 // Response is the one line the hub answers each request with.
@@ -80,6 +83,9 @@ func (h *Hub) serveConn(ctx context.Context, c net.Conn) {
 			if resp.Error != "" {
 				resp.Error = fmt.Sprintf("line %d: %s", line, resp.Error)
 			}
+			if req.NoReply {
+				continue
+			}
 		}
 		if err := enc.Encode(resp); err != nil {
 			return
@@ -107,6 +113,11 @@ func (h *Hub) call(ctx context.Context, req Request) Response {
 			return Response{Error: `field "event": missing`}
 		}
 		r.Seq, err = h.Observe(ctx, *req.Event)
+	case "record":
+		if req.Event == nil {
+			return Response{Error: `field "event": missing`}
+		}
+		err = h.Record(*req.Event)
 	case "messages":
 		r.Messages = h.Drain(orDefault(req.Channel, "file"))
 	case "sync":

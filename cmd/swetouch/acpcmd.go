@@ -14,7 +14,7 @@ import (
 
 func acpCmd() *cobra.Command {
 	var sock, root, traffic string
-	var noWrap bool
+	var noWrap, noTrafficEvents bool
 	var ip inPlace
 	c := &cobra.Command{
 		Use:   "acp [--session SOCKET | --records FILE [--instance ID] [--condition C] [--match M] --out DIR] [--root DIR] [--traffic FILE] -- AGENT ARGS...",
@@ -24,7 +24,9 @@ func acpCmd() *cobra.Command {
 			"terminals as commands; the user's messages reach the agent as _session/steering when it\n" +
 			"takes it, else as a user turn after the current one (the editor's next prompt waits), and\n" +
 			"the editor is shown them as user messages. Stdio MCP servers of session/new and\n" +
-			"session/load run through `swetouch mcp`. --traffic writes every message to FILE (JSONL).\n" +
+			"session/load run through `swetouch mcp`. Every message is in the session's trajectory (a\n" +
+			"traffic event; one over 1 MiB as head, tail and hash); --traffic writes them all, whole,\n" +
+			"to FILE (JSONL).\n" +
 			"With --records (or --out alone) it runs a session of its own over --root, in place: the agent's\n" +
 			"shell goes through the shim, the Counter-Edit lands in that directory, and trajectory.jsonl and\n" +
 			"session.json go to --out. Without any session it relays (and logs) only.",
@@ -57,6 +59,9 @@ func acpCmd() *cobra.Command {
 			}
 			opts := []acpproxy.Option{acpproxy.WithRoot(root)}
 			var hubClient *session.Client
+			if noTrafficEvents {
+				opts = append(opts, acpproxy.WithoutTrafficEvents())
+			}
 			if trafficLog != nil {
 				opts = append(opts, acpproxy.WithTraffic(trafficLog))
 			}
@@ -99,6 +104,7 @@ func acpCmd() *cobra.Command {
 	c.Flags().StringVar(&root, "root", "", "the workspace (default: the current directory)")
 	c.Flags().StringVar(&traffic, "traffic", "", "write every ACP message, both ways, to this JSONL file")
 	ip.flags(c.Flags())
+	c.Flags().BoolVar(&noTrafficEvents, "no-traffic-events", false, "keep the ACP messages out of the trajectory (it records them by default)")
 	c.Flags().BoolVar(&noWrap, "no-mcp-wrap", false, "leave session/new's MCP servers as they are")
 	return c
 }

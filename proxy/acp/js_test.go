@@ -191,6 +191,47 @@ func TestJSPeersInPlace(t *testing.T) {
 			shell = true
 		}
 	}
+	// every message is in the trajectory, as it was sent, by its sender
+	var fromAgent, fromEditor, fromUs []string
+	for _, ev := range tr.Events {
+		if ev.Kind != event.Traffic {
+			continue
+		}
+		raw := strings.ReplaceAll(string(ev.Raw), ws, "WS")
+		switch ev.Actor {
+		case event.Agent:
+			fromAgent = append(fromAgent, raw)
+		case event.User:
+			fromEditor = append(fromEditor, raw)
+		case event.Harness:
+			fromUs = append(fromUs, raw)
+		}
+	}
+	received := func(raw string, ours func(string) bool) (theirs []string) {
+		for _, l := range strings.Split(strings.TrimSpace(raw), "\n") {
+			if !ours(l) {
+				theirs = append(theirs, l)
+			}
+		}
+		return theirs
+	}
+	echo := func(l string) bool { return strings.Contains(l, "user_message_chunk") }
+	injected := func(l string) bool { return strings.Contains(l, `"id":"swetouch-`) }
+	// the agent's answer to the user's turn is ours: the editor never sees it
+	answers := slices.DeleteFunc(slices.Clone(fromAgent), func(l string) bool { return !injected(l) })
+	fromAgent = slices.DeleteFunc(fromAgent, injected)
+	if len(answers) != 1 {
+		t.Errorf("the agent's answers to the user's turn: %q", answers)
+	}
+	if want := received(s.editor, echo); !slices.Equal(fromAgent, want) {
+		t.Errorf("the agent's traffic in the trajectory:\n%s\nwhat the editor received from it:\n%s", strings.Join(fromAgent, "\n"), strings.Join(want, "\n"))
+	}
+	if want := received(s.agent, injected); !slices.Equal(fromEditor, want) {
+		t.Errorf("the editor's traffic in the trajectory:\n%s\nwhat the agent received from it:\n%s", strings.Join(fromEditor, "\n"), strings.Join(want, "\n"))
+	}
+	if len(fromUs) != 2 || !injected(fromUs[0]) && !injected(fromUs[1]) {
+		t.Errorf("swetouch's own traffic: %q", fromUs)
+	}
 	if !read || !applied || !shell {
 		t.Errorf("trajectory: fs read of pricing.py:4-6 %v, Counter-Edit applied after it %v, the agent's grep through the shim %v", read, applied, shell)
 	}

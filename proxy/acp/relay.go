@@ -16,6 +16,7 @@ import (
 
 	"github.com/swetouch/swetouch/event"
 	"github.com/swetouch/swetouch/proxy"
+	"github.com/swetouch/swetouch/replay"
 	"github.com/swetouch/swetouch/session"
 )
 
@@ -29,12 +30,20 @@ type Hub interface {
 	Sync(channel string) ([]session.Message, error)
 }
 
+// Recorder takes the relay's traffic into the session's trajectory; the
+// socket client is one.
+type Recorder interface {
+	Record(event.Event)
+}
+
 // Relay sits between an editor and an agent. FromEditor and FromAgent are
 // the two directions' hooks (for proxy.Pipe); the relay also writes
 // messages of its own (an injected prompt, its echo) through the same
 // writers, a line at a time.
 type Relay struct {
-	hub     Hub // nil: relay and record only
+	hub     Hub      // nil: relay and record only
+	rec     Recorder // nil: the traffic stays out of the trajectory
+	noRec   bool
 	root    string
 	toAgent *lineWriter
 	toEdit  *lineWriter
@@ -70,6 +79,10 @@ func WithHub(h Hub) Option { return func(r *Relay) { r.hub = h } }
 // WithRoot is the workspace: paths are reported relative to it.
 func WithRoot(dir string) Option { return func(r *Relay) { r.root = dir } }
 
+// WithoutTrafficEvents keeps the traffic out of the trajectory (the hub
+// still sees every action).
+func WithoutTrafficEvents() Option { return func(r *Relay) { r.noRec = true } }
+
 // WithTraffic writes every message both ways to w as JSONL
 // ({time, from, message}): the raw traffic log editors do not give.
 func WithTraffic(w io.Writer) Option {
@@ -92,6 +105,9 @@ func NewRelay(toAgent, toEditor io.Writer, opts ...Option) *Relay {
 		queued: map[string][]string{}, requests: map[string]agentRequest{}, terminals: map[string]int{}}
 	for _, o := range opts {
 		o(r)
+	}
+	if rec, ok := r.hub.(Recorder); ok && !r.noRec {
+		r.rec = rec
 	}
 	return r
 }
@@ -118,7 +134,35 @@ func (l *lineWriter) line(b []byte) error {
 	return err
 }
 
+// maxTrafficRaw is the largest message a traffic event holds whole;
+// a larger one (a 20 MiB file read) is kept as head, tail and hash, and
+// whole only in the --traffic log.
+const maxTrafficRaw = 1 << 20
+
+// sender is the actor of a source of traffic: the editor speaks for the
+// user, swetouch is the harness.
+func sender(from string) event.Actor {
+	switch from {
+	case "editor":
+		return event.User
+	case "agent":
+		return event.Agent
+	}
+	return event.Harness
+}
+
+// log records a message: into the trajectory (a traffic event) and into
+// the traffic log.
 func (r *Relay) log(from string, line []byte) {
+	if r.rec != nil {
+		ev := event.Event{Kind: event.Traffic, Source: "acp", Actor: sender(from)}
+		if len(line) <= maxTrafficRaw && json.Valid(line) {
+			ev.Raw = line
+		} else {
+			ev.Output = replay.NewOutput(string(line))
+		}
+		r.rec.Record(ev)
+	}
 	if r.traffic == nil {
 		return
 	}
