@@ -13,16 +13,17 @@ import (
 )
 
 func acpCmd() *cobra.Command {
-	var sock, root, traffic string
+	var sock, root, traffic, deliver string
 	var noWrap, noTrafficEvents bool
 	var ip inPlace
 	c := &cobra.Command{
-		Use:   "acp [--session SOCKET | --records FILE [--instance ID] [--condition C] [--match M] --out DIR] [--root DIR] [--traffic FILE] -- AGENT ARGS...",
+		Use:   "acp [--session SOCKET | --records FILE [--instance ID] [--condition C] [--match M] --out DIR] [--root DIR] [--deliver auto|queue|interrupt] [--traffic FILE] -- AGENT ARGS...",
 		Short: "Run an ACP agent behind a transparent relay: name it as the agent command in the editor",
 		Long: "Every message passes both ways as it came. Reads (fs/read_text_file, read tool calls) and\n" +
 			"writes (fs/write_text_file, edit tool calls) are reported to the session with their lines,\n" +
 			"terminals as commands; the user's messages reach the agent as _session/steering when it\n" +
-			"takes it, else as a user turn after the current one (the editor's next prompt waits), and\n" +
+			"takes it, else as a user turn after the current one (the editor's next prompt waits);\n" +
+			"--deliver queue never steers, --deliver interrupt cancels the running turn first. Either way\n" +
 			"the editor is shown them as user messages. Stdio MCP servers of session/new and\n" +
 			"session/load run through `swetouch mcp`. Every message is in the session's trajectory (a\n" +
 			"traffic event; one over 1 MiB as head, tail and hash); --traffic writes them all, whole,\n" +
@@ -32,6 +33,10 @@ func acpCmd() *cobra.Command {
 			"session.json go to --out. Without any session it relays (and logs) only.",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
+			delivery, err := acpproxy.ParseDelivery(deliver)
+			if err != nil {
+				return badInput("--deliver: %v", err)
+			}
 			if root == "" {
 				root, _ = os.Getwd()
 			}
@@ -49,7 +54,6 @@ func acpCmd() *cobra.Command {
 			agent.Stderr = c.ErrOrStderr()
 			var own *inPlaceSession
 			if ip.wanted() {
-				var err error
 				if own, err = ip.start(sock, root, "swetouch acp", args); err != nil {
 					return err
 				}
@@ -57,7 +61,7 @@ func acpCmd() *cobra.Command {
 			} else if sock == "" {
 				sock = os.Getenv("SWETOUCH_SOCKET")
 			}
-			opts := []acpproxy.Option{acpproxy.WithRoot(root)}
+			opts := []acpproxy.Option{acpproxy.WithRoot(root), acpproxy.WithDelivery(delivery)}
 			var hubClient *session.Client
 			if noTrafficEvents {
 				opts = append(opts, acpproxy.WithoutTrafficEvents())
@@ -104,6 +108,7 @@ func acpCmd() *cobra.Command {
 	c.Flags().StringVar(&root, "root", "", "the workspace (default: the current directory)")
 	c.Flags().StringVar(&traffic, "traffic", "", "write every ACP message, both ways, to this JSONL file")
 	ip.flags(c.Flags())
+	c.Flags().StringVar(&deliver, "deliver", "auto", "how a message reaches the agent mid-turn: auto (steer when the agent takes _session/steering, else queue), queue, or interrupt (session/cancel, then the message as the next turn)")
 	c.Flags().BoolVar(&noTrafficEvents, "no-traffic-events", false, "keep the ACP messages out of the trajectory (it records them by default)")
 	c.Flags().BoolVar(&noWrap, "no-mcp-wrap", false, "leave session/new's MCP servers as they are")
 	return c

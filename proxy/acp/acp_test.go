@@ -36,8 +36,8 @@ func hubFor(t testing.TB, cond policy.Condition) (string, *session.Client, *sess
 }
 
 // agent is an ACP agent from the Go SDK: "read" reads lines 4-6 of
-// pricing.py through the editor; "wait" runs until cancelled; anything
-// else is remembered and answered.
+// pricing.py through the editor; "wait" runs until cancelled; "read and
+// wait" does both; anything else is remembered and answered.
 type agent struct {
 	conn    *acp.AgentSideConnection
 	ws      string
@@ -47,6 +47,7 @@ type agent struct {
 	// waiting is closed when a "wait" prompt starts; cancelled when
 	// session/cancel arrives
 	waiting, cancelled chan struct{}
+	hasRead            chan struct{} // closed when "read and wait" has read
 	cancelOnce         sync.Once
 	// steering: the agent advertises _session/steering and records what
 	// it is steered with (wasSteered is closed at the first)
@@ -118,7 +119,7 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 	a.prompts = append(a.prompts, text)
 	a.mu.Unlock()
 	switch text {
-	case "read":
+	case "read", "read and wait":
 		res, err := a.conn.ReadTextFile(ctx, acp.ReadTextFileRequest{SessionId: p.SessionId, Path: filepath.Join(a.ws, "pricing.py"), Line: acp.Ptr(4), Limit: acp.Ptr(3)})
 		if err != nil {
 			return acp.PromptResponse{}, err
@@ -127,6 +128,14 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 		a.read = res.Content
 		a.mu.Unlock()
 		a.conn.SessionUpdate(ctx, acp.SessionNotification{SessionId: p.SessionId, Update: acp.UpdateAgentMessageText("read " + fmt.Sprint(len(res.Content)) + " bytes")})
+		if text == "read and wait" {
+			close(a.hasRead)
+			select {
+			case <-a.cancelled:
+			case <-ctx.Done():
+			}
+			return acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
+		}
 	case "wait":
 		close(a.waiting)
 		<-ctx.Done()
@@ -233,7 +242,7 @@ func wireAgent(t testing.TB, ws string, relayed, steering bool, opts ...Option) 
 	agInR, agInW := io.Pipe()   // → agent
 	agOutR, agOutW := io.Pipe() // agent → (relay →) editor
 	edInR, edInW := io.Pipe()   // → editor
-	w := &wiring{ed: &editor{}, ag: &agent{ws: ws, steering: steering, waiting: make(chan struct{}), cancelled: make(chan struct{}), wasSteered: make(chan struct{})}, toAgent: &tap{w: agInW}, toEditor: &tap{w: edInW}}
+	w := &wiring{ed: &editor{}, ag: &agent{ws: ws, steering: steering, waiting: make(chan struct{}), cancelled: make(chan struct{}), hasRead: make(chan struct{}), wasSteered: make(chan struct{})}, toAgent: &tap{w: agInW}, toEditor: &tap{w: edInW}}
 	if relayed {
 		r := NewRelay(w.toAgent, w.toEditor, append(opts, WithRoot(ws))...)
 		go proxy.Pipe(r.AgentWriter(), edOutR, r.FromEditor)
@@ -390,6 +399,69 @@ func TestSteering(t *testing.T) {
 	}
 	if strings.Contains(w.toEditor.String(), `"swetouch-`) {
 		t.Errorf("the editor saw the answer to the relay's own request:\n%s", w.toEditor.String())
+	}
+}
+
+// TestInterruptDelivery: with Interrupt, a message that comes mid-turn
+// (the read fires the Counter-Edit, the agent goes on working) cancels
+// the turn with session/cancel; the editor sees its turn end as
+// cancelled, and the message is the agent's next turn, shown to the
+// editor. Under Auto the same turn is not cancelled: the message waits.
+func TestInterruptDelivery(t *testing.T) {
+	// the SDK's agent answers a cancelled turn with -32800 rather than a
+	// stop reason: either is the turn ending as cancelled
+	endsCancelled := func(res acp.PromptResponse, err error) bool {
+		return err == nil && res.StopReason == acp.StopReasonCancelled || err != nil && strings.Contains(err.Error(), "-32800")
+	}
+	ws, hub, _ := hubFor(t, policy.CounterEdit)
+	w := wire(t, ws, true, WithHub(hub), WithDelivery(Interrupt))
+	if res, err := w.edConn.Prompt(context.Background(), acp.PromptRequest{SessionId: w.sessionID, Prompt: []acp.ContentBlock{acp.TextBlock("read and wait")}}); !endsCancelled(res, err) {
+		t.Fatalf("the turn ended with %+v, %v; want cancelled", res, err)
+	}
+	w.prompt(t, context.Background(), "next")
+	w.ag.mu.Lock()
+	prompts := append([]string(nil), w.ag.prompts...)
+	w.ag.mu.Unlock()
+	if len(prompts) != 3 || !strings.Contains(prompts[1], "clamped") || prompts[2] != "next" {
+		t.Errorf("the agent's turns %q: want the cancelled one, the user's message, next", prompts)
+	}
+	w.ed.mu.Lock()
+	user := append([]string(nil), w.ed.user...)
+	w.ed.mu.Unlock()
+	if len(user) != 1 || user[0] != prompts[1] {
+		t.Errorf("the editor was shown %q", user)
+	}
+	if n := strings.Count(w.toAgent.String(), `"method":"session/cancel"`); n != 1 {
+		t.Errorf("%d session/cancel sent, want 1", n)
+	}
+
+	// under Auto the turn goes on: by the time the agent has its read (the
+	// message is due by then) nothing cancelled it
+	ws, hub, _ = hubFor(t, policy.CounterEdit)
+	w = wire(t, ws, true, WithHub(hub))
+	ctx, cancel := context.WithCancel(context.Background())
+	ended := make(chan struct{})
+	go func() {
+		w.edConn.Prompt(ctx, acp.PromptRequest{SessionId: w.sessionID, Prompt: []acp.ContentBlock{acp.TextBlock("read and wait")}})
+		close(ended)
+	}()
+	<-w.ag.hasRead
+	if strings.Contains(w.toAgent.String(), "session/cancel") {
+		t.Errorf("under Auto the relay cancelled the turn")
+	}
+	cancel()
+	<-ended
+}
+
+// TestParseDelivery: the CLI's names, and a clear error.
+func TestParseDelivery(t *testing.T) {
+	for _, n := range []string{"auto", "queue", "interrupt"} {
+		if d, err := ParseDelivery(n); err != nil || string(d) != n {
+			t.Errorf("%s: %v %v", n, d, err)
+		}
+	}
+	if _, err := ParseDelivery("steer"); err == nil || !strings.Contains(err.Error(), "want auto, queue or interrupt") {
+		t.Errorf("steer: %v", err)
 	}
 }
 

@@ -50,6 +50,8 @@ type Relay struct {
 	traffic *lineWriter // nil: no traffic log
 	now     func() time.Time
 	wrapMCP func(server map[string]any) map[string]any
+	// delivery is how a message reaches an agent mid-turn
+	delivery Delivery
 
 	mu        sync.Mutex
 	steering  bool                       // the agent takes _session/steering
@@ -57,6 +59,7 @@ type Relay struct {
 	injected  map[string]string          // our request id → session (an injected turn)
 	held      map[string][][]byte        // session → editor prompts held behind our turn
 	queued    map[string][]string        // session → messages waiting for the turn's end
+	cancelled map[string]bool            // session → we cancelled its running turn
 	requests  map[string]agentRequest    // the agent's open requests to the editor, by raw id
 	terminals map[string]int             // terminal id → the hub's command id
 	lastSess  string
@@ -92,6 +95,36 @@ func WithTraffic(w io.Writer) Option {
 // WithClock sets the traffic log's clock.
 func WithClock(now func() time.Time) Option { return func(r *Relay) { r.now = now } }
 
+// Delivery says how the user's message reaches an agent in the middle of
+// a turn.
+type Delivery string
+
+const (
+	// Auto steers the running turn when the agent advertises
+	// _session/steering, else queues.
+	Auto Delivery = "auto"
+	// Queue sends the message as a user turn once the current turn ends;
+	// the editor's next prompt waits for it.
+	Queue Delivery = "queue"
+	// Interrupt cancels the running turn (session/cancel, as a person
+	// pressing stop would) and sends the message as the next user turn;
+	// the editor sees its turn end as cancelled.
+	Interrupt Delivery = "interrupt"
+)
+
+// ParseDelivery reads a delivery mode's name.
+func ParseDelivery(s string) (Delivery, error) {
+	switch d := Delivery(s); d {
+	case Auto, Queue, Interrupt:
+		return d, nil
+	}
+	return "", fmt.Errorf("unknown delivery %q (want auto, queue or interrupt)", s)
+}
+
+// WithDelivery sets how a message reaches an agent mid-turn (default
+// Auto).
+func WithDelivery(d Delivery) Option { return func(r *Relay) { r.delivery = d } }
+
 // WithMCPWrapper rewrites each stdio MCP server of session/new and
 // session/load (so it runs through swetouch mcp).
 func WithMCPWrapper(f func(server map[string]any) map[string]any) Option {
@@ -100,9 +133,9 @@ func WithMCPWrapper(f func(server map[string]any) map[string]any) Option {
 
 // NewRelay returns a relay writing to the agent and to the editor.
 func NewRelay(toAgent, toEditor io.Writer, opts ...Option) *Relay {
-	r := &Relay{toAgent: &lineWriter{w: toAgent}, toEdit: &lineWriter{w: toEditor}, now: time.Now,
+	r := &Relay{toAgent: &lineWriter{w: toAgent}, toEdit: &lineWriter{w: toEditor}, now: time.Now, delivery: Auto,
 		turns: map[string]json.RawMessage{}, injected: map[string]string{}, held: map[string][][]byte{},
-		queued: map[string][]string{}, requests: map[string]agentRequest{}, terminals: map[string]int{}}
+		queued: map[string][]string{}, cancelled: map[string]bool{}, requests: map[string]agentRequest{}, terminals: map[string]int{}}
 	for _, o := range opts {
 		o(r)
 	}
@@ -273,6 +306,7 @@ func (r *Relay) agentAnswered(e proxy.Envelope, line []byte) []byte {
 		if string(pid) == id {
 			ended = sess
 			delete(r.turns, sess)
+			delete(r.cancelled, sess)
 		}
 	}
 	queued := r.queued[ended]
@@ -352,10 +386,17 @@ func (r *Relay) deliver(sess string, msgs []session.Message) {
 		sess = r.lastSess
 	}
 	_, inTurn := r.turns[sess]
-	steer := r.steering && inTurn
+	steer := r.delivery == Auto && r.steering && inTurn
 	if !steer && (inTurn || r.busyLocked(sess)) {
 		r.queued[sess] = append(r.queued[sess], texts...)
+		interrupt := r.delivery == Interrupt && inTurn && !r.cancelled[sess]
+		if interrupt {
+			r.cancelled[sess] = true
+		}
 		r.mu.Unlock()
+		if interrupt {
+			r.cancel(sess)
+		}
 		return
 	}
 	r.mu.Unlock()
@@ -405,6 +446,14 @@ func (r *Relay) steer(sess string, texts []string) {
 	r.echo(sess, text)
 	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(r.nextID()), "method": "_session/steering",
 		"params": map[string]any{"sessionId": sess, "prompt": []any{map[string]any{"type": "text", "text": text}}}})
+	r.log("swetouch", b)
+	r.toAgent.line(b)
+}
+
+// cancel ends the session's running turn as the editor would: the agent
+// answers the editor's prompt as cancelled, and the queued message follows.
+func (r *Relay) cancel(sess string) {
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "session/cancel", "params": map[string]any{"sessionId": sess}})
 	r.log("swetouch", b)
 	r.toAgent.line(b)
 }
