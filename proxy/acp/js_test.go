@@ -98,11 +98,12 @@ func (s jsSession) seenAny(kind, sub string) bool {
 // TestJSPeersVanilla: with the official TypeScript SDK's editor and
 // agent, the session through `swetouch acp` (joined to a vanilla hub) is
 // byte for byte the session without it, both ways: reads with line and
-// limit, a write, a turn cancelled mid-way, and a 20 MiB file read.
+// limit, a write, a turn cancelled mid-way, a 20 MiB file read, and a
+// command in an editor terminal.
 func TestJSPeersVanilla(t *testing.T) {
 	_, _, swetouch := jsPeers(t)
 	big := strings.Repeat("0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcde\n", 20<<20/64)
-	scenario := []string{"read pricing.py 4 3", "hello", "wait", "big big.txt", "write notes.txt x y"}
+	scenario := []string{"read pricing.py 4 3", "hello", "wait", "big big.txt", "write notes.txt x y", "term grep -c def pricing.py"}
 	prepare := func(ws string) {
 		if err := os.WriteFile(filepath.Join(ws, "big.txt"), []byte(big), 0o644); err != nil {
 			t.Fatal(err)
@@ -128,7 +129,10 @@ func TestJSPeersVanilla(t *testing.T) {
 	if direct.agent != relayed.agent {
 		t.Errorf("the bytes the agent received differ:\ndirect:\n%.2000s\nrelayed:\n%.2000s", direct.agent, relayed.agent)
 	}
-	if st := h.Status(); st.Steps < 3 || len(st.Interventions) != 0 {
+	if !direct.seenAny("agent_message_chunk", "exit 0: 2") {
+		t.Errorf("the terminal command's output is not what the test expects:\n%s", strings.Join(direct.transcriptLines, "\n"))
+	}
+	if st := h.Status(); st.Steps < 4 || len(st.Interventions) != 0 {
 		t.Errorf("the hub saw %d actions and %d interventions; want the reads and the write, none", st.Steps, len(st.Interventions))
 	}
 }
@@ -140,13 +144,14 @@ func TestJSPeersVanilla(t *testing.T) {
 // so the agent reads the user's line; after the turn the user's message
 // is the agent's next user turn, and the editor is shown it; the editor's
 // next prompt waits for that turn; the agent's own bash runs through the
-// shim. trajectory.jsonl and session.json say so.
+// shim; a command in an editor terminal (terminal/create) is classified
+// with its lines. trajectory.jsonl and session.json say so.
 func TestJSPeersInPlace(t *testing.T) {
 	_, _, swetouch := jsPeers(t)
 	ws := testhub.Workspace(t, "../../examples/tasks/py-discount")
 	out := t.TempDir()
 	records, _ := filepath.Abs("../../examples/tasks/py-discount/records.jsonl")
-	s := runJS(t, ws, []string{"read pricing.py 4 3", "shell grep -c clamped pricing.py", "thanks"},
+	s := runJS(t, ws, []string{"read pricing.py 4 3", "shell grep -c clamped pricing.py", "term sed -n 1,3p test_pricing.py", "thanks"},
 		swetouch, "acp", "--records", records, "--out", out, "--root", ws, "--", "{agent}")
 
 	const userLine = "percent = min(max(percent, 0), 100)"
@@ -180,7 +185,7 @@ func TestJSPeersInPlace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var read, applied, shell bool
+	var read, applied, shell, term bool
 	for _, ev := range tr.Events {
 		switch {
 		case ev.Kind == event.Read && ev.Tool == "fs/read_text_file" && len(ev.Scopes) == 1 && ev.Scopes[0] == event.LineScope("pricing.py", 4, 6):
@@ -189,6 +194,9 @@ func TestJSPeersInPlace(t *testing.T) {
 			applied = read
 		case ev.Kind == event.Read && ev.Command == "grep -c clamped pricing.py":
 			shell = true
+		case ev.Kind == event.Read && ev.Source == "acp" && strings.Contains(ev.Command, "sed -n 1,3p test_pricing.py") &&
+			len(ev.Scopes) == 1 && ev.Scopes[0] == event.LineScope("test_pricing.py", 1, 3):
+			term = true
 		}
 	}
 	// every message is in the trajectory, as it was sent, by its sender
@@ -232,8 +240,9 @@ func TestJSPeersInPlace(t *testing.T) {
 	if len(fromUs) != 2 || !injected(fromUs[0]) && !injected(fromUs[1]) {
 		t.Errorf("swetouch's own traffic: %q", fromUs)
 	}
-	if !read || !applied || !shell {
-		t.Errorf("trajectory: fs read of pricing.py:4-6 %v, Counter-Edit applied after it %v, the agent's grep through the shim %v", read, applied, shell)
+	if !read || !applied || !shell || !term {
+		t.Errorf("trajectory: fs read of pricing.py:4-6 %v, Counter-Edit applied after it %v, the agent's grep through the shim %v, the editor terminal's sed with its lines %v",
+			read, applied, shell, term)
 	}
 	var sum struct {
 		Instance  string `json:"instance"`

@@ -4,6 +4,7 @@
 //   big PATH               read a (large) file through the editor, say its size
 //   write PATH TEXT        write through the editor (fs/write_text_file)
 //   shell CMD              run CMD with bash -c itself, say its output
+//   term CMD               run CMD with bash -c in an editor terminal, say its output
 //   wait                   say "waiting", then run until session/cancel
 //   anything else          say "heard: TEXT"
 // It copies the bytes it receives to $JS_AGENT_LOG.
@@ -64,6 +65,14 @@ const app = acp.agent({ name: "swetouch-js-agent" })
       case "shell": {
         const out = execFileSync("bash", ["-c", rest.join(" ")], { cwd, encoding: "utf8" });
         await say(client, sessionId, out);
+        break;
+      }
+      case "term": {
+        const term = await client.createTerminal({ sessionId, command: "bash", args: ["-c", rest.join(" ")], cwd });
+        const exit = await term.waitForExit();
+        const out = await term.currentOutput();
+        await term.release();
+        await say(client, sessionId, `exit ${exit.exitCode}: ${out.output}`);
         break;
       }
       case "wait": {

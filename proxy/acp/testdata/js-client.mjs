@@ -7,6 +7,7 @@
 // each prompt's stop reason (the SDK hands updates and responses over in
 // an order of its own: compare these as sets). It copies the bytes the
 // agent sends to $JS_CLIENT_LOG, which is the exact record.
+// Terminals run their command as a child process.
 // Usage: node js-client.mjs SDK_DIR WORKSPACE SCENARIO_JSON COMMAND ARGS...
 import { pathToFileURL } from "node:url";
 import { Readable, Transform, Writable } from "node:stream";
@@ -22,6 +23,8 @@ const rel = (p) => path.relative(ws, p);
 
 const child = spawn(command, args, { stdio: ["pipe", "pipe", "inherit"] });
 let spoke = null; // resolves at the agent's first update of a turn
+const terminals = new Map(); // id → {output, exited: Promise}
+let nextTerminal = 0;
 
 const app = acp.client({ name: "swetouch-js-client" })
   .onRequest(methods.client.fs.readTextFile, ({ params }) => {
@@ -36,6 +39,23 @@ const app = acp.client({ name: "swetouch-js-client" })
     fs.writeFileSync(params.path, params.content);
     return {};
   })
+  .onRequest(methods.client.terminal.create, ({ params }) => {
+    out("terminal/create", { command: params.command, args: params.args, cwd: rel(params.cwd) });
+    const id = `t${++nextTerminal}`;
+    const p = spawn(params.command, params.args ?? [], { cwd: params.cwd, stdio: ["ignore", "pipe", "pipe"] });
+    const t = { output: "" };
+    p.stdout.on("data", (d) => { t.output += d; });
+    p.stderr.on("data", (d) => { t.output += d; });
+    t.exited = new Promise((resolve) => p.on("close", (code, signal) => resolve({ exitCode: code, signal })));
+    terminals.set(id, t);
+    return { terminalId: id };
+  })
+  .onRequest(methods.client.terminal.waitForExit, async ({ params }) => terminals.get(params.terminalId).exited)
+  .onRequest(methods.client.terminal.output, async ({ params }) => {
+    const t = terminals.get(params.terminalId);
+    return { output: t.output, truncated: false, exitStatus: await t.exited };
+  })
+  .onRequest(methods.client.terminal.release, ({ params }) => { terminals.delete(params.terminalId); return {}; })
   .onRequest(methods.client.session.requestPermission, ({ params }) => ({
     outcome: { outcome: "selected", optionId: params.options[0].optionId },
   }))
@@ -53,7 +73,7 @@ const input = raw ? child.stdout.pipe(new Transform({
 await app.connectWith(acp.ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(input)), async (ctx) => {
   const init = await ctx.request(methods.agent.initialize, {
     protocolVersion: 1,
-    clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: false },
+    clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true },
   });
   out("initialize", init.protocolVersion);
   const sess = await ctx.request(methods.agent.session.new, { cwd: ws, mcpServers: [] });
