@@ -18,8 +18,11 @@ import (
 type DemoConfig struct {
 	Examples string // the examples directory (tasks/ and agents/)
 	Report   string // the report folder
-	Shim     string // the swetouch executable (linked as bash, and run as the agent)
-	Log      io.Writer
+	Swetouch string // the swetouch executable, run as the scripted agent
+	// Shim is linked as bash and sh ("" = swetouch-shim beside this
+	// executable, else this executable).
+	Shim string
+	Log  io.Writer
 }
 
 // DemoRun is one row of the demo: a task, a condition, an agent.
@@ -74,7 +77,7 @@ func Demo(ctx context.Context, cfg DemoConfig) ([]DemoRun, []score.Row, error) {
 				fmt.Fprintf(cfg.Log, "%-12s %-12s %-8s ", t.Name, cond, agent)
 				r, err := session.Run(ctx, session.RunConfig{
 					Task: t, Record: rec, Condition: cond, Out: out, Shim: cfg.Shim, KeepWorkspace: true, AgentName: agent,
-					Agent: []string{cfg.Shim, "agent", "script", "--plan", plan, "--behaviour", agent},
+					Agent: []string{cfg.Swetouch, "agent", "script", "--plan", plan, "--behaviour", agent},
 				})
 				if err != nil {
 					return runs, nil, err

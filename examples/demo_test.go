@@ -24,7 +24,7 @@ func TestDemo(t *testing.T) {
 		t.Fatal(err)
 	}
 	report := t.TempDir()
-	runs, rows, err := examples.Demo(context.Background(), examples.DemoConfig{Examples: ".", Report: report, Shim: filepath.Join(bin, "swetouch"), Log: io.Discard})
+	runs, rows, err := examples.Demo(context.Background(), examples.DemoConfig{Examples: ".", Report: report, Swetouch: filepath.Join(bin, "swetouch"), Shim: filepath.Join(bin, "swetouch-shim"), Log: io.Discard})
 	if err != nil {
 		t.Fatal(err)
 	}

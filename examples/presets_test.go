@@ -70,7 +70,7 @@ func agentSession(t *testing.T, shimDir, agent, modelName, readTool string, deli
 	recs, _ := task.LoadRecords(filepath.Join("tasks", "py-discount", "records.jsonl"))
 	out := t.TempDir()
 	res, err := session.Run(context.Background(), session.RunConfig{
-		Task: tk, Record: recs[0], Condition: policy.CounterEdit, Out: out, Shim: filepath.Join(shimDir, "swetouch"),
+		Task: tk, Record: recs[0], Condition: policy.CounterEdit, Out: out, Shim: filepath.Join(shimDir, "swetouch-shim"),
 		Agent: p.Command(bin, "{instruction}", modelName, filepath.Join(shimDir, "swetouch")), Env: p.Env(recorded.URL, filepath.Join(shimDir, "swetouch"), t.TempDir()), Observe: p.Observe,
 	})
 	if err != nil {

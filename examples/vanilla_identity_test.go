@@ -50,7 +50,7 @@ func vanillaIdentity(t *testing.T, shimDir, agent, modelName string) {
 		if through {
 			out := t.TempDir()
 			res, err := session.Run(context.Background(), session.RunConfig{
-				Task: tk, Condition: policy.Vanilla, Out: out, Shim: filepath.Join(shimDir, "swetouch"), KeepWorkspace: true,
+				Task: tk, Condition: policy.Vanilla, Out: out, Shim: filepath.Join(shimDir, "swetouch-shim"), KeepWorkspace: true,
 				Agent: p.Command(bin, "{instruction}", modelName, filepath.Join(shimDir, "swetouch")), Env: p.Env(ts.URL, filepath.Join(shimDir, "swetouch"), t.TempDir()), Observe: p.Observe,
 			})
 			if err != nil {

@@ -115,6 +115,9 @@ func TestEmitJobsRun(t *testing.T) {
 	if out, err := exec.Command(filepath.Join(bin, "swetouch"), "install", installed).CombinedOutput(); err != nil {
 		t.Fatalf("swetouch install: %v\n%s", err, out)
 	}
+	if _, err := os.Stat(filepath.Join(optDir, "swetouch-shim")); err != nil {
+		t.Errorf("install did not hand over the shim beside the binary: %v", err)
+	}
 	local := func(arg string) string {
 		if arg == EmitBinary {
 			return installed

@@ -65,7 +65,7 @@ func TestEvalResumes(t *testing.T) {
 	out := t.TempDir()
 	cfg := EvalConfig{
 		Tasks: tasks, Agents: []Agent{agent("naive"), agent("careful")}, Conditions: []policy.Condition{policy.Vanilla, policy.CounterEdit},
-		Runs: 1, Concurrency: 2, Out: out, Shim: exe,
+		Runs: 1, Concurrency: 2, Out: out, Shim: filepath.Join(bin, "swetouch-shim"),
 		Records: func(t *task.Task) (*task.Record, error) {
 			recs, err := task.LoadRecords(filepath.Join(t.Dir, "records.jsonl"))
 			if err != nil {

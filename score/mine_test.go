@@ -76,7 +76,7 @@ func TestMineRecoversRegion(t *testing.T) {
 	var runs []Run
 	for _, b := range []string{"naive", "careful"} {
 		out := t.TempDir()
-		if _, err := session.Run(context.Background(), session.RunConfig{Task: tk, Condition: policy.Vanilla, Out: out, Shim: exe,
+		if _, err := session.Run(context.Background(), session.RunConfig{Task: tk, Condition: policy.Vanilla, Out: out, Shim: filepath.Join(bin, "swetouch-shim"),
 			Agent: []string{exe, "agent", "script", "--plan", plan, "--behaviour", b}}); err != nil {
 			t.Fatal(err)
 		}

@@ -13,60 +13,18 @@ import (
 	"github.com/swetouch/swetouch/patch"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/replay"
+	"github.com/swetouch/swetouch/session/wire"
 	"github.com/swetouch/swetouch/shell"
 	"github.com/swetouch/swetouch/watch"
 )
 
-// Begin announces a command about to run.
-type Begin struct {
-	Command string `json:"command"`
-	Cwd     string `json:"cwd,omitempty"` // absolute, or relative to the workspace
-	Source  string `json:"source,omitempty"`
-}
-
-// End reports how a command finished and what it printed (stdout and
-// stderr as the agent saw them; head and tail when large).
-type End struct {
-	Exit   int    `json:"exit"`
-	Signal string `json:"signal,omitempty"`
-	Output string `json:"output,omitempty"`
-	Tail   string `json:"tail,omitempty"`
-	Elided bool   `json:"elided,omitempty"`
-	Bytes  int    `json:"bytes,omitempty"`
-	// Events, when given, are the action's own classification (an MCP
-	// tool call classified by its adapter); the command is then only a
-	// label and is not parsed as shell.
-	Events []event.Event `json:"events,omitempty"`
-}
-
-// Message is a user message for the agent.
-type Message struct {
-	Order int    `json:"order"`
-	Text  string `json:"text"`
-}
-
-// Status is a snapshot of the hub.
-type Status struct {
-	Seq           int64           `json:"seq"`
-	Steps         int             `json:"steps"`
-	Running       int             `json:"running"`
-	Pending       int             `json:"pending"`
-	Interventions []event.Attempt `json:"interventions"`
-}
-
-// Counts are the interventions applied and the messages delivered (a
-// message still in the outbox was not).
-func (s Status) Counts() (applied, delivered int) {
-	for _, a := range s.Interventions {
-		if a.Outcome == "applied" {
-			applied++
-			if a.Message != "" {
-				delivered++
-			}
-		}
-	}
-	return applied, delivered - s.Pending
-}
+// The hub's calls take and give the wire protocol's types.
+type (
+	Begin   = wire.Begin
+	End     = wire.End
+	Message = wire.Message
+	Status  = wire.Status
+)
 
 // Hub is the decision point of one run. All methods are safe for
 // concurrent use; decisions are taken one at a time.

@@ -294,12 +294,17 @@ func Workspace(repo string) (string, error) {
 }
 
 // shims makes the directory that goes first on the agent's PATH: bash and
-// sh are links to the shim executable.
+// sh link to the shim executable: exe, else swetouch-shim beside this
+// executable (the small build, quick to start), else this executable.
 func shims(private, exe string) (string, error) {
 	if exe == "" {
-		var err error
-		if exe, err = os.Executable(); err != nil {
+		self, err := os.Executable()
+		if err != nil {
 			return "", err
+		}
+		exe = self
+		if slim := filepath.Join(filepath.Dir(self), "swetouch-shim"); isExecutable(slim) {
+			exe = slim
 		}
 	}
 	dir := filepath.Join(private, "bin")
@@ -312,6 +317,11 @@ func shims(private, exe string) (string, error) {
 		}
 	}
 	return dir, nil
+}
+
+func isExecutable(p string) bool {
+	info, err := os.Stat(p)
+	return err == nil && !info.IsDir() && info.Mode()&0o111 != 0
 }
 
 // agentEnv is the agent's environment: this process's, minus swetouch's

@@ -39,7 +39,7 @@ func TestRunExample(t *testing.T) {
 		t.Run(string(tt.cond)+"/"+tt.agent, func(t *testing.T) {
 			out := t.TempDir()
 			res, err := session.Run(context.Background(), session.RunConfig{
-				Task: tk, Record: recs[0], Condition: tt.cond, Out: out, Shim: filepath.Join(binDir, "swetouch"),
+				Task: tk, Record: recs[0], Condition: tt.cond, Out: out, Shim: filepath.Join(binDir, "swetouch-shim"),
 				Agent: []string{filepath.Join(binDir, "swetouch"), "agent", "script", "--plan", plan, "--behaviour", tt.agent},
 			})
 			if err != nil {
@@ -153,7 +153,7 @@ func TestIsolation(t *testing.T) {
 	recs, _ := task.LoadRecords(filepath.Join(example, "records.jsonl"))
 	var seen strings.Builder
 	_, err = session.Run(context.Background(), session.RunConfig{
-		Task: tk, Record: recs[0], Condition: policy.CounterEdit, Out: t.TempDir(), Shim: filepath.Join(binDir, "swetouch"),
+		Task: tk, Record: recs[0], Condition: policy.CounterEdit, Out: t.TempDir(), Shim: filepath.Join(binDir, "swetouch-shim"),
 		Agent:  []string{"sh", "-c", "env; find . -path ./.git -prune -o -type f -print"},
 		Stdout: &seen,
 	})

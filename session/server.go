@@ -9,35 +9,14 @@ import (
 	"net"
 	"sync"
 
-	"github.com/swetouch/swetouch/event"
+	"github.com/swetouch/swetouch/session/wire"
 )
 
-// Request is one line a client sends. Op selects the call; the other
-// fields are its arguments.
-type Request struct {
-	Op      string       `json:"op"` // begin, end, observe, record, messages, sync, status
-	Begin   *Begin       `json:"begin,omitempty"`
-	ID      int          `json:"id,omitempty"`
-	End     *End         `json:"end,omitempty"`
-	Event   *event.Event `json:"event,omitempty"`
-	Channel string       `json:"channel,omitempty"`
-	// NoReply asks for no response line: for records sent without
-	// waiting (their order on the connection is kept all the same).
-	NoReply bool `json:"noreply,omitempty"`
-}
-
-// Response is the one line the hub answers each request with.
-type Response struct {
-	OK       bool      `json:"ok"`
-	Error    string    `json:"error,omitempty"`
-	ID       int       `json:"id,omitempty"`
-	Seq      int64     `json:"seq,omitempty"`
-	Messages []Message `json:"messages,omitempty"`
-	Status   *Status   `json:"status,omitempty"`
-	// Armed (on begin) says whether an intervention can still fire: when
-	// false the caller need not wait for the answer to end.
-	Armed bool `json:"armed,omitempty"`
-}
+// Request and Response are the protocol's lines.
+type (
+	Request  = wire.Request
+	Response = wire.Response
+)
 
 // Serve answers clients on l until ctx ends or l is closed. A bad line gets
 // an error response naming the line; the connection stays open.

@@ -82,7 +82,6 @@ func evalCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			cfg.Shim = exe
 			if plans == "" {
 				plans = filepath.Join(filepath.Dir(filepath.Clean(tasksDir)), "agents")
 			}

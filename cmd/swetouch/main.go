@@ -7,11 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
-	"runtime"
-	"syscall"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -36,27 +32,11 @@ func main() {
 	// `swetouch shell …`: bash's own argument syntax, not ours
 	switch name := filepath.Base(os.Args[0]); {
 	case name == "bash" || name == "sh":
-		exitShell(shim.Main(os.Args[0], os.Args[1:]))
+		shim.Exit(shim.Main(os.Args[0], os.Args[1:]))
 	case len(os.Args) > 1 && os.Args[1] == "shell":
-		exitShell(shim.Main("bash", os.Args[2:]))
+		shim.Exit(shim.Main("bash", os.Args[2:]))
 	}
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
-}
-
-// exitShell exits with the shell's status; a negative status is the signal
-// the shell died of, and the shim dies of it too.
-func exitShell(status int) {
-	if status < 0 {
-		sig := syscall.Signal(-status)
-		signal.Reset(sig)
-		// aimed at this thread, the signal lands before the call returns;
-		// the exit below only runs if it somehow does not kill us
-		runtime.LockOSThread()
-		syscall.Tgkill(os.Getpid(), syscall.Gettid(), sig)
-		time.Sleep(time.Second)
-		os.Exit(128 - status)
-	}
-	os.Exit(status)
 }
 
 // run executes the CLI and returns the exit code: 0 ok, 1 a check failed,

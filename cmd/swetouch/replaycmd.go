@@ -110,7 +110,7 @@ func replayCmd() *cobra.Command {
 			if err := os.MkdirAll(out, 0o755); err != nil {
 				return err
 			}
-			cfg := session.RunConfig{Task: t, Record: record, Condition: cond, Match: m, Out: out, Shim: exe,
+			cfg := session.RunConfig{Task: t, Record: record, Condition: cond, Match: m, Out: out,
 				AgentName: "replay", KeepWorkspace: true, Stdout: io.Discard, Stderr: c.ErrOrStderr()}
 			if cassette != "" {
 				stop, err := replayAgent(&cfg, cassette, agent, modelName, exe)

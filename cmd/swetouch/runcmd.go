@@ -150,7 +150,7 @@ func demoCmd() *cobra.Command {
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			_, rows, err := examples.Demo(ctx, examples.DemoConfig{Examples: dir, Report: report, Shim: exe, Log: c.ErrOrStderr()})
+			_, rows, err := examples.Demo(ctx, examples.DemoConfig{Examples: dir, Report: report, Swetouch: exe, Log: c.ErrOrStderr()})
 			if err != nil {
 				return err
 			}

@@ -16,21 +16,23 @@ var (
 	err  error
 )
 
-// Dir returns a directory holding the built swetouch and the links bash
-// and sh to it: the shim directory. Call Cleanup from TestMain.
+// Dir returns a directory holding the built swetouch and swetouch-shim,
+// and the links bash and sh to the shim: the shim directory, as installed. Call Cleanup from TestMain.
 func Dir() (string, error) {
 	once.Do(func() {
 		dir, err = os.MkdirTemp("", "swetouch-bin-")
 		if err != nil {
 			return
 		}
-		out, e := exec.Command("go", "build", "-o", filepath.Join(dir, "swetouch"), "github.com/swetouch/swetouch/cmd/swetouch").CombinedOutput()
-		if e != nil {
-			err = fmt.Errorf("go build: %v\n%s", e, out)
-			return
+		for _, name := range []string{"swetouch", "swetouch-shim"} {
+			out, e := exec.Command("go", "build", "-o", filepath.Join(dir, name), "github.com/swetouch/swetouch/cmd/"+name).CombinedOutput()
+			if e != nil {
+				err = fmt.Errorf("go build: %v\n%s", e, out)
+				return
+			}
 		}
 		for _, n := range []string{"bash", "sh"} {
-			if e := os.Symlink("swetouch", filepath.Join(dir, n)); e != nil {
+			if e := os.Symlink("swetouch-shim", filepath.Join(dir, n)); e != nil {
 				err = e
 				return
 			}

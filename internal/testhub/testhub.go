@@ -65,6 +65,13 @@ func Serve(t testing.TB, taskDir string, cond policy.Condition, opts ...Option) 
 	if err != nil {
 		t.Fatal(err)
 	}
+	return ws, Listen(t, h), h
+}
+
+// Listen serves h on a Unix socket in a temporary directory until the
+// test ends, and returns the socket's path.
+func Listen(t testing.TB, h *session.Hub) string {
+	t.Helper()
 	sock := filepath.Join(t.TempDir(), "hub.sock")
 	l, err := net.Listen("unix", sock)
 	if err != nil {
@@ -74,7 +81,7 @@ func Serve(t testing.TB, taskDir string, cond policy.Condition, opts ...Option) 
 	done := make(chan struct{})
 	go func() { h.Serve(ctx, l); close(done) }()
 	t.Cleanup(func() { cancel(); <-done })
-	return ws, sock, h
+	return sock
 }
 
 // Workspace makes a fresh git-initialised copy of the example task's

@@ -5,7 +5,7 @@ import (
 	"os"
 	"sync"
 
-	"github.com/swetouch/swetouch/session"
+	"github.com/swetouch/swetouch/session/wire"
 )
 
 // capture keeps the head and tail of a command's combined output, in the
@@ -32,10 +32,10 @@ func (c *capture) Write(p []byte) {
 	}
 }
 
-func (c *capture) end(status int) session.End {
+func (c *capture) end(status int) wire.End {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	e := session.End{Exit: status, Bytes: c.total}
+	e := wire.End{Exit: status, Bytes: c.total}
 	if len(c.tail) <= maxCapture && c.total == len(c.head)+len(c.tail) {
 		e.Output = string(c.head) + string(c.tail)
 		return e

@@ -8,13 +8,15 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"golang.org/x/term"
 
-	"github.com/swetouch/swetouch/session"
+	"github.com/swetouch/swetouch/session/wire"
 )
 
 // Env names the environment variables the shim reads.
@@ -28,8 +30,8 @@ const (
 // Hub is what the shim needs of the session: the socket client satisfies
 // it, and tests can pass the hub itself.
 type Hub interface {
-	Begin(session.Begin) (int, error)
-	End(int, session.End) ([]session.Message, error)
+	Begin(wire.Begin) (int, error)
+	End(int, wire.End) ([]wire.Message, error)
 }
 
 // Main runs the shim as the shell argv0 names ("bash", "/shims/sh") with
@@ -52,7 +54,7 @@ func Main(argv0 string, args []string) int {
 		fmt.Fprintf(os.Stderr, "swetouch shell: exec %s: %v\n", real, err)
 		return 127
 	}
-	c, err := session.Dial(sock)
+	c, err := wire.Dial(sock)
 	if err != nil {
 		// the hub is gone: behave as bash rather than fail the agent
 		err := syscall.Exec(real, append([]string{argv0}, args...), os.Environ())
@@ -63,11 +65,37 @@ func Main(argv0 string, args []string) int {
 	return Run(c, real, argv0, args, cmd)
 }
 
+// Exit ends the process with a status from Main: the code, or death by
+// the same signal the shell died of.
+func Exit(status int) {
+	if status < 0 {
+		sig := syscall.Signal(-status)
+		signal.Reset(sig)
+		// aimed at this thread, the signal lands before the call returns;
+		// the exit below only runs if it somehow does not kill us
+		runtime.LockOSThread()
+		syscall.Tgkill(os.Getpid(), syscall.Gettid(), sig)
+		time.Sleep(time.Second)
+		os.Exit(128 - status)
+	}
+	os.Exit(status)
+}
+
 // Run runs the real shell (as argv0) with args, reporting command to the
 // hub, and appends the messages the hub returns after the command's output.
 func Run(h Hub, real, argv0 string, args []string, command string) int {
 	cwd, _ := os.Getwd()
-	id, herr := h.Begin(session.Begin{Command: command, Cwd: cwd, Source: "shell"})
+	// the hub's answer to begin comes while the pipes and signals are set
+	// up: the command itself starts only after it
+	type begun struct {
+		id  int
+		err error
+	}
+	answer := make(chan begun, 1)
+	go func() {
+		id, err := h.Begin(wire.Begin{Command: command, Cwd: cwd, Source: "shell"})
+		answer <- begun{id, err}
+	}()
 	c := exec.Command(real, args...)
 	c.Args[0] = argv0
 	c.Env = childEnv(os.Environ(), os.Getenv(EnvDir))
@@ -101,6 +129,8 @@ func Run(h Hub, real, argv0 string, args []string, command string) int {
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 	defer signal.Stop(sigs)
+	b := <-answer
+	id, herr := b.id, b.err
 	if err := c.Start(); err != nil {
 		fmt.Fprintf(os.Stderr, "swetouch shell: %v\n", err)
 		return 126
@@ -136,7 +166,7 @@ func Run(h Hub, real, argv0 string, args []string, command string) int {
 		}
 		msgs, err := h.End(id, end)
 		if err == nil {
-			deliver(os.Stdout, msgs)
+			Deliver(os.Stdout, msgs)
 		}
 	}
 	if sig != 0 {
@@ -160,10 +190,10 @@ func exitStatus(ps *os.ProcessState, err error) (int, syscall.Signal) {
 	return 127, 0
 }
 
-// deliver appends messages to the command's output on the tool-output
+// Deliver appends messages to the command's output on the tool-output
 // channel, fenced so the agent (and a reader) cannot mistake them for the
 // command's own output.
-func deliver(w io.Writer, msgs []session.Message) {
+func Deliver(w io.Writer, msgs []wire.Message) {
 	for _, m := range msgs {
 		fmt.Fprintf(w, "\n<user-message>\n%s\n</user-message>\n", strings.TrimRight(m.Text, "\n"))
 	}

@@ -3,9 +3,7 @@ package shim_test
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/swetouch/swetouch/internal/testbin"
+	"github.com/swetouch/swetouch/internal/testhub"
 	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/shell/shim"
 )
@@ -40,15 +39,7 @@ func startHub(t *testing.T, dir string, opts ...session.Option) (*session.Hub, [
 	if err != nil {
 		t.Fatal(err)
 	}
-	sock := filepath.Join(t.TempDir(), "hub.sock")
-	l, err := net.Listen("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { h.Serve(ctx, l); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
+	sock := testhub.Listen(t, h)
 	env := append(os.Environ(), shim.EnvSocket+"="+sock, shim.EnvDir+"="+binDir, "PATH="+binDir+":"+os.Getenv("PATH"))
 	return h, env
 }

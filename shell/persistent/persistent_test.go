@@ -1,41 +1,37 @@
-package shim_test
+package persistent_test
 
 import (
 	"context"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
+	"github.com/swetouch/swetouch/internal/testhub"
 	"github.com/swetouch/swetouch/session"
-	"github.com/swetouch/swetouch/shell/shim"
+	"github.com/swetouch/swetouch/shell/persistent"
 )
 
-// TestPTYSession: a persistent shell keeps its directory and variables
+// TestSession: a persistent shell keeps its directory and variables
 // between commands, returns each command's output and status, and reports
 // each command to the hub.
-func TestPTYSession(t *testing.T) {
+func TestSession(t *testing.T) {
 	dir := t.TempDir()
 	os.Mkdir(filepath.Join(dir, "sub"), 0o755)
 	os.WriteFile(filepath.Join(dir, "sub", "a.txt"), []byte("one\ntwo\nthree\n"), 0o644)
-	h, env := startHub(t, dir)
-	var sock string
-	for _, kv := range env {
-		if v, ok := strings.CutPrefix(kv, shim.EnvSocket+"="); ok {
-			sock = v
-		}
+	h, err := session.New(dir)
+	if err != nil {
+		t.Fatal(err)
 	}
-	c, err := session.Dial(sock)
+	c, err := session.Dial(testhub.Listen(t, h))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	p, err := shim.StartPTY("/bin/bash", dir, os.Environ(), c)
+	p, err := persistent.Start("/bin/bash", dir, os.Environ(), c)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	ctx := context.Background()
 	steps := []struct {
 		cmd, out string
 		status   int
@@ -47,6 +43,7 @@ func TestPTYSession(t *testing.T) {
 		{"ls missing-file 2>/dev/null; false", "", 1},
 		{"(exit 7)", "", 7},
 	}
+	ctx := context.Background()
 	for _, s := range steps {
 		out, status, err := p.Run(ctx, s.cmd)
 		if err != nil {

@@ -1,4 +1,7 @@
-package shim
+// Package persistent keeps one shell open on a pseudo-terminal for
+// harnesses that work that way, with per-command boundaries; it is apart
+// from the shim so the shim's binary does not carry it.
+package persistent
 
 import (
 	"bufio"
@@ -16,10 +19,11 @@ import (
 	"github.com/creack/pty"
 	"mvdan.cc/sh/v3/syntax"
 
-	"github.com/swetouch/swetouch/session"
+	"github.com/swetouch/swetouch/session/wire"
+	"github.com/swetouch/swetouch/shell/shim"
 )
 
-// PTY is a persistent shell on a pseudo-terminal, for harnesses that keep
+// Shell is a persistent shell on a pseudo-terminal, for harnesses that keep
 // one shell open across commands: cd, variables and functions persist.
 // Each Run is one command with clear boundaries (a marker the shell prints
 // with the exit status and directory), reported to the hub like a -c
@@ -27,8 +31,8 @@ import (
 //
 // Like any harness of this kind it shares the terminal's input with the
 // command: a command that reads stdin must be given its input explicitly.
-type PTY struct {
-	h      Hub
+type Shell struct {
+	h      shim.Hub
 	cmd    *exec.Cmd
 	tty    *os.File
 	r      *bufio.Reader
@@ -38,12 +42,12 @@ type PTY struct {
 	parser *syntax.Parser
 }
 
-// StartPTY starts the real shell (not a login shell, no rc files) in dir.
+// Start starts the real shell (not a login shell, no rc files) in dir.
 // h may be nil: then nothing is reported.
-func StartPTY(real, dir string, env []string, h Hub) (*PTY, error) {
+func Start(real, dir string, env []string, h shim.Hub) (*Shell, error) {
 	nonce := make([]byte, 8)
 	rand.Read(nonce)
-	p := &PTY{h: h, marker: "__SWETOUCH_" + hex.EncodeToString(nonce) + "__", cwd: dir, parser: syntax.NewParser()}
+	p := &Shell{h: h, marker: "__SWETOUCH_" + hex.EncodeToString(nonce) + "__", cwd: dir, parser: syntax.NewParser()}
 	p.cmd = exec.Command(real, "--noprofile", "--norc")
 	p.cmd.Dir = dir
 	p.cmd.Env = append(env, "PS1=", "PS2=", "PROMPT_COMMAND=", "TERM=dumb")
@@ -70,7 +74,7 @@ func StartPTY(real, dir string, env []string, h Hub) (*PTY, error) {
 // Run runs one command in the persistent shell and returns what it
 // printed (stdout and stderr, as the terminal shows them) followed by any
 // user messages, and its exit status.
-func (p *PTY) Run(ctx context.Context, command string) (string, int, error) {
+func (p *Shell) Run(ctx context.Context, command string) (string, int, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if _, err := p.parser.Parse(strings.NewReader(command), ""); err != nil {
@@ -79,7 +83,7 @@ func (p *PTY) Run(ctx context.Context, command string) (string, int, error) {
 	}
 	id, herr := -1, errors.New("no hub")
 	if p.h != nil {
-		id, herr = p.h.Begin(session.Begin{Command: command, Cwd: p.cwd, Source: "shell"})
+		id, herr = p.h.Begin(wire.Begin{Command: command, Cwd: p.cwd, Source: "shell"})
 	}
 	fmt.Fprintf(p.tty, "%s\n__swetouch_rc=$?; printf '\\n%s %%d %%s\\n' \"$__swetouch_rc\" \"$PWD\"\n", command, p.marker)
 	var out strings.Builder
@@ -99,10 +103,10 @@ func (p *PTY) Run(ctx context.Context, command string) (string, int, error) {
 	}
 	text := strings.TrimSuffix(out.String(), "\n") // the newline before the marker
 	if herr == nil {
-		msgs, err := p.h.End(id, session.End{Exit: status, Output: text})
+		msgs, err := p.h.End(id, wire.End{Exit: status, Output: text})
 		if err == nil && len(msgs) > 0 {
 			var b strings.Builder
-			deliver(&b, msgs)
+			shim.Deliver(&b, msgs)
 			text += b.String()
 		}
 	}
@@ -110,10 +114,10 @@ func (p *PTY) Run(ctx context.Context, command string) (string, int, error) {
 }
 
 // Cwd is the shell's directory after the last command.
-func (p *PTY) Cwd() string { return p.cwd }
+func (p *Shell) Cwd() string { return p.cwd }
 
 // Close ends the shell.
-func (p *PTY) Close() error {
+func (p *Shell) Close() error {
 	p.tty.Close()
 	if p.cmd.Process != nil {
 		p.cmd.Process.Kill()

@@ -1,0 +1,21 @@
+// Command swetouch-shim is the shell shim alone: the program the shim
+// directory's bash and sh link to. It does what `swetouch shell` does,
+// from a binary a fraction of swetouch's size, because an agent pays its
+// start-up on every command (see docs/runtime.md). swetouch links bash
+// and sh to it when it sits beside the swetouch executable.
+package main
+
+import (
+	"os"
+	"path/filepath"
+
+	"github.com/swetouch/swetouch/shell/shim"
+)
+
+func main() {
+	argv0 := os.Args[0]
+	if n := filepath.Base(argv0); n != "bash" && n != "sh" {
+		argv0 = "bash"
+	}
+	shim.Exit(shim.Main(argv0, os.Args[1:]))
+}

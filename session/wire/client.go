@@ -1,0 +1,237 @@
+package wire
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/swetouch/swetouch/event"
+)
+
+// Client talks to a hub over its socket. It is what the shell shim and
+// other out-of-process adapters use; its methods mirror the Hub's.
+type Client struct {
+	mu    sync.Mutex
+	conn  io.ReadWriteCloser
+	r     *bufio.Reader
+	enc   *json.Encoder
+	async sync.WaitGroup // EndAsync calls in flight
+
+	// records waiting to be written (Record does not wait for the
+	// socket): the flusher writes them, and every call writes them first,
+	// so they keep their place
+	qmu      sync.Mutex
+	queue    []event.Event
+	kick     chan struct{}
+	flushed  chan struct{} // closed when the flusher has stopped
+	qclosed  bool          // Close began: records are dropped
+	recorded bool          // Record was called: the flusher runs
+}
+
+// dialUnix connects to a Unix socket with system calls rather than package
+// net: a binary that links net (and cgo) is dynamically linked, and the
+// shim, which links this package, then starts a millisecond slower.
+func dialUnix(path string) (*os.File, error) {
+	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, &os.SyscallError{Syscall: "socket", Err: err}
+	}
+	for {
+		// blocking: waits while the hub's listen queue is full
+		err = syscall.Connect(fd, &syscall.SockaddrUnix{Name: path})
+		if err != syscall.EINTR {
+			break
+		}
+	}
+	if err == nil {
+		// non-blocking, so the File reads and writes through the poller
+		err = syscall.SetNonblock(fd, true)
+	}
+	if err != nil {
+		syscall.Close(fd)
+		return nil, &os.PathError{Op: "dial", Path: path, Err: err}
+	}
+	return os.NewFile(uintptr(fd), path), nil
+}
+
+// Dial connects to the hub listening at the Unix socket path.
+func Dial(path string) (*Client, error) {
+	conn, err := dialUnix(path)
+	if err != nil {
+		return nil, err
+	}
+	return &Client{conn: conn, r: bufio.NewReaderSize(conn, 64<<10), enc: json.NewEncoder(conn),
+		kick: make(chan struct{}, 1), flushed: make(chan struct{})}, nil
+}
+
+// Records are written in batches: by the next call, when recordBatch
+// are queued, or every recordFlush, whichever is first; and at Close. A
+// record costs the relay that sends it no system call of its own.
+const (
+	recordBatch = 64
+	recordFlush = 100 * time.Millisecond
+)
+
+// flusher writes queued records until Close.
+func (c *Client) flusher() {
+	defer close(c.flushed)
+	tick := time.NewTicker(recordFlush)
+	defer tick.Stop()
+	for open := true; open; {
+		select {
+		case _, open = <-c.kick:
+		case <-tick.C:
+		}
+		c.mu.Lock()
+		c.flushLocked()
+		c.mu.Unlock()
+	}
+}
+
+// flushLocked writes the queued records; c.mu is held.
+func (c *Client) flushLocked() {
+	c.qmu.Lock()
+	q := c.queue
+	c.queue = nil
+	c.qmu.Unlock()
+	if len(q) == 0 {
+		return
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	for i := range q {
+		enc.Encode(Request{Op: "record", Event: &q[i], NoReply: true})
+	}
+	c.conn.Write(buf.Bytes()) // one write for the lot
+}
+
+func (c *Client) do(req Request) (reply, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.flushLocked()
+	if line, ok := leanLine(req); ok {
+		if _, err := c.conn.Write(line); err != nil {
+			return reply{}, err
+		}
+	} else if err := c.enc.Encode(req); err != nil {
+		return reply{}, err
+	}
+	line, err := c.r.ReadBytes('\n')
+	if err != nil {
+		return reply{}, err
+	}
+	resp, err := parseReply(line)
+	if err != nil {
+		return reply{}, err
+	}
+	if !resp.OK {
+		return resp, errors.New(resp.Error)
+	}
+	return resp, nil
+}
+
+// Begin announces a command and returns its id.
+func (c *Client) Begin(b Begin) (int, error) {
+	r, err := c.do(Request{Op: "begin", Begin: &b})
+	return r.ID, err
+}
+
+// BeginArmed is Begin that also says whether an intervention can still
+// fire (see Hub.Armed).
+func (c *Client) BeginArmed(b Begin) (int, bool, error) {
+	r, err := c.do(Request{Op: "begin", Begin: &b})
+	return r.ID, r.Armed, err
+}
+
+// EndAsync reports a command's result without waiting for the answer:
+// for when Armed said no message can come. Errors are dropped.
+func (c *Client) EndAsync(id int, e End) {
+	c.async.Add(1)
+	go func() {
+		defer c.async.Done()
+		c.do(Request{Op: "end", ID: id, End: &e})
+	}()
+}
+
+// End reports a command's result and returns the messages to deliver.
+func (c *Client) End(id int, e End) ([]Message, error) {
+	r, err := c.do(Request{Op: "end", ID: id, End: &e})
+	return r.Messages, err
+}
+
+// Observe sends an adapter's event.
+func (c *Client) Observe(ev event.Event) (int64, error) {
+	r, err := c.do(Request{Op: "observe", Event: &ev})
+	return r.Seq, err
+}
+
+// Record sends an event that is not an action (Hub.Record) without
+// waiting: it keeps its place among this client's calls; errors are
+// dropped.
+func (c *Client) Record(ev event.Event) {
+	ev.Raw = append(json.RawMessage(nil), ev.Raw...) // the caller's buffer is reused
+	c.qmu.Lock()
+	defer c.qmu.Unlock()
+	if c.qclosed {
+		return
+	}
+	if !c.recorded {
+		c.recorded = true
+		go c.flusher()
+	}
+	c.queue = append(c.queue, ev)
+	if len(c.queue) >= recordBatch {
+		select {
+		case c.kick <- struct{}{}:
+		default: // a flush is due already
+		}
+	}
+}
+
+// Messages drains the messages pending for a channel.
+func (c *Client) Messages(channel string) ([]Message, error) {
+	r, err := c.do(Request{Op: "messages", Channel: channel})
+	return r.Messages, err
+}
+
+// Sync takes native edits now and returns the messages waiting.
+func (c *Client) Sync(channel string) ([]Message, error) {
+	r, err := c.do(Request{Op: "sync", Channel: channel})
+	return r.Messages, err
+}
+
+// Status asks for the hub's state.
+func (c *Client) Status() (Status, error) {
+	r, err := c.do(Request{Op: "status"})
+	var st Status
+	if err == nil && r.Status != nil {
+		err = json.Unmarshal(r.Status, &st)
+	}
+	return st, err
+}
+
+// Close waits for EndAsync calls in flight, writes the records still
+// queued, then closes the connection. Calls after Close fail.
+func (c *Client) Close() error {
+	c.async.Wait()
+	c.qmu.Lock()
+	closing := !c.qclosed
+	c.qclosed = true
+	if closing && c.recorded {
+		close(c.kick)
+	}
+	c.qmu.Unlock()
+	if closing && c.recorded {
+		<-c.flushed
+		// a call answered is a call after every record: the hub has
+		// taken them all before the connection goes
+		c.do(Request{Op: "status"})
+	}
+	return c.conn.Close()
+}

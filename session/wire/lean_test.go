@@ -1,0 +1,84 @@
+package wire
+
+import (
+	"encoding/json"
+	"github.com/swetouch/swetouch/event"
+	"reflect"
+	"testing"
+)
+
+// FuzzLeanLine: the hand-written begin and end lines read back (with
+// encoding/json, as the hub reads them) exactly as encoding/json's own
+// lines for the same requests do: any command, path or output, invalid
+// UTF-8 and control characters included.
+func FuzzLeanLine(f *testing.F) {
+	f.Add("sed -n '4,6p' pricing.py", "/tmp/ws", "line \"one\"\n\ttwo\\", "", 0, false, 0)
+	f.Add("printf '\\x00\\xff'", "", "\x00\x1f\x7f\xff\xfe <&> \u2028\u2029 ü", "SIGINT", 130, true, 1<<20)
+	f.Fuzz(func(t *testing.T, command, cwd, output, signal string, exit int, elided bool, bytes int) {
+		for _, req := range []Request{
+			{Op: "begin", Begin: &Begin{Command: command, Cwd: cwd, Source: signal}},
+			{Op: "end", ID: exit / 3, End: &End{Exit: exit, Signal: signal, Output: output, Tail: command, Elided: elided, Bytes: bytes}},
+		} {
+			lean, ok := leanLine(req)
+			if !ok {
+				t.Fatalf("%s: not written lean", req.Op)
+			}
+			std, err := json.Marshal(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got, want Request
+			if err := json.Unmarshal(lean, &got); err != nil {
+				t.Fatalf("%s: the lean line does not parse: %v\n%s", req.Op, err, lean)
+			}
+			json.Unmarshal(std, &want)
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s:\nlean %s\n std %s", req.Op, lean, std)
+			}
+		}
+	})
+}
+
+// TestLeanLineScope: only the shim's calls are written by hand.
+func TestLeanLineScope(t *testing.T) {
+	for _, req := range []Request{
+		{Op: "end", End: &End{Events: []event.Event{{}}}},
+		{Op: "observe"},
+		{Op: "begin", Begin: &Begin{}, NoReply: true},
+	} {
+		if _, ok := leanLine(req); ok {
+			t.Errorf("%+v written lean", req)
+		}
+	}
+}
+
+// FuzzParseReply: whatever encoding/json reads as an answer, parseReply
+// reads the same (an empty and a missing message list are alike).
+func FuzzParseReply(f *testing.F) {
+	for _, s := range []string{
+		`{"ok":true,"id":1,"armed":true}`,
+		`{"ok":true,"messages":[{"order":1,"text":"keep \"my\" change\n\u00fc\ud83d\ude00 \ud800x"}]}`,
+		`{"ok":false,"error":"line 3: field \"end\": missing"}`,
+		` { "OK" : true , "seq" : 12 , "status" : {"seq":5,"interventions":[{"order":1}]}, "x": [1, -2.5e3, null, false, "s"] } `,
+		`{"ok":true,"messages":null,"id":null}`,
+		"{\"ok\":true,\"messages\":[{\"text\":\"\xff\xfe\"}]}",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		var want reply
+		if json.Unmarshal(line, &want) != nil {
+			return
+		}
+		got, err := parseReply(line)
+		if err != nil {
+			t.Fatalf("encoding/json reads %q, parseReply: %v", line, err)
+		}
+		if len(got.Messages) == 0 && len(want.Messages) == 0 {
+			got.Messages, want.Messages = nil, nil
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%q:\n got %+v\nwant %+v", line, got, want)
+		}
+	})
+}
