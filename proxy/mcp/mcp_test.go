@@ -49,7 +49,7 @@ func serverBin(t *testing.T, name string) string {
 
 // hubFor serves a hub over the py-discount workspace with the given
 // condition and returns the workspace and the socket.
-func hubFor(t *testing.T, cond policy.Condition) (string, string, *session.Hub) {
+func hubFor(t testing.TB, cond policy.Condition) (string, string, *session.Hub) {
 	return testhub.Serve(t, "../../examples/tasks/py-discount", cond)
 }
 
