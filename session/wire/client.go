@@ -15,11 +15,10 @@ import (
 // Client talks to a hub over its socket. It is what the shell shim and
 // other out-of-process adapters use; its methods mirror the Hub's.
 type Client struct {
-	mu    sync.Mutex
-	conn  io.ReadWriteCloser
-	r     *bufio.Reader
-	enc   *json.Encoder
-	async sync.WaitGroup // EndAsync calls in flight
+	mu   sync.Mutex
+	conn io.ReadWriteCloser
+	r    *bufio.Reader
+	enc  *json.Encoder
 
 	// records waiting to be written (Record does not wait for the
 	// socket): the flusher writes them, and every call writes them first,
@@ -30,6 +29,8 @@ type Client struct {
 	flushed  chan struct{} // closed when the flusher has stopped
 	qclosed  bool          // Close began: records are dropped
 	recorded bool          // Record was called: the flusher runs
+
+	unanswered bool // a line was sent with noreply (EndAsync); c.mu
 }
 
 // dialUnix connects to a Unix socket with system calls rather than package
@@ -106,14 +107,15 @@ func (c *Client) BeginArmed(b Begin) (int, bool, error) {
 	return r.ID, r.Armed, err
 }
 
-// EndAsync reports a command's result without waiting for the answer:
-// for when Armed said no message can come. Errors are dropped.
+// EndAsync reports a command's result and asks for no answer: for when
+// Armed said no message can come. It returns once the line is written;
+// errors are dropped.
 func (c *Client) EndAsync(id int, e End) {
-	c.async.Add(1)
-	go func() {
-		defer c.async.Done()
-		c.do(Request{Op: "end", ID: id, End: &e})
-	}()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.flushLocked()
+	c.enc.Encode(Request{Op: "end", ID: id, End: &e, NoReply: true})
+	c.unanswered = true
 }
 
 // End reports a command's result and returns the messages to deliver.
@@ -150,21 +152,24 @@ func (c *Client) Status() (Status, error) {
 	return st, err
 }
 
-// Close waits for EndAsync calls in flight, writes the records still
-// queued, then closes the connection. Calls after Close fail.
+// Close writes the records still queued, then closes the connection. Calls after Close fail.
 func (c *Client) Close() error {
-	c.async.Wait()
 	c.qmu.Lock()
-	closing := !c.qclosed
+	closing, recorded := !c.qclosed, c.recorded
 	c.qclosed = true
-	if closing && c.recorded {
+	if closing && recorded {
 		close(c.kick)
 	}
 	c.qmu.Unlock()
-	if closing && c.recorded {
+	if closing && recorded {
 		<-c.flushed
-		// a call answered is a call after every record: the hub has
-		// taken them all before the connection goes
+	}
+	c.mu.Lock()
+	unanswered := c.unanswered
+	c.mu.Unlock()
+	if closing && (recorded || unanswered) {
+		// a call answered is a call after every line not answered: the
+		// hub has taken them all before the connection goes
 		c.do(Request{Op: "status"})
 	}
 	return c.conn.Close()
