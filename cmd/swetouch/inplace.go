@@ -83,6 +83,11 @@ func (p *inPlace) start(sock, root, source string, agent []string) (*inPlaceSess
 	if err != nil {
 		return nil, badInput("--match: %v", err)
 	}
+	if rec != nil {
+		if _, _, _, err := session.NewPolicy(rec, cond, match); err != nil {
+			return nil, badInput("--condition %s: %v", cond, err)
+		}
+	}
 	if st, err := os.Stat(root); err != nil || !st.IsDir() {
 		return nil, badInput("--root: %s is not a directory", root)
 	}
@@ -102,6 +107,7 @@ func (p *inPlace) start(sock, root, source string, agent []string) (*inPlaceSess
 	}
 	if s.Host, err = session.Start(hc); err != nil {
 		f.Close()
+		os.Remove(f.Name()) // nothing half-done
 		return nil, err
 	}
 	return s, nil
