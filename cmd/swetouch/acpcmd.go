@@ -1,10 +1,14 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
+	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -50,7 +54,13 @@ func acpCmd() *cobra.Command {
 				defer f.Close()
 				trafficLog = f
 			}
-			agent := exec.Command(args[0], args[1:]...)
+			// SIGINT or SIGTERM (the editor stopping the agent) reaches the
+			// agent as SIGTERM; an in-place session still ends its files
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			agent := exec.CommandContext(ctx, args[0], args[1:]...)
+			agent.Cancel = func() error { return agent.Process.Signal(syscall.SIGTERM) }
+			agent.WaitDelay = 10 * time.Second
 			agent.Stderr = c.ErrOrStderr()
 			var own *inPlaceSession
 			if ip.wanted() {
@@ -85,7 +95,10 @@ func acpCmd() *cobra.Command {
 			code, err := acpproxy.Run(agent, c.InOrStdin(), c.OutOrStdout(), opts...)
 			if own != nil {
 				note := "done"
-				if err != nil {
+				switch {
+				case ctx.Err() != nil:
+					note = "interrupted"
+				case err != nil:
 					note = "agent failed: " + err.Error()
 				}
 				if hubClient != nil {

@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -46,13 +47,14 @@ func mcpCmd() *cobra.Command {
 				cl.Mapping = m
 			}
 			var own *inPlaceSession
+			note := "done"
 			if ip.wanted() {
 				var err error
 				if own, err = ip.start(sock, root, "swetouch mcp", args); err != nil {
 					return err
 				}
 				sock = own.Socket
-				defer func() { own.finish(0, "done") }()
+				defer func() { own.finish(0, note) }()
 			} else if sock == "" {
 				sock = os.Getenv("SWETOUCH_SOCKET")
 			}
@@ -86,9 +88,16 @@ func mcpCmd() *cobra.Command {
 				}
 				return nil
 			}
-			server := exec.Command(args[0], args[1:]...)
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			server := exec.CommandContext(ctx, args[0], args[1:]...)
+			server.Cancel = func() error { return server.Process.Signal(syscall.SIGTERM) }
+			server.WaitDelay = 10 * time.Second
 			server.Stderr = c.ErrOrStderr()
 			code, err := mcpproxy.RunStdio(server, relay, c.InOrStdin(), c.OutOrStdout())
+			if own != nil && ctx.Err() != nil {
+				note = "interrupted"
+			}
 			if err != nil {
 				return err
 			}

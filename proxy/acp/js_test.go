@@ -1,13 +1,16 @@
 package acp
 
 import (
+	"bufio"
 	"bytes"
+	"errors"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/swetouch/swetouch/event"
@@ -260,5 +263,44 @@ func TestJSPeersInPlace(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(filepath.Join(ws, "pricing.py")); !strings.Contains(string(got), userLine) {
 		t.Errorf("the Counter-Edit is not in the workspace:\n%s", got)
+	}
+}
+
+// TestInPlaceInterrupted: SIGTERM to `swetouch acp` in place (the editor
+// stopping it) reaches the agent, and the session still ends its files:
+// the trajectory's last event says interrupted, session.json is written,
+// and the relay exits with the agent's status.
+func TestInPlaceInterrupted(t *testing.T) {
+	bin, err := testbin.Dir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := testhub.Workspace(t, "../../examples/tasks/py-discount")
+	out := t.TempDir()
+	cmd := exec.Command(filepath.Join(bin, "swetouch"), "acp", "--out", out, "--root", ws, "--", "sh", "-c", "echo ready; exec sleep 60")
+	in, _ := cmd.StdinPipe()
+	defer in.Close()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// the agent's first line came through the relay: the relay runs, its
+	// signal handling with it
+	if line, err := bufio.NewReader(stdout).ReadString('\n'); err != nil || line != "ready\n" {
+		t.Fatalf("first line %q, %v", line, err)
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	err = cmd.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 128+int(syscall.SIGTERM) {
+		t.Errorf("swetouch acp ended with %v, want the agent's 143", err)
+	}
+	traj, _ := os.ReadFile(filepath.Join(out, "trajectory.jsonl"))
+	lines := strings.Split(strings.TrimSpace(string(traj)), "\n")
+	if last := lines[len(lines)-1]; !strings.Contains(last, `"kind":"session"`) || !strings.Contains(last, `"note":"interrupted"`) {
+		t.Errorf("the trajectory ends with %s", last)
+	}
+	if sum, err := os.ReadFile(filepath.Join(out, "session.json")); err != nil || !strings.Contains(string(sum), `"agent_exit": 143`) {
+		t.Errorf("session.json: %s %v", sum, err)
 	}
 }
