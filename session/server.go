@@ -92,6 +92,11 @@ func (h *Hub) call(ctx context.Context, req Request) Response {
 			return Response{Error: `field "event": missing`}
 		}
 		r.Seq, err = h.Observe(ctx, *req.Event)
+		if err == nil && req.Channel != "" {
+			// observe, then sync on the channel: one round trip for a
+			// relay that does both for every action
+			r.Messages, err = h.Sync(ctx, req.Channel)
+		}
 	case "record":
 		if req.Event == nil {
 			return Response{Error: `field "event": missing`}

@@ -224,11 +224,21 @@ func (r *Relay) abs(p string) string {
 // observe reports a native action and delivers the messages it brings.
 func (r *Relay) observe(sess string, ev event.Event) {
 	ev.Actor = event.Agent
+	if both, ok := r.hub.(observeSyncer); ok {
+		msgs, _ := both.ObserveSync(ev, "acp")
+		r.deliver(sess, msgs)
+		return
+	}
 	if _, err := r.hub.Observe(ev); err != nil {
 		return
 	}
 	msgs, _ := r.hub.Sync("acp")
 	r.deliver(sess, msgs)
+}
+
+// observeSyncer observes and syncs in one round trip (the socket client).
+type observeSyncer interface {
+	ObserveSync(ev event.Event, channel string) ([]session.Message, error)
 }
 
 func num(v any) int {

@@ -130,6 +130,12 @@ func (c *Client) Observe(ev event.Event) (int64, error) {
 	return r.Seq, err
 }
 
+// ObserveSync is Observe then Sync(channel) in one round trip.
+func (c *Client) ObserveSync(ev event.Event, channel string) ([]Message, error) {
+	r, err := c.do(Request{Op: "observe", Event: &ev, Channel: channel})
+	return r.Messages, err
+}
+
 // Messages drains the messages pending for a channel.
 func (c *Client) Messages(channel string) ([]Message, error) {
 	r, err := c.do(Request{Op: "messages", Channel: channel})
