@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -48,12 +49,14 @@ type agent struct {
 	// session/cancel arrives
 	waiting, cancelled chan struct{}
 	hasRead            chan struct{} // closed when "read and wait" has read
+	got                chan string   // each prompt's text, as it starts
 	cancelOnce         sync.Once
 	// steering: the agent advertises _session/steering and records what
 	// it is steered with (wasSteered is closed at the first)
-	steering   bool
-	steered    []string
-	wasSteered chan struct{}
+	steering       bool
+	refuseSteering bool // answer every steering request "failed"
+	steered        []string
+	wasSteered     chan struct{}
 }
 
 func (a *agent) HandleExtensionMethod(_ context.Context, method string, params json.RawMessage) (any, error) {
@@ -67,13 +70,16 @@ func (a *agent) HandleExtensionMethod(_ context.Context, method string, params j
 	}
 	json.Unmarshal(params, &p)
 	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.refuseSteering {
+		return map[string]any{"outcome": "failed"}, nil
+	}
 	for _, b := range p.Prompt {
 		a.steered = append(a.steered, b.Text)
 	}
 	if len(a.steered) == len(p.Prompt) {
 		close(a.wasSteered)
 	}
-	a.mu.Unlock()
 	return map[string]any{"outcome": "injected"}, nil
 }
 
@@ -118,6 +124,10 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 	a.mu.Lock()
 	a.prompts = append(a.prompts, text)
 	a.mu.Unlock()
+	select {
+	case a.got <- text:
+	default: // nobody is reading (a benchmark's thousands of turns)
+	}
 	switch text {
 	case "read", "read and wait":
 		res, err := a.conn.ReadTextFile(ctx, acp.ReadTextFileRequest{SessionId: p.SessionId, Path: filepath.Join(a.ws, "pricing.py"), Line: acp.Ptr(4), Limit: acp.Ptr(3)})
@@ -147,9 +157,11 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 // editor is an ACP client from the Go SDK that serves files from disk and
 // remembers what it is shown.
 type editor struct {
-	mu      sync.Mutex
-	user    []string // user_message_chunk texts
-	agentSa []string // agent_message_chunk texts
+	mu        sync.Mutex
+	user      []string      // user_message_chunk texts
+	agentSa   []string      // agent_message_chunk texts
+	shown     chan struct{} // closed at the first user_message_chunk
+	shownOnce sync.Once
 }
 
 func (e *editor) RequestPermission(context.Context, acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
@@ -161,6 +173,7 @@ func (e *editor) SessionUpdate(_ context.Context, n acp.SessionNotification) err
 	switch u := n.Update; {
 	case u.UserMessageChunk != nil && u.UserMessageChunk.Content.Text != nil:
 		e.user = append(e.user, u.UserMessageChunk.Content.Text.Text)
+		e.shownOnce.Do(func() { close(e.shown) })
 	case u.AgentMessageChunk != nil && u.AgentMessageChunk.Content.Text != nil:
 		e.agentSa = append(e.agentSa, u.AgentMessageChunk.Content.Text.Text)
 	}
@@ -242,7 +255,7 @@ func wireAgent(t testing.TB, ws string, relayed, steering bool, opts ...Option) 
 	agInR, agInW := io.Pipe()   // → agent
 	agOutR, agOutW := io.Pipe() // agent → (relay →) editor
 	edInR, edInW := io.Pipe()   // → editor
-	w := &wiring{ed: &editor{}, ag: &agent{ws: ws, steering: steering, waiting: make(chan struct{}), cancelled: make(chan struct{}), hasRead: make(chan struct{}), wasSteered: make(chan struct{})}, toAgent: &tap{w: agInW}, toEditor: &tap{w: edInW}}
+	w := &wiring{ed: &editor{shown: make(chan struct{})}, ag: &agent{got: make(chan string, 16), ws: ws, steering: steering, waiting: make(chan struct{}), cancelled: make(chan struct{}), hasRead: make(chan struct{}), wasSteered: make(chan struct{})}, toAgent: &tap{w: agInW}, toEditor: &tap{w: edInW}}
 	if relayed {
 		r := NewRelay(w.toAgent, w.toEditor, append(opts, WithRoot(ws))...)
 		go proxy.Pipe(r.AgentWriter(), edOutR, r.FromEditor)
@@ -388,6 +401,7 @@ func TestSteering(t *testing.T) {
 	case <-time.After(30 * time.Second): // a guard, not a wait
 		t.Fatal("the agent was never steered")
 	}
+	<-w.ed.shown // the echo follows the agent's answer
 	w.ag.mu.Lock()
 	prompts, steered := append([]string(nil), w.ag.prompts...), append([]string(nil), w.ag.steered...)
 	w.ag.mu.Unlock()
@@ -399,6 +413,48 @@ func TestSteering(t *testing.T) {
 	}
 	if strings.Contains(w.toEditor.String(), `"swetouch-`) {
 		t.Errorf("the editor saw the answer to the relay's own request:\n%s", w.toEditor.String())
+	}
+	if !strings.Contains(w.toAgent.String(), `"_meta":{"steering":{"idleBehavior":"promptRequired"}}`) {
+		t.Errorf("the steering request does not ask the agent to refuse when idle:\n%s", w.toAgent.String())
+	}
+	w.ed.mu.Lock()
+	defer w.ed.mu.Unlock()
+	if len(w.ed.user) != 1 || w.ed.user[0] != steered[0] {
+		t.Errorf("the editor was shown %q, want the message once", w.ed.user)
+	}
+}
+
+// TestSteeringRefused: an agent that refuses the steering request (its
+// turn ended first) gets the message as a user turn instead, shown to the
+// editor once.
+func TestSteeringRefused(t *testing.T) {
+	ws, hub, _ := hubFor(t, policy.CounterEdit)
+	w := wireAgent(t, ws, true, true, WithHub(hub))
+	w.ag.mu.Lock()
+	w.ag.refuseSteering = true
+	w.ag.mu.Unlock()
+	w.prompt(t, context.Background(), "read")
+	w.prompt(t, context.Background(), "next")
+	// the refusal may come after the read's turn, or after next's: the
+	// message is a turn of its own either way
+	var prompts []string
+	for len(prompts) < 3 {
+		prompts = append(prompts, <-w.ag.got)
+	}
+	<-w.ed.shown
+	var message string
+	for _, p := range prompts {
+		if strings.Contains(p, "clamped") {
+			message = p
+		}
+	}
+	if prompts[0] != "read" || message == "" || !slices.Contains(prompts, "next") {
+		t.Errorf("the agent's turns %q: want read, then the user's message and next", prompts)
+	}
+	w.ed.mu.Lock()
+	defer w.ed.mu.Unlock()
+	if len(w.ed.user) != 1 || w.ed.user[0] != message {
+		t.Errorf("the editor was shown %q, want the message once", w.ed.user)
 	}
 }
 

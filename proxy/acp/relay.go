@@ -60,10 +60,16 @@ type Relay struct {
 	held      map[string][][]byte        // session → editor prompts held behind our turn
 	queued    map[string][]string        // session → messages waiting for the turn's end
 	cancelled map[string]bool            // session → we cancelled its running turn
+	steers    map[string]steerReq        // our steering request id → what it carries
 	requests  map[string]agentRequest    // the agent's open requests to the editor, by raw id
 	terminals map[string]int             // terminal id → the hub's command id
 	lastSess  string
 	next      int
+}
+
+type steerReq struct {
+	sess  string
+	texts []string
 }
 
 type agentRequest struct {
@@ -135,7 +141,7 @@ func WithMCPWrapper(f func(server map[string]any) map[string]any) Option {
 func NewRelay(toAgent, toEditor io.Writer, opts ...Option) *Relay {
 	r := &Relay{toAgent: &lineWriter{w: toAgent}, toEdit: &lineWriter{w: toEditor}, now: time.Now, delivery: Auto,
 		turns: map[string]json.RawMessage{}, injected: map[string]string{}, held: map[string][][]byte{},
-		queued: map[string][]string{}, cancelled: map[string]bool{}, requests: map[string]agentRequest{}, terminals: map[string]int{}}
+		queued: map[string][]string{}, cancelled: map[string]bool{}, steers: map[string]steerReq{}, requests: map[string]agentRequest{}, terminals: map[string]int{}}
 	for _, o := range opts {
 		o(r)
 	}
@@ -297,9 +303,15 @@ func (r *Relay) agentAnswered(e proxy.Envelope, line []byte) []byte {
 		}
 		return nil
 	}
+	if req, ok := r.steers[id]; ok {
+		delete(r.steers, id)
+		r.mu.Unlock()
+		r.steered(req, e)
+		return nil
+	}
 	if strings.HasPrefix(strings.Trim(id, `"`), oursPrefix) {
 		r.mu.Unlock()
-		return nil // a steering request's answer
+		return nil // an answer to nothing we still wait for
 	}
 	var ended string
 	for sess, pid := range r.turns {
@@ -381,12 +393,18 @@ func (r *Relay) deliver(sess string, msgs []session.Message) {
 	for _, m := range msgs {
 		texts = append(texts, m.Text)
 	}
+	r.deliverTexts(sess, texts, true)
+}
+
+// deliverTexts is deliver; maySteer is false when steering already
+// failed for these texts.
+func (r *Relay) deliverTexts(sess string, texts []string, maySteer bool) {
 	r.mu.Lock()
 	if sess == "" {
 		sess = r.lastSess
 	}
 	_, inTurn := r.turns[sess]
-	steer := r.delivery == Auto && r.steering && inTurn
+	steer := maySteer && r.delivery == Auto && r.steering && inTurn
 	if !steer && (inTurn || r.busyLocked(sess)) {
 		r.queued[sess] = append(r.queued[sess], texts...)
 		interrupt := r.delivery == Interrupt && inTurn && !r.cancelled[sess]
@@ -441,13 +459,34 @@ func (r *Relay) send(id, sess string, texts []string) {
 }
 
 // steer puts the messages into the running turn (_session/steering).
+// The turn may end before the agent reads the request: promptRequired
+// asks it to refuse then rather than start a turn the editor never asked
+// for, and a refusal falls back to a user turn (steered).
 func (r *Relay) steer(sess string, texts []string) {
-	text := strings.Join(texts, "\n\n")
-	r.echo(sess, text)
-	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(r.nextID()), "method": "_session/steering",
-		"params": map[string]any{"sessionId": sess, "prompt": []any{map[string]any{"type": "text", "text": text}}}})
+	id := r.nextID()
+	r.mu.Lock()
+	r.steers[id] = steerReq{sess: sess, texts: texts}
+	r.mu.Unlock()
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(id), "method": "_session/steering",
+		"params": map[string]any{"sessionId": sess, "prompt": []any{map[string]any{"type": "text", "text": strings.Join(texts, "\n\n")}},
+			"_meta": map[string]any{"steering": map[string]any{"idleBehavior": "promptRequired"}}}})
 	r.log("swetouch", b)
 	r.toAgent.line(b)
+}
+
+// steered handles the agent's answer to a steering request: taken, the
+// editor is shown the message; refused (an error, outcome "failed"), the
+// message goes as a user turn instead.
+func (r *Relay) steered(req steerReq, e proxy.Envelope) {
+	var res struct {
+		Outcome string `json:"outcome"`
+	}
+	json.Unmarshal(e.Result, &res)
+	if len(e.Error) > 0 && string(e.Error) != "null" || res.Outcome == "failed" {
+		r.deliverTexts(req.sess, req.texts, false)
+		return
+	}
+	r.echo(req.sess, strings.Join(req.texts, "\n\n"))
 }
 
 // cancel ends the session's running turn as the editor would: the agent
