@@ -307,6 +307,13 @@ func (w *Watcher) compare(rel string) (Change, bool) {
 	case old != nil && now != nil && *old == *now:
 		return Change{}, false
 	}
+	return Compare(rel, old, now), true
+}
+
+// Compare is the change of path from old to now (nil: the file did not
+// exist): its diff and the changed lines of now. Relays use it for a
+// write the watcher cannot see (an editor's buffer).
+func Compare(path string, old, now *string) Change {
 	o, n := "", ""
 	if old != nil {
 		o = *old
@@ -315,11 +322,11 @@ func (w *Watcher) compare(rel string) (Change, bool) {
 		n = *now
 	}
 	ops := diffLines(o, n)
-	c := Change{Path: rel, Diff: unified(rel, ops), Created: old == nil, Deleted: now == nil}
+	c := Change{Path: path, Diff: unified(path, ops), Created: old == nil, Deleted: now == nil}
 	if now != nil {
 		c.Ranges = changedRanges(ops)
 	}
-	return c, true
+	return c
 }
 
 // before is the content a path had at the last Sync: the snapshot, else

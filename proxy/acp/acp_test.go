@@ -18,9 +18,11 @@ import (
 
 	"github.com/coder/acp-go-sdk"
 
+	"github.com/swetouch/swetouch/event"
 	"github.com/swetouch/swetouch/internal/testhub"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/proxy"
+	"github.com/swetouch/swetouch/replay"
 	"github.com/swetouch/swetouch/session"
 )
 
@@ -146,6 +148,13 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 			}
 			return acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
 		}
+	case "write":
+		// line 6 of pricing.py (in the region) becomes a percentage
+		b, _ := os.ReadFile(filepath.Join(a.ws, "pricing.py"))
+		content := strings.Replace(string(b), "    return price - percent\n", "    return price * (100 - percent) / 100\n", 1)
+		if _, err := a.conn.WriteTextFile(ctx, acp.WriteTextFileRequest{SessionId: p.SessionId, Path: filepath.Join(a.ws, "pricing.py"), Content: content}); err != nil {
+			return acp.PromptResponse{}, err
+		}
 	case "wait":
 		close(a.waiting)
 		<-ctx.Done()
@@ -162,6 +171,7 @@ type editor struct {
 	agentSa   []string      // agent_message_chunk texts
 	shown     chan struct{} // closed at the first user_message_chunk
 	shownOnce sync.Once
+	buffers   map[string]string // non-nil: writes stay here, off the disk
 }
 
 func (e *editor) RequestPermission(context.Context, acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
@@ -180,6 +190,12 @@ func (e *editor) SessionUpdate(_ context.Context, n acp.SessionNotification) err
 	return nil
 }
 func (e *editor) WriteTextFile(_ context.Context, p acp.WriteTextFileRequest) (acp.WriteTextFileResponse, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.buffers != nil {
+		e.buffers[p.Path] = p.Content // kept unsaved, as an editor may
+		return acp.WriteTextFileResponse{}, nil
+	}
 	return acp.WriteTextFileResponse{}, os.WriteFile(p.Path, []byte(p.Content), 0o644)
 }
 func (e *editor) ReadTextFile(_ context.Context, p acp.ReadTextFileRequest) (acp.ReadTextFileResponse, error) {
@@ -507,6 +523,53 @@ func TestInterruptDelivery(t *testing.T) {
 	}
 	cancel()
 	<-ended
+}
+
+// TestWriteInBuffer: an editor that keeps the agent's fs/write_text_file
+// in a buffer (the disk never changes) still has the write observed, with
+// the lines it changes against the file (and so it fires the edit-
+// triggered Counter-Edit); an editor that writes to disk has it observed
+// once, by the watcher.
+func TestWriteInBuffer(t *testing.T) {
+	for _, buffered := range []bool{true, false} {
+		var traj bytes.Buffer
+		rec, _ := replay.NewWriter(&traj, replay.Header{})
+		ws, sock, h := testhub.Serve(t, "../../examples/tasks/py-discount", policy.CounterEdit, testhub.Watched(), testhub.Recorded(rec))
+		c, err := session.Dial(sock)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := wire(t, ws, true, WithHub(c), WithoutTrafficEvents())
+		if buffered {
+			w.ed.buffers = map[string]string{}
+		}
+		w.prompt(t, context.Background(), "write")
+		c.Close()
+		var fromRelay, fromWatcher []event.Event
+		tr, err := replay.Read(bytes.NewReader(traj.Bytes()), "trajectory")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ev := range tr.Events {
+			if ev.Kind == event.Edit && ev.Actor == event.Agent {
+				if ev.Tool == "fs/write_text_file" {
+					fromRelay = append(fromRelay, ev)
+				} else {
+					fromWatcher = append(fromWatcher, ev)
+				}
+			}
+		}
+		want := []event.Scope{event.LineScope("pricing.py", 6, 6)}
+		switch {
+		case buffered && (len(fromRelay) != 1 || len(fromWatcher) != 0 || !slices.Equal(fromRelay[0].Scopes, want)):
+			t.Errorf("buffered write: from the relay %+v, from the watcher %+v", fromRelay, fromWatcher)
+		case !buffered && (len(fromRelay) != 0 || len(fromWatcher) != 1 || !slices.Equal(fromWatcher[0].Scopes, want)):
+			t.Errorf("write to disk: from the relay %+v, from the watcher %+v", fromRelay, fromWatcher)
+		}
+		if st := h.Status(); len(st.Interventions) != 1 || st.Interventions[0].Trigger != "edit" {
+			t.Errorf("buffered %v: interventions %+v, want one fired by the edit", buffered, st.Interventions)
+		}
+	}
 }
 
 // TestParseDelivery: the CLI's names, and a clear error.

@@ -11,6 +11,7 @@ import (
 	"github.com/swetouch/swetouch/event"
 	"github.com/swetouch/swetouch/proxy"
 	"github.com/swetouch/swetouch/session"
+	"github.com/swetouch/swetouch/watch"
 )
 
 // agentRequest observes what the agent asks of the editor: a file read
@@ -48,6 +49,18 @@ func (r *Relay) agentRequest(e proxy.Envelope) {
 		}
 		r.observe(p.SessionID, event.Event{Kind: event.Read, Source: "acp", Tool: e.Method, Scopes: []event.Scope{sc}})
 	case "fs/write_text_file":
+		// the file as it is before the editor writes, and what the agent
+		// asks for: a write the disk never sees (the editor kept it in a
+		// buffer) is still an edit with its lines
+		var w struct {
+			Content *string `json:"content"`
+		}
+		json.Unmarshal(e.Params, &w)
+		req.content = w.Content
+		if b, err := os.ReadFile(r.abs(p.Path)); err == nil {
+			before := string(b)
+			req.before = &before
+		}
 	case "terminal/create":
 		cmd := p.Command
 		if len(p.Args) > 0 {
@@ -97,6 +110,14 @@ func (r *Relay) editorAnswered(id string, result json.RawMessage) {
 		// the editor wrote the file: the watcher has the changed lines
 		msgs, _ := r.hub.Sync("acp")
 		r.deliver(req.session, msgs)
+		// the disk as it was before: the editor kept the write in a buffer
+		// (a file the editor changed otherwise, formatting it on save, is
+		// the watcher's)
+		b, err := os.ReadFile(r.abs(req.path))
+		unchanged := req.before == nil && os.IsNotExist(err) || req.before != nil && err == nil && string(b) == *req.before
+		if req.content != nil && unchanged {
+			r.unseenWrite(req)
+		}
 	case "terminal/create":
 		var res struct {
 			TerminalID string `json:"terminalId"`
@@ -125,6 +146,24 @@ func (r *Relay) editorAnswered(id string, result json.RawMessage) {
 		}
 		r.endTerminal(req.session, begin, end)
 	}
+}
+
+// unseenWrite reports a write that did not reach the disk, with the lines
+// it changes against the file as it was.
+func (r *Relay) unseenWrite(req agentRequest) {
+	rel := r.rel(req.path)
+	if *req.content == "" && req.before == nil || req.before != nil && *req.before == *req.content {
+		return
+	}
+	c := watch.Compare(rel, req.before, req.content)
+	ev := event.Event{Kind: event.Edit, Source: "acp", Tool: "fs/write_text_file", Diff: c.Diff, Note: "not on disk"}
+	for _, rg := range c.Ranges {
+		ev.Scopes = append(ev.Scopes, event.LineScope(rel, rg.Start, rg.End))
+	}
+	if len(ev.Scopes) == 0 {
+		ev.Scopes = []event.Scope{event.FileScope(rel)}
+	}
+	r.observe(req.session, ev)
 }
 
 func (r *Relay) endTerminal(sess string, begin int, end session.End) {

@@ -77,6 +77,9 @@ type agentRequest struct {
 	session string
 	begin   int // terminal/create: the hub's command id
 	path    string
+	// fs/write_text_file: the file before, and the content asked for
+	// (nil: the file did not exist; the request had none)
+	before, content *string
 }
 
 // Option configures a relay.
