@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
@@ -71,22 +70,18 @@ func mcpCmd() *cobra.Command {
 			relay := mcpproxy.NewRelay(hub, cl, c.ErrOrStderr())
 			if upstream != "" {
 				u, err := url.Parse(upstream)
-				if err != nil || u.Host == "" {
-					return badInput("--upstream: want a URL, got %q", upstream)
+				if err != nil || u.Host == "" || u.Scheme != "http" {
+					return badInput("--upstream: want an http:// URL (a local MCP server), got %q", upstream)
 				}
 				l, err := net.Listen("tcp", listen)
 				if err != nil {
 					return err
 				}
 				fmt.Fprintf(c.OutOrStdout(), "http://%s\n", l.Addr())
-				srv := &http.Server{Handler: mcpproxy.NewHTTPRelay(u, relay)}
 				ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 				defer stop()
-				go func() { <-ctx.Done(); srv.Shutdown(context.Background()) }()
-				if err := srv.Serve(l); err != http.ErrServerClosed {
-					return err
-				}
-				return nil
+				go func() { <-ctx.Done(); l.Close() }()
+				return mcpproxy.NewHTTPRelay(u, relay).Serve(l)
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()

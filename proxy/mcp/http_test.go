@@ -1,15 +1,20 @@
 package mcp_test
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -45,7 +50,7 @@ func fileServer(t *testing.T, root string) *httptest.Server {
 	return ts
 }
 
-func relayFor(t testing.TB, upstream string, sock string, ws string) *httptest.Server {
+func relayFor(t testing.TB, upstream string, sock string, ws string) *relayServer {
 	u, _ := url.Parse(upstream)
 	var hub mcpproxy.Hub
 	if sock != "" {
@@ -56,10 +61,17 @@ func relayFor(t testing.TB, upstream string, sock string, ws string) *httptest.S
 		t.Cleanup(func() { c.Close() })
 		hub = c
 	}
-	rs := httptest.NewServer(mcpproxy.NewHTTPRelay(u, mcpproxy.NewRelay(hub, &mcpproxy.Classifier{Root: ws}, os.Stderr)))
-	t.Cleanup(rs.Close)
-	return rs
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go mcpproxy.NewHTTPRelay(u, mcpproxy.NewRelay(hub, &mcpproxy.Classifier{Root: ws}, os.Stderr)).Serve(l)
+	t.Cleanup(func() { l.Close() })
+	return &relayServer{URL: "http://" + l.Addr().String()}
 }
+
+// relayServer is where a relay listens.
+type relayServer struct{ URL string }
 
 func httpClient(t testing.TB, base string) *client.Client {
 	c, err := client.NewStreamableHttpClient(base + "/mcp")
@@ -233,5 +245,142 @@ func BenchmarkHTTPCall(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestHTTPFraming: through the byte relay, every way HTTP/1.1 frames a
+// message reaches the other side as it does directly: a JSON body by
+// length and chunked, an event stream flushed event by event, HEAD, 204
+// and 304 (no body), a chunked request body, and Expect: 100-continue.
+func TestHTTPFraming(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/len", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("X-Echo", r.Header.Get("X-Echo"))
+		fmt.Fprint(w, `{"jsonrpc":"2.0","id":1,"result":{}}`)
+	})
+	mux.HandleFunc("/big", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":1,"result":{"pad":%q}}`, strings.Repeat("x", 100<<10))
+	})
+	mux.HandleFunc("/sse", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for i := range 3 {
+			fmt.Fprintf(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"n\",\"params\":{\"i\":%d}}\n\n", i)
+			w.(http.Flusher).Flush()
+		}
+	})
+	mux.HandleFunc("/echo", func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		fmt.Fprintf(w, "%s %d %q", r.Method, len(b), b[:min(len(b), 20)])
+	})
+	mux.HandleFunc("/204", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) })
+	mux.HandleFunc("/304", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNotModified) })
+	up := httptest.NewServer(mux)
+	defer up.Close()
+	ws, _, _ := hubFor(t, policy.Vanilla)
+	rs := relayFor(t, up.URL, "", ws)
+
+	type result struct {
+		status int
+		ctype  string
+		echo   string
+		body   string
+	}
+	do := func(base string, method, path string, body io.Reader, hdr map[string]string) result {
+		req, _ := http.NewRequest(method, base+path, body)
+		for k, v := range hdr {
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatalf("%s %s via %s: %v", method, path, base, err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return result{resp.StatusCode, resp.Header.Get("Content-Type"), resp.Header.Get("X-Echo"), string(b)}
+	}
+	big := strings.Repeat("y", 70<<10)
+	for _, c := range []struct {
+		method, path string
+		body         func() io.Reader
+		hdr          map[string]string
+	}{
+		{"GET", "/len", nil, map[string]string{"X-Echo": "kept"}},
+		{"HEAD", "/len", nil, nil},
+		{"GET", "/big", nil, nil},
+		{"GET", "/sse", nil, nil},
+		{"GET", "/204", nil, nil},
+		{"GET", "/304", nil, nil},
+		{"POST", "/echo", func() io.Reader { return strings.NewReader(big) }, nil},
+		// a reader of unknown length: the client sends it chunked
+		{"POST", "/echo", func() io.Reader { return io.MultiReader(strings.NewReader(big), strings.NewReader("z")) }, nil},
+		{"POST", "/echo", func() io.Reader { return strings.NewReader(big) }, map[string]string{"Expect": "100-continue"}},
+		{"GET", "/len", nil, nil}, // the connection is still good
+	} {
+		var b1, b2 io.Reader
+		if c.body != nil {
+			b1, b2 = c.body(), c.body()
+		}
+		direct, relayed := do(up.URL, c.method, c.path, b1, c.hdr), do(rs.URL, c.method, c.path, b2, c.hdr)
+		if direct != relayed {
+			t.Errorf("%s %s:\ndirect  %+v\nrelayed %+v", c.method, c.path, clip(direct), clip(relayed))
+		}
+	}
+}
+
+func clip[T any](v T) string {
+	s := fmt.Sprintf("%+v", v)
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	return s
+}
+
+// TestHTTPGarbage: a connection that sends garbage gets the server's own
+// answer to it and is closed; the relay and its other sessions go on.
+func TestHTTPGarbage(t *testing.T) {
+	ws, sock, _ := hubFor(t, policy.Vanilla)
+	up := fileServer(t, ws)
+	rs := relayFor(t, up.URL, sock, ws)
+	c := httpClient(t, rs.URL)
+	conn, err := net.Dial("tcp", strings.TrimPrefix(rs.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprint(conn, "\x00\x01 not http at all\r\nbut: two lines\r\n\r\n")
+	answer, _ := io.ReadAll(conn) // to the close
+	conn.Close()
+	if !strings.HasPrefix(string(answer), "HTTP/1.1 400") {
+		t.Errorf("garbage got %q", answer)
+	}
+	if ts := texts(callTool(t, c, "read_text_file", map[string]any{"path": filepath.Join(ws, "pricing.py")})); len(ts) != 1 {
+		t.Errorf("the session after garbage: %q", ts)
+	}
+}
+
+// TestHTTPCommand: `swetouch mcp --upstream URL` prints where it listens,
+// relays there with the hub's Counter-Edit, and ends on SIGTERM.
+func TestHTTPCommand(t *testing.T) {
+	ws, sock, _ := hubFor(t, policy.CounterEdit)
+	up := fileServer(t, ws)
+	cmd := exec.Command(filepath.Join(binDir, "swetouch"), "mcp", "--session", sock, "--root", ws, "--upstream", up.URL)
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "http://127.0.0.1:") {
+		t.Fatalf("first line %q, %v", line, err)
+	}
+	c := httpClient(t, strings.TrimSpace(line))
+	ts := texts(callTool(t, c, "read_text_file", map[string]any{"path": filepath.Join(ws, "pricing.py"), "head": 6}))
+	if len(ts) != 2 || !strings.Contains(ts[1], "clamped") {
+		t.Errorf("want the file's text, then the message block: %q", ts)
+	}
+	c.Close()
+	cmd.Process.Signal(syscall.SIGTERM)
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("swetouch mcp --upstream ended with %v", err)
 	}
 }

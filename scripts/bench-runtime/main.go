@@ -192,8 +192,13 @@ func mcpHTTPPair(n int, sock, ws string) (time.Duration, time.Duration, error) {
 		return 0, 0, err
 	}
 	defer hub.Close()
-	rs := httptest.NewServer(mcpproxy.NewHTTPRelay(u, mcpproxy.NewRelay(hub, &mcpproxy.Classifier{Root: ws}, io.Discard)))
-	defer rs.Close()
+	rl, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, 0, err
+	}
+	defer rl.Close()
+	go mcpproxy.NewHTTPRelay(u, mcpproxy.NewRelay(hub, &mcpproxy.Classifier{Root: ws}, io.Discard)).Serve(rl)
+	relayURL := "http://" + rl.Addr().String()
 	open := func(base string) (*client.Client, error) {
 		c, err := client.NewStreamableHttpClient(base + "/mcp")
 		if err != nil {
@@ -213,7 +218,7 @@ func mcpHTTPPair(n int, sock, ws string) (time.Duration, time.Duration, error) {
 		return 0, 0, err
 	}
 	defer direct.Close()
-	relay, err := open(rs.URL)
+	relay, err := open(relayURL)
 	if err != nil {
 		return 0, 0, err
 	}
