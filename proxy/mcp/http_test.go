@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -23,8 +24,11 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/swetouch/swetouch/event"
+	"github.com/swetouch/swetouch/internal/testhub"
 	"github.com/swetouch/swetouch/policy"
 	mcpproxy "github.com/swetouch/swetouch/proxy/mcp"
+	"github.com/swetouch/swetouch/replay"
 	"github.com/swetouch/swetouch/session"
 )
 
@@ -382,5 +386,83 @@ func TestHTTPCommand(t *testing.T) {
 	cmd.Process.Signal(syscall.SIGTERM)
 	if err := cmd.Wait(); err != nil {
 		t.Errorf("swetouch mcp --upstream ended with %v", err)
+	}
+}
+
+// gatedHub holds each begin until the test lets it through.
+type gatedHub struct {
+	*session.Client
+	entered, release chan struct{}
+}
+
+func (g gatedHub) BeginArmed(b session.Begin) (int, bool, error) {
+	g.entered <- struct{}{}
+	<-g.release
+	return g.Client.BeginArmed(b)
+}
+
+// TestCallHeldWhileArmed: while an intervention can still fire, a
+// tools/call waits for the hub to take its begin before the server sees
+// it, so a file the server writes is the call's edit (which the policy
+// may act on), never an edit before it.
+func TestCallHeldWhileArmed(t *testing.T) {
+	var traj bytes.Buffer
+	rec, _ := replay.NewWriter(&traj, replay.Header{})
+	ws, sock, _ := testhub.Serve(t, "../../examples/tasks/py-discount", policy.CounterEdit, testhub.Watched(), testhub.Recorded(rec))
+	s := server.NewMCPServer("files", "1", server.WithToolCapabilities(false))
+	s.AddTool(mcp.NewTool("write_file", mcp.WithString("path"), mcp.WithString("content")),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			p, _ := req.GetArguments()["path"].(string)
+			content, _ := req.GetArguments()["content"].(string)
+			if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+				return mcp.NewToolResultError(err.Error()), nil
+			}
+			return mcp.NewToolResultText("written"), nil
+		})
+	up := httptest.NewServer(server.NewStreamableHTTPServer(s))
+	defer up.Close()
+	cl, err := session.Dial(sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hub := gatedHub{cl, make(chan struct{}), make(chan struct{})}
+	u, _ := url.Parse(up.URL)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go mcpproxy.NewHTTPRelay(u, mcpproxy.NewRelay(hub, &mcpproxy.Classifier{Root: ws}, io.Discard)).Serve(l)
+	c := httpClient(t, "http://"+l.Addr().String())
+	notes := filepath.Join(ws, "notes.txt")
+	done := make(chan struct{})
+	go func() {
+		callTool(t, c, "write_file", map[string]any{"path": notes, "content": "one\ntwo\n"})
+		close(done)
+	}()
+	<-hub.entered
+	if _, err := os.Stat(notes); err == nil {
+		t.Errorf("the server wrote before the hub had the begin")
+	}
+	close(hub.release)
+	<-done
+	c.Close()
+	cl.Close()
+	tr, err := replay.Read(bytes.NewReader(traj.Bytes()), "trajectory")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var call, native int
+	for _, ev := range tr.Events {
+		if ev.Kind == event.Edit && ev.Source == "watch" && len(ev.Scopes) > 0 && ev.Scopes[0].Path == "notes.txt" {
+			if strings.HasPrefix(ev.Command, "mcp write_file") {
+				call++
+			} else {
+				native++
+			}
+		}
+	}
+	if call != 1 || native != 0 {
+		t.Errorf("notes.txt's edit: %d as the call's, %d before it\n%s", call, native, traj.String())
 	}
 }

@@ -64,6 +64,24 @@ func (c call) begin() begun {
 	return b
 }
 
+// begin tells the hub a call begins and hands its answer to the call.
+func (r *Relay) begin(c call, b session.Begin) {
+	var res begun
+	var err error
+	if ah, ok := r.hub.(armedHub); ok {
+		res.id, res.armed, err = ah.BeginArmed(b)
+	} else {
+		res.id, err = r.hub.Begin(b)
+		res.armed = true
+	}
+	if err != nil {
+		res.id = -1
+	} else if _, ok := r.hub.(armedHub); ok && !res.armed {
+		r.quiet.Store(true) // an intervention, once done, never comes back
+	}
+	c.begun <- res
+}
+
 // armedHub is a hub that says, on begin, whether end's answer can matter.
 type armedHub interface {
 	BeginArmed(session.Begin) (int, bool, error)
@@ -112,24 +130,19 @@ func (r *Relay) FromClientIn(scope string, line []byte) []byte {
 	c := call{tool: p.Name}
 	c.args, _ = p.Arguments.(map[string]any)
 	if r.hub != nil {
-		// told without holding the request back: the answer is needed
-		// only when the result comes
 		c.begun = make(chan begun, 1)
 		b := session.Begin{Command: "mcp " + p.Name + " " + string(argsJSON(p.Arguments)), Source: "mcp"}
-		go func() {
-			var res begun
-			var err error
-			if ah, ok := r.hub.(armedHub); ok {
-				res.id, res.armed, err = ah.BeginArmed(b)
-			} else {
-				res.id, err = r.hub.Begin(b)
-				res.armed = true
-			}
-			if err != nil {
-				res.id = -1
-			}
-			c.begun <- res
-		}()
+		if r.quiet.Load() {
+			// nothing can fire any more: told without holding the request
+			// back (a file the server writes before the hub has the begin
+			// is then a native edit, a label and no decision)
+			go r.begin(c, b)
+		} else {
+			// held until the hub has it: edits made before are taken as
+			// native first, and the server's own writes are the call's,
+			// which an intervention may fire on
+			r.begin(c, b)
+		}
 	}
 	r.mu.Lock()
 	r.pending[scope+"\x00"+string(e.ID)] = c
