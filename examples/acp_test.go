@@ -129,6 +129,10 @@ func TestGeminiACP(t *testing.T) {
 	if _, err := conn.Prompt(ctx, acp.PromptRequest{SessionId: sess.SessionId, Prompt: []acp.ContentBlock{acp.TextBlock("Thanks.")}}); err != nil {
 		t.Logf("second prompt: %v", err) // the script may have run out; the checks below are what matter
 	}
+	// the relay ends (and with it the traffic it records) before the
+	// trajectory is read
+	in.Close()
+	cmd.Wait()
 	if st := h.Status(); len(st.Interventions) != 1 || st.Interventions[0].Outcome != "applied" {
 		t.Errorf("hub: %+v", st)
 	}
