@@ -77,7 +77,7 @@ func (s *HTTPRelay) conn(c net.Conn) {
 		s.responses(bufio.NewReaderSize(up, 64<<10), c, pending)
 		c.Close() // the server hung up: so does the relay, as the server would have
 	}()
-	s.requests(bufio.NewReaderSize(c, 64<<10), up, pending)
+	s.requests(bufio.NewReaderSize(c, 64<<10), up, pending, answered)
 	close(pending)
 	if tc, ok := up.(*net.TCPConn); ok {
 		tc.CloseWrite() // the server answers what it has, then closes
@@ -86,8 +86,16 @@ func (s *HTTPRelay) conn(c net.Conn) {
 }
 
 // requests passes the client's requests to the server, one message at a
-// time, until the client hangs up.
-func (s *HTTPRelay) requests(br *bufio.Reader, up net.Conn, pending chan<- exchange) {
+// time, until the client hangs up (or the server, which ends answered).
+func (s *HTTPRelay) requests(br *bufio.Reader, up net.Conn, pending chan<- exchange, answered <-chan struct{}) {
+	next := func(ex exchange) bool {
+		select {
+		case pending <- ex:
+			return true
+		case <-answered:
+			return false
+		}
+	}
 	w := bufio.NewWriterSize(up, 64<<10)
 	for {
 		head, err := readHead(br)
@@ -97,7 +105,7 @@ func (s *HTTPRelay) requests(br *bufio.Reader, up net.Conn, pending chan<- excha
 		method, _, _ := strings.Cut(head.first, " ")
 		if o := head.get("origin"); o != "" && !localOrigin(o) && (s.AllowOrigin == nil || !s.AllowOrigin(o)) {
 			msg := "swetouch mcp: origin not allowed\n"
-			pending <- exchange{local: fmt.Appendf(nil, "HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s", len(msg), msg)}
+			next(exchange{local: fmt.Appendf(nil, "HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s", len(msg), msg)})
 			return
 		}
 		head.set("host", s.host)
@@ -106,7 +114,9 @@ func (s *HTTPRelay) requests(br *bufio.Reader, up net.Conn, pending chan<- excha
 		// its answer is next in line now: a 100 Continue may come before
 		// the body (the server cannot answer the request itself before
 		// the body's last bytes, which go after the relay has seen it)
-		pending <- ex
+		if !next(ex) {
+			return
+		}
 		if head.has("expect", "100-continue") && w.Flush() != nil {
 			return // the client waits for the server's 100 before its body
 		}
