@@ -91,6 +91,11 @@ func (p *inPlace) start(sock, root, source string, agent []string) (*inPlaceSess
 	if st, err := os.Stat(root); err != nil || !st.IsDir() {
 		return nil, badInput("--root: %s is not a directory", root)
 	}
+	if home, _ := os.UserHomeDir(); root == "/" || root == home {
+		// an editor may start its agents anywhere: watching all of / or of
+		// home is never what was meant
+		return nil, badInput("--root: a session in place watches its workspace, and %s is not one; give --root PROJECT", root)
+	}
 	if err := os.MkdirAll(p.out, 0o755); err != nil {
 		return nil, err
 	}
