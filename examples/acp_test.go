@@ -22,6 +22,7 @@ import (
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/replay"
 	"github.com/swetouch/swetouch/replay/model"
+	"github.com/swetouch/swetouch/session"
 )
 
 // acpEditor is an editor from the Go ACP SDK: it serves the agent's file
@@ -68,40 +69,40 @@ func (e *acpEditor) WaitForTerminalExit(context.Context, acp.WaitForTerminalExit
 	return acp.WaitForTerminalExitResponse{}, nil
 }
 
-// TestGeminiACP drives Gemini CLI in --acp mode, unmodified, through
-// `swetouch acp`, from an editor built on the Go ACP SDK, with the
-// scripted model server. Gemini 0.61's read_file reads the disk itself,
-// so that read is seen as its completed tool call (scope: the file) and
-// fires the Counter-Edit after it, as a read command does in the shell.
-// Its replace tool reads the file through the editor (fs/read_text_file,
-// observed with its scope) and so edits the user's version: the snippet
-// it returns to the model holds the user's line. The editor's write is
-// observed with its lines; after the turn the user's message goes to
-// Gemini as a user turn, reaches the model's next request, and is echoed
-// to the editor.
-func TestGeminiACP(t *testing.T) {
-	bin, err := testbin.Dir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, gemini, err := examples.PresetFor("gemini")
-	if err != nil {
-		t.Skipf("gemini is not installed: %v", err)
-	}
-	s, err := model.LoadScript(filepath.Join("agents", "gemini", "acp.script.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := model.NewServer(s, nil)
-	ts := httptest.NewServer(srv)
-	defer ts.Close()
-	var traj bytes.Buffer
-	rec, _ := replay.NewWriter(&traj, replay.Header{Task: "py-discount"})
-	ws, sock, h := testhub.Serve(t, filepath.Join("tasks", "py-discount"), policy.CounterEdit, testhub.Watched(), testhub.Recorded(rec))
+// acpFixture is the scripted model server with an agent's ACP script, and
+// a watched, recorded hub over py-discount under Counter-Edit.
+type acpFixture struct {
+	srv   *model.Server
+	model *httptest.Server
+	traj  *bytes.Buffer
+	ws    string
+	sock  string
+	hub   *session.Hub
+}
 
-	cmd := exec.Command(filepath.Join(bin, "swetouch"), "acp", "--session", sock, "--root", ws, "--", gemini, "--acp", "--skip-trust", "-m", "gemini-2.5-pro")
-	cmd.Dir = ws
-	cmd.Env = append(os.Environ(), p.Env(ts.URL, filepath.Join(bin, "swetouch"), t.TempDir())...)
+func newACPFixture(t *testing.T, agent string) *acpFixture {
+	t.Helper()
+	s, err := model.LoadScript(filepath.Join("agents", agent, "acp.script.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &acpFixture{srv: model.NewServer(s, nil), traj: &bytes.Buffer{}}
+	f.model = httptest.NewServer(f.srv)
+	t.Cleanup(f.model.Close)
+	rec, _ := replay.NewWriter(f.traj, replay.Header{Task: "py-discount"})
+	f.ws, f.sock, f.hub = testhub.Serve(t, filepath.Join("tasks", "py-discount"), policy.CounterEdit, testhub.Watched(), testhub.Recorded(rec))
+	return f
+}
+
+// converse starts the command (a relay in front of an agent) in ws and
+// holds a conversation with it from a Go SDK editor: a session in ws, the
+// prompt "Make the discount a percentage.", then "Thanks." (which waits
+// for the turn the user's message runs in; it may find the script run
+// out). The relay has ended when it returns, so what it recorded is whole.
+func converse(t *testing.T, ws string, env []string, command ...string) (*acpEditor, string) {
+	t.Helper()
+	cmd := exec.Command(command[0], command[1:]...)
+	cmd.Dir, cmd.Env = ws, env
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	in, _ := cmd.StdinPipe()
@@ -125,18 +126,44 @@ func TestGeminiACP(t *testing.T) {
 	if _, err := conn.Prompt(ctx, acp.PromptRequest{SessionId: sess.SessionId, Prompt: []acp.ContentBlock{acp.TextBlock("Make the discount a percentage.")}}); err != nil {
 		t.Fatalf("prompt: %v\n%s", err, stderr.String())
 	}
-	// the injected turn runs before the editor's next prompt goes
 	if _, err := conn.Prompt(ctx, acp.PromptRequest{SessionId: sess.SessionId, Prompt: []acp.ContentBlock{acp.TextBlock("Thanks.")}}); err != nil {
-		t.Logf("second prompt: %v", err) // the script may have run out; the checks below are what matter
+		t.Logf("second prompt: %v", err) // the checks that follow are what matter
 	}
-	// the relay ends (and with it the traffic it records) before the
-	// trajectory is read
 	in.Close()
 	cmd.Wait()
+	return ed, stderr.String()
+}
+
+// TestGeminiACP drives Gemini CLI in --acp mode, unmodified, through
+// `swetouch acp`, from an editor built on the Go ACP SDK, with the
+// scripted model server. Gemini 0.61's read_file reads the disk itself,
+// so that read is seen as its completed tool call (scope: the file) and
+// fires the Counter-Edit after it, as a read command does in the shell.
+// Its replace tool reads the file through the editor (fs/read_text_file,
+// observed with its scope) and so edits the user's version: the snippet
+// it returns to the model holds the user's line. The editor's write is
+// observed with its lines; after the turn the user's message goes to
+// Gemini as a user turn, reaches the model's next request, and is echoed
+// to the editor.
+func TestGeminiACP(t *testing.T) {
+	bin, err := testbin.Dir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, gemini, err := examples.PresetFor("gemini")
+	if err != nil {
+		t.Skipf("gemini is not installed: %v", err)
+	}
+	f := newACPFixture(t, "gemini")
+	srv, ts, ws, sock, h := f.srv, f.model, f.ws, f.sock, f.hub
+
+	// the injected turn runs before the editor's next prompt goes
+	ed, _ := converse(t, ws, append(os.Environ(), p.Env(ts.URL, filepath.Join(bin, "swetouch"), t.TempDir())...),
+		filepath.Join(bin, "swetouch"), "acp", "--session", sock, "--root", ws, "--", gemini, "--acp", "--skip-trust", "-m", "gemini-2.5-pro")
 	if st := h.Status(); len(st.Interventions) != 1 || st.Interventions[0].Outcome != "applied" {
 		t.Errorf("hub: %+v", st)
 	}
-	tr, err := replay.Read(bytes.NewReader(traj.Bytes()), "trajectory")
+	tr, err := replay.Read(bytes.NewReader(f.traj.Bytes()), "trajectory")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +183,7 @@ func TestGeminiACP(t *testing.T) {
 		}
 	}
 	if !toolRead || !fsRead || !write || !ceAfterToolRead {
-		t.Errorf("trajectory: read_file tool call %v, Counter-Edit right after it %v, fs read %v, write of line 7 %v\n%s", toolRead, ceAfterToolRead, fsRead, write, traj.String())
+		t.Errorf("trajectory: read_file tool call %v, Counter-Edit right after it %v, fs read %v, write of line 7 %v\n%s", toolRead, ceAfterToolRead, fsRead, write, f.traj.String())
 	}
 	var replaceSawEdit, reached bool
 	for _, e := range srv.Exchanges() {
@@ -174,6 +201,67 @@ func TestGeminiACP(t *testing.T) {
 	got, _ := os.ReadFile(filepath.Join(ws, "pricing.py"))
 	if !strings.Contains(string(got), "    percent = min(max(percent, 0), 100)  # out-of-range discounts are clamped\n    return price * (100 - percent) / 100\n") {
 		t.Errorf("pricing.py does not hold both edits:\n%s", got)
+	}
+	ed.mu.Lock()
+	defer ed.mu.Unlock()
+	if len(ed.user) != 1 || !strings.Contains(ed.user[0], "clamped") {
+		t.Errorf("the editor was shown %q as user messages", ed.user)
+	}
+}
+
+// TestClaudeACP drives Claude Code through its ACP adapter
+// (@agentclientprotocol/claude-agent-acp), unmodified, behind `swetouch
+// acp`, with the scripted model server. Claude reads the file itself and
+// the adapter reports the Read with its offset and limit: the read is
+// observed with those lines and fires the Counter-Edit. The adapter
+// advertises _session/steering, so the user's message goes into the
+// running turn and is in the model's next request; the editor is shown
+// it once.
+func TestClaudeACP(t *testing.T) {
+	bin, err := testbin.Dir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _, err := examples.PresetFor("claude")
+	if err != nil {
+		t.Skipf("claude is not installed: %v", err)
+	}
+	adapter, err := examples.FindAgent("claude-agent-acp")
+	if err != nil {
+		t.Skipf("the Claude ACP adapter is not installed: %v", err)
+	}
+	f := newACPFixture(t, "claude")
+	srv, ts, ws, sock, h := f.srv, f.model, f.ws, f.sock, f.hub
+
+	// this machine runs tests as root: Claude Code refuses to run there
+	// unless told it is in a sandbox
+	env := append(os.Environ(), p.Env(ts.URL, filepath.Join(bin, "swetouch"), t.TempDir())...)
+	env = append(env, "HOME="+t.TempDir(), "CLAUDE_CONFIG_DIR="+t.TempDir(), "IS_SANDBOX=1")
+	ed, stderr := converse(t, ws, env, filepath.Join(bin, "swetouch"), "acp", "--session", sock, "--root", ws, "--", adapter)
+	if st := h.Status(); len(st.Interventions) != 1 || st.Interventions[0].Outcome != "applied" {
+		t.Errorf("hub: %+v\n%s", st, stderr)
+	}
+	tr, err := replay.Read(bytes.NewReader(f.traj.Bytes()), "trajectory")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var read bool
+	for _, ev := range tr.Events {
+		if ev.Kind == event.Read && ev.Source == "acp" && len(ev.Scopes) == 1 && ev.Scopes[0] == event.LineScope("pricing.py", 4, 6) {
+			read = true
+		}
+	}
+	if !read {
+		t.Errorf("trajectory: no read of pricing.py:4-6 from the adapter's tool call\n%s", f.traj.String())
+	}
+	reached := false
+	for _, e := range srv.Exchanges() {
+		if strings.Contains(string(e.Request), "I just edited pricing.py") {
+			reached = true
+		}
+	}
+	if !reached {
+		t.Errorf("the message did not reach the model (%d exchanges)\n%s", len(srv.Exchanges()), stderr)
 	}
 	ed.mu.Lock()
 	defer ed.mu.Unlock()

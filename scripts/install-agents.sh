@@ -16,6 +16,7 @@ pins=(
   "@modelcontextprotocol/server-filesystem@2026.8.31"
   "@modelcontextprotocol/server-everything@2026.8.31"
   "@agentclientprotocol/sdk@2.4.0"
+  "@agentclientprotocol/claude-agent-acp@0.101.0"
 )
 status=0
 for p in "${pins[@]}"; do
@@ -32,5 +33,5 @@ for p in "${pins[@]}"; do
     status=1
   fi
 done
-ls node_modules/.bin 2>/dev/null | grep -E '^(claude|codex|gemini|opencode|mcp-server-filesystem|mcp-server-everything)$' | sed 's/^/install-agents: have /'
+ls node_modules/.bin 2>/dev/null | grep -E '^(claude|codex|gemini|opencode|mcp-server-filesystem|mcp-server-everything|claude-agent-acp)$' | sed 's/^/install-agents: have /'
 exit $status

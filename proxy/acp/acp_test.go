@@ -643,3 +643,28 @@ func BenchmarkPrompt(b *testing.B) {
 		})
 	}
 }
+
+// TestToolCallUpdatesMerge: a tool call told in parts (Claude's adapter:
+// the kind first, then the input and locations, then only the status) is
+// observed as the whole call when it completes.
+func TestToolCallUpdatesMerge(t *testing.T) {
+	ws, hub, h := hubFor(t, policy.CounterEdit)
+	var toAgent, toEditor bytes.Buffer
+	r := NewRelay(&toAgent, &toEditor, WithHub(hub), WithRoot(ws), WithoutTrafficEvents())
+	r.FromEditor([]byte(`{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"go"}]}}`))
+	for _, u := range []string{
+		`{"sessionUpdate":"tool_call","toolCallId":"c1","kind":"read","title":"Read","status":"pending"}`,
+		`{"sessionUpdate":"tool_call_update","toolCallId":"c1","rawInput":{"file_path":"pricing.py","offset":4,"limit":3},"locations":[{"path":"pricing.py","line":4}]}`,
+		`{"sessionUpdate":"tool_call_update","toolCallId":"c2","kind":"read","status":"completed"}`, // another call, no input: nothing
+		`{"sessionUpdate":"tool_call_update","toolCallId":"c1"}`,
+	} {
+		r.FromAgent([]byte(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":` + u + `}}`))
+	}
+	if st := h.Status(); st.Steps != 0 {
+		t.Fatalf("observed before the call completed: %+v", st)
+	}
+	r.FromAgent([]byte(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"c1","status":"completed"}}}`))
+	if st := h.Status(); st.Steps != 1 || len(st.Interventions) != 1 || st.Interventions[0].Outcome != "applied" {
+		t.Errorf("hub after the completion: %+v", st)
+	}
+}

@@ -181,31 +181,45 @@ func (r *Relay) update(params json.RawMessage) {
 	var p struct {
 		SessionID string `json:"sessionId"`
 		Update    struct {
-			Kind      string         `json:"sessionUpdate"`
-			ToolKind  string         `json:"kind"`
-			Status    string         `json:"status"`
-			Title     string         `json:"title"`
-			Locations []location     `json:"locations"`
-			RawInput  map[string]any `json:"rawInput"`
+			Kind string `json:"sessionUpdate"`
+			ID   string `json:"toolCallId"`
+			toolCall
 		} `json:"update"`
 	}
 	if json.Unmarshal(params, &p) != nil {
 		return
 	}
 	u := p.Update
-	if (u.Kind != "tool_call" && u.Kind != "tool_call_update") || u.Status != "completed" {
+	if u.Kind != "tool_call" && u.Kind != "tool_call_update" {
 		return
 	}
-	switch u.ToolKind {
+	// an update names only what changed (Claude's adapter sends the input
+	// and locations in one, the completion in another): the call is the
+	// sum of its updates
+	key := p.SessionID + "\x00" + u.ID
+	r.mu.Lock()
+	call := r.toolCalls[key]
+	call.merge(u.toolCall)
+	done := call.Status == "completed" || call.Status == "failed"
+	if done {
+		delete(r.toolCalls, key)
+	} else {
+		r.toolCalls[key] = call
+	}
+	r.mu.Unlock()
+	if call.Status != "completed" {
+		return
+	}
+	switch call.ToolKind {
 	case "read":
-		if sc, ok := r.readScope(u.RawInput, u.Locations); ok {
-			r.observe(p.SessionID, event.Event{Kind: event.Read, Source: "acp", Tool: u.Title, Scopes: []event.Scope{sc}})
+		if sc, ok := r.readScope(call.RawInput, call.Locations); ok {
+			r.observe(p.SessionID, event.Event{Kind: event.Read, Source: "acp", Tool: call.Title, Scopes: []event.Scope{sc}})
 		}
 	case "edit", "delete", "move":
 		msgs, _ := r.hub.Sync("acp")
 		r.deliver(p.SessionID, msgs)
 	case "execute":
-		cmd, _ := u.RawInput["command"].(string)
+		cmd, _ := call.RawInput["command"].(string)
 		if cmd == "" {
 			return
 		}
@@ -213,6 +227,34 @@ func (r *Relay) update(params json.RawMessage) {
 		if err == nil {
 			r.endTerminal(p.SessionID, id, session.End{Exit: 0})
 		}
+	}
+}
+
+// toolCall is what the updates of one tool call have said so far.
+type toolCall struct {
+	ToolKind  string         `json:"kind"`
+	Status    string         `json:"status"`
+	Title     string         `json:"title"`
+	Locations []location     `json:"locations"`
+	RawInput  map[string]any `json:"rawInput"`
+}
+
+// merge takes the fields an update sets.
+func (c *toolCall) merge(u toolCall) {
+	if u.ToolKind != "" {
+		c.ToolKind = u.ToolKind
+	}
+	if u.Status != "" {
+		c.Status = u.Status
+	}
+	if u.Title != "" {
+		c.Title = u.Title
+	}
+	if u.Locations != nil {
+		c.Locations = u.Locations
+	}
+	if len(u.RawInput) > 0 {
+		c.RawInput = u.RawInput
 	}
 }
 

@@ -61,6 +61,7 @@ type Relay struct {
 	queued    map[string][]string        // session → messages waiting for the turn's end
 	cancelled map[string]bool            // session → we cancelled its running turn
 	steers    map[string]steerReq        // our steering request id → what it carries
+	toolCalls map[string]toolCall        // session and tool call id → its updates so far
 	requests  map[string]agentRequest    // the agent's open requests to the editor, by raw id
 	terminals map[string]int             // terminal id → the hub's command id
 	lastSess  string
@@ -144,7 +145,7 @@ func WithMCPWrapper(f func(server map[string]any) map[string]any) Option {
 func NewRelay(toAgent, toEditor io.Writer, opts ...Option) *Relay {
 	r := &Relay{toAgent: &lineWriter{w: toAgent}, toEdit: &lineWriter{w: toEditor}, now: time.Now, delivery: Auto,
 		turns: map[string]json.RawMessage{}, injected: map[string]string{}, held: map[string][][]byte{},
-		queued: map[string][]string{}, cancelled: map[string]bool{}, steers: map[string]steerReq{}, requests: map[string]agentRequest{}, terminals: map[string]int{}}
+		queued: map[string][]string{}, cancelled: map[string]bool{}, steers: map[string]steerReq{}, toolCalls: map[string]toolCall{}, requests: map[string]agentRequest{}, terminals: map[string]int{}}
 	for _, o := range opts {
 		o(r)
 	}
