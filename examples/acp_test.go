@@ -94,6 +94,26 @@ func newACPFixture(t *testing.T, agent string) *acpFixture {
 	return f
 }
 
+// delivered checks that the user's message reached the model (it is in a
+// request the agent made) and that the editor was shown it once.
+func (f *acpFixture) delivered(t *testing.T, ed *acpEditor, stderr string) {
+	t.Helper()
+	reached := false
+	for _, e := range f.srv.Exchanges() {
+		if strings.Contains(string(e.Request), "I just edited pricing.py") {
+			reached = true
+		}
+	}
+	if !reached {
+		t.Errorf("the message did not reach the model (%d exchanges)\n%s", len(f.srv.Exchanges()), stderr)
+	}
+	ed.mu.Lock()
+	defer ed.mu.Unlock()
+	if len(ed.user) != 1 || !strings.Contains(ed.user[0], "clamped") {
+		t.Errorf("the editor was shown %q as user messages", ed.user)
+	}
+}
+
 // converse starts the command (a relay in front of an agent) in ws and
 // holds a conversation with it from a Go SDK editor: a session in ws, the
 // prompt "Make the discount a percentage.", then "Thanks." (which waits
@@ -231,7 +251,7 @@ func TestClaudeACP(t *testing.T) {
 		t.Skipf("the Claude ACP adapter is not installed: %v", err)
 	}
 	f := newACPFixture(t, "claude")
-	srv, ts, ws, sock, h := f.srv, f.model, f.ws, f.sock, f.hub
+	ts, ws, sock, h := f.model, f.ws, f.sock, f.hub
 
 	// this machine runs tests as root: Claude Code refuses to run there
 	// unless told it is in a sandbox
@@ -254,18 +274,37 @@ func TestClaudeACP(t *testing.T) {
 	if !read {
 		t.Errorf("trajectory: no read of pricing.py:4-6 from the adapter's tool call\n%s", f.traj.String())
 	}
-	reached := false
-	for _, e := range srv.Exchanges() {
-		if strings.Contains(string(e.Request), "I just edited pricing.py") {
-			reached = true
-		}
+	f.delivered(t, ed, stderr)
+}
+
+// TestCodexACP drives Codex through its ACP adapter
+// (@agentclientprotocol/codex-acp), unmodified, behind `swetouch acp`,
+// with the scripted model server. Codex runs its shell command itself and
+// the adapter reports `nl -ba pricing.py | sed -n 4,6p` as a read tool call
+// of the file, with no command and no lines: the relay takes it as a
+// whole-file read, which fires the Counter-Edit; the user's message
+// reaches the model and is shown to the editor once.
+func TestCodexACP(t *testing.T) {
+	bin, err := testbin.Dir()
+	if err != nil {
+		t.Fatal(err)
 	}
-	if !reached {
-		t.Errorf("the message did not reach the model (%d exchanges)\n%s", len(srv.Exchanges()), stderr)
+	p, _, err := examples.PresetFor("codex")
+	if err != nil {
+		t.Skipf("codex is not installed: %v", err)
 	}
-	ed.mu.Lock()
-	defer ed.mu.Unlock()
-	if len(ed.user) != 1 || !strings.Contains(ed.user[0], "clamped") {
-		t.Errorf("the editor was shown %q as user messages", ed.user)
+	adapter, err := examples.FindAgent("codex-acp")
+	if err != nil {
+		t.Skipf("the Codex ACP adapter is not installed: %v", err)
 	}
+	f := newACPFixture(t, "codex")
+	env := append(os.Environ(), p.Env(f.model.URL, filepath.Join(bin, "swetouch"), t.TempDir())...)
+	ed, stderr := converse(t, f.ws, env, filepath.Join(bin, "swetouch"), "acp", "--session", f.sock, "--root", f.ws, "--", adapter)
+	if st := f.hub.Status(); len(st.Interventions) != 1 || st.Interventions[0].Outcome != "applied" {
+		t.Errorf("hub: %+v\n%s\n%s", st, stderr, f.traj.String())
+	}
+	if !strings.Contains(f.traj.String(), `"source":"acp","actor":"agent","kind":"read","scopes":[{"path":"pricing.py","precision":"file"}]`) {
+		t.Errorf("trajectory: no read of pricing.py from the adapter's tool call\n%s", f.traj.String())
+	}
+	f.delivered(t, ed, stderr)
 }

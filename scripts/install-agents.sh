@@ -17,6 +17,7 @@ pins=(
   "@modelcontextprotocol/server-everything@2026.8.31"
   "@agentclientprotocol/sdk@2.4.0"
   "@agentclientprotocol/claude-agent-acp@0.101.0"
+  "@agentclientprotocol/codex-acp@2.6.0"
 )
 status=0
 for p in "${pins[@]}"; do
@@ -33,5 +34,5 @@ for p in "${pins[@]}"; do
     status=1
   fi
 done
-ls node_modules/.bin 2>/dev/null | grep -E '^(claude|codex|gemini|opencode|mcp-server-filesystem|mcp-server-everything|claude-agent-acp)$' | sed 's/^/install-agents: have /'
+ls node_modules/.bin 2>/dev/null | grep -E '^(claude|codex|gemini|opencode|mcp-server-filesystem|mcp-server-everything|claude-agent-acp|codex-acp)$' | sed 's/^/install-agents: have /'
 exit $status
