@@ -46,14 +46,14 @@ func mcpCmd() *cobra.Command {
 				cl.Mapping = m
 			}
 			var own *inPlaceSession
-			note := "done"
+			note, exit := "done", 0
 			if ip.wanted() {
 				var err error
 				if own, err = ip.start(sock, root, "swetouch mcp", args); err != nil {
 					return err
 				}
 				sock = own.Socket
-				defer func() { own.finish(0, note) }()
+				defer func() { own.finish(exit, note) }()
 			} else if sock == "" {
 				sock = os.Getenv("SWETOUCH_SOCKET")
 			}
@@ -90,6 +90,7 @@ func mcpCmd() *cobra.Command {
 			server.WaitDelay = 10 * time.Second
 			server.Stderr = c.ErrOrStderr()
 			code, err := mcpproxy.RunStdio(server, relay, c.InOrStdin(), c.OutOrStdout())
+			exit = code
 			if own != nil && ctx.Err() != nil {
 				note = "interrupted"
 			}
