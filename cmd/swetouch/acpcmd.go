@@ -2,18 +2,13 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"os"
-	"os/exec"
 	"os/signal"
-	"path/filepath"
 	"syscall"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	acpproxy "github.com/swetouch/swetouch/proxy/acp"
-	"github.com/swetouch/swetouch/session"
 )
 
 func acpCmd() *cobra.Command {
@@ -41,10 +36,7 @@ func acpCmd() *cobra.Command {
 			if err != nil {
 				return badInput("--deliver: %v", err)
 			}
-			if root == "" {
-				root, _ = os.Getwd()
-			}
-			root, _ = filepath.Abs(root)
+			root = workspaceRoot(root)
 			var trafficLog *os.File
 			if traffic != "" {
 				f, err := os.Create(traffic)
@@ -58,63 +50,30 @@ func acpCmd() *cobra.Command {
 			// agent as SIGTERM; an in-place session still ends its files
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			agent := exec.CommandContext(ctx, args[0], args[1:]...)
-			agent.Cancel = func() error { return agent.Process.Signal(syscall.SIGTERM) }
-			agent.WaitDelay = 10 * time.Second
-			agent.Stderr = c.ErrOrStderr()
-			var own *inPlaceSession
-			if ip.wanted() {
-				if own, err = ip.start(sock, root, "swetouch acp", args); err != nil {
-					return err
-				}
-				sock, agent.Env = own.Socket, own.Env(os.Environ())
-			} else if sock == "" {
-				sock = os.Getenv("SWETOUCH_SOCKET")
+			agent := peerCommand(ctx, args, c.ErrOrStderr())
+			sock, own, err := ip.socket(sock, root, "swetouch acp", args)
+			if err != nil {
+				return err
+			}
+			if own != nil {
+				agent.Env = own.Env(os.Environ()) // its shell through the shim
 			}
 			opts := []acpproxy.Option{acpproxy.WithRoot(root), acpproxy.WithDelivery(delivery)}
-			var hubClient *session.Client
 			if noTrafficEvents {
 				opts = append(opts, acpproxy.WithoutTrafficEvents())
 			}
 			if trafficLog != nil {
 				opts = append(opts, acpproxy.WithTraffic(trafficLog))
 			}
-			if sock != "" {
-				h, err := session.Dial(sock)
-				if err != nil {
-					fmt.Fprintf(c.ErrOrStderr(), "swetouch acp: no session at %s (%v); relaying only\n", sock, err)
-				} else {
-					defer h.Close() // again, harmlessly, when own closed it
-					hubClient = h
-					opts = append(opts, acpproxy.WithHub(h))
-					if exe, err := os.Executable(); err == nil && !noWrap {
-						opts = append(opts, acpproxy.WithMCPWrapper(acpproxy.WrapMCP(exe, sock, root)))
-					}
+			hub := dialHub("acp", sock, c.ErrOrStderr())
+			if hub != nil {
+				opts = append(opts, acpproxy.WithHub(hub))
+				if exe, err := os.Executable(); err == nil && !noWrap {
+					opts = append(opts, acpproxy.WithMCPWrapper(acpproxy.WrapMCP(exe, sock, root)))
 				}
 			}
 			code, err := acpproxy.Run(agent, c.InOrStdin(), c.OutOrStdout(), opts...)
-			if own != nil {
-				note := "done"
-				switch {
-				case ctx.Err() != nil:
-					note = "interrupted"
-				case err != nil:
-					note = "agent failed: " + err.Error()
-				}
-				if hubClient != nil {
-					hubClient.Close() // the hub waits for its clients to hang up
-				}
-				if ferr := own.finish(code, note); ferr != nil && err == nil {
-					err = ferr
-				}
-			}
-			if err != nil {
-				return err
-			}
-			if code != 0 {
-				return exitError{code}
-			}
-			return nil
+			return end(ctx, "agent", own, hub, code, err)
 		},
 	}
 	c.Flags().StringVar(&sock, "session", "", "the hub's socket (default: $SWETOUCH_SOCKET)")

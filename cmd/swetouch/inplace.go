@@ -38,6 +38,23 @@ func (p *inPlace) flags(fs *pflag.FlagSet) {
 // wanted reports whether the flags ask for a session in place.
 func (p *inPlace) wanted() bool { return p.records != "" || p.out != "" }
 
+// socket is the hub a relay reports to and, for a session in place, the
+// session it started: its own when the flags ask for one, else the one
+// --session names, else $SWETOUCH_SOCKET's ("" for none).
+func (p *inPlace) socket(sock, root, source string, agent []string) (string, *inPlaceSession, error) {
+	if !p.wanted() {
+		if sock == "" {
+			sock = os.Getenv("SWETOUCH_SOCKET")
+		}
+		return sock, nil, nil
+	}
+	own, err := p.start(sock, root, source, agent)
+	if err != nil {
+		return "", nil, err
+	}
+	return own.Socket, own, nil
+}
+
 // inPlaceSession is a started in-place session.
 type inPlaceSession struct {
 	*session.Host

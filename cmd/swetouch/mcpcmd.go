@@ -6,16 +6,12 @@ import (
 	"net"
 	"net/url"
 	"os"
-	"os/exec"
 	"os/signal"
-	"path/filepath"
 	"syscall"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	mcpproxy "github.com/swetouch/swetouch/proxy/mcp"
-	"github.com/swetouch/swetouch/session"
 )
 
 func mcpCmd() *cobra.Command {
@@ -33,10 +29,7 @@ func mcpCmd() *cobra.Command {
 			if (upstream == "") == (len(args) == 0) {
 				return badInput("give either the stdio server's command after --, or --upstream URL")
 			}
-			if root == "" {
-				root, _ = os.Getwd()
-			}
-			root, _ = filepath.Abs(root)
+			root = workspaceRoot(root)
 			cl := &mcpproxy.Classifier{Root: root}
 			if mapping != "" {
 				m, err := mcpproxy.LoadMapping(mapping)
@@ -45,29 +38,19 @@ func mcpCmd() *cobra.Command {
 				}
 				cl.Mapping = m
 			}
-			var own *inPlaceSession
-			note, exit := "done", 0
-			if ip.wanted() {
-				var err error
-				if own, err = ip.start(sock, root, "swetouch mcp", args); err != nil {
-					return err
-				}
-				sock = own.Socket
-				defer func() { own.finish(exit, note) }()
-			} else if sock == "" {
-				sock = os.Getenv("SWETOUCH_SOCKET")
+			sock, own, err := ip.socket(sock, root, "swetouch mcp", args)
+			if err != nil {
+				return err
 			}
-			var hub mcpproxy.Hub
-			if sock != "" {
-				h, err := session.Dial(sock)
-				if err != nil {
-					fmt.Fprintf(c.ErrOrStderr(), "swetouch mcp: no session at %s (%v); relaying only\n", sock, err)
-				} else {
-					defer h.Close()
-					hub = h
-				}
+			// SIGINT or SIGTERM ends the relay (and reaches a stdio server)
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			hub := dialHub("mcp", sock, c.ErrOrStderr())
+			var relayHub mcpproxy.Hub // a nil client is no hub at all
+			if hub != nil {
+				relayHub = hub
 			}
-			relay := mcpproxy.NewRelay(hub, cl, c.ErrOrStderr())
+			relay := mcpproxy.NewRelay(relayHub, cl, c.ErrOrStderr())
 			if upstream != "" {
 				u, err := url.Parse(upstream)
 				if err != nil || u.Host == "" || u.Scheme != "http" {
@@ -78,29 +61,12 @@ func mcpCmd() *cobra.Command {
 					return err
 				}
 				fmt.Fprintf(c.OutOrStdout(), "http://%s\n", l.Addr())
-				ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-				defer stop()
 				go func() { <-ctx.Done(); l.Close() }()
-				return mcpproxy.NewHTTPRelay(u, relay).Serve(l)
+				// a signal is how an HTTP relay is meant to stop: done
+				return end(context.Background(), "server", own, hub, 0, mcpproxy.NewHTTPRelay(u, relay).Serve(l))
 			}
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			server := exec.CommandContext(ctx, args[0], args[1:]...)
-			server.Cancel = func() error { return server.Process.Signal(syscall.SIGTERM) }
-			server.WaitDelay = 10 * time.Second
-			server.Stderr = c.ErrOrStderr()
-			code, err := mcpproxy.RunStdio(server, relay, c.InOrStdin(), c.OutOrStdout())
-			exit = code
-			if own != nil && ctx.Err() != nil {
-				note = "interrupted"
-			}
-			if err != nil {
-				return err
-			}
-			if code != 0 {
-				return exitError{code}
-			}
-			return nil
+			code, err := mcpproxy.RunStdio(peerCommand(ctx, args, c.ErrOrStderr()), relay, c.InOrStdin(), c.OutOrStdout())
+			return end(ctx, "server", own, hub, code, err)
 		},
 	}
 	c.Flags().StringVar(&sock, "session", "", "the hub's socket (default: $SWETOUCH_SOCKET)")
