@@ -142,11 +142,7 @@ func mcpPair(n int, bin, sock, ws, server string) (time.Duration, time.Duration,
 		if err != nil {
 			return nil, err
 		}
-		init := mcp.InitializeRequest{}
-		init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-		init.Params.ClientInfo = mcp.Implementation{Name: "bench", Version: "1"}
-		_, err = c.Initialize(context.Background(), init)
-		return c, err
+		return c, initialize(c, mcp.LATEST_PROTOCOL_VERSION)
 	}
 	direct, err := open(false)
 	if err != nil {
@@ -160,21 +156,7 @@ func mcpPair(n int, bin, sock, ws, server string) (time.Duration, time.Duration,
 	defer relay.Close()
 	req := mcp.CallToolRequest{}
 	req.Params.Name, req.Params.Arguments = "list_allowed_directories", map[string]any{}
-	var a, b []time.Duration
-	for i := 0; i < n; i++ {
-		for k, c := range []*client.Client{direct, relay} {
-			t0 := time.Now()
-			if _, err := c.CallTool(context.Background(), req); err != nil {
-				return 0, 0, err
-			}
-			if k == 0 {
-				a = append(a, time.Since(t0))
-			} else {
-				b = append(b, time.Since(t0))
-			}
-		}
-	}
-	return median(a), median(b), nil
+	return alternate(n, req, direct, relay)
 }
 
 // mcpHTTPPair times n tools/call round trips to an mcp-go streamable HTTP
@@ -207,11 +189,7 @@ func mcpHTTPPair(n int, sock, ws string) (time.Duration, time.Duration, error) {
 		if err := c.Start(context.Background()); err != nil {
 			return nil, err
 		}
-		init := mcp.InitializeRequest{}
-		init.Params.ProtocolVersion = "2025-06-18"
-		init.Params.ClientInfo = mcp.Implementation{Name: "bench", Version: "1"}
-		_, err = c.Initialize(context.Background(), init)
-		return c, err
+		return c, initialize(c, "2025-06-18")
 	}
 	direct, err := open(up.URL)
 	if err != nil {
@@ -225,6 +203,21 @@ func mcpHTTPPair(n int, sock, ws string) (time.Duration, time.Duration, error) {
 	defer relay.Close()
 	req := mcp.CallToolRequest{}
 	req.Params.Name = "ping_tool"
+	return alternate(n, req, direct, relay)
+}
+
+// initialize opens an MCP session on c.
+func initialize(c *client.Client, version string) error {
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = version
+	init.Params.ClientInfo = mcp.Implementation{Name: "bench", Version: "1"}
+	_, err := c.Initialize(context.Background(), init)
+	return err
+}
+
+// alternate times n round trips of req through each client, taking turns
+// (so both see the machine in the same state), and returns the medians.
+func alternate(n int, req mcp.CallToolRequest, direct, relay *client.Client) (time.Duration, time.Duration, error) {
 	var a, b []time.Duration
 	for i := 0; i < n; i++ {
 		for k, c := range []*client.Client{direct, relay} {
