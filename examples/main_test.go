@@ -1,15 +1,10 @@
 package examples_test
 
 import (
-	"os"
 	"testing"
 
 	"github.com/swetouch/swetouch/internal/testbin"
 )
 
 // TestMain removes the built swetouch only when every test is done with it.
-func TestMain(m *testing.M) {
-	code := m.Run()
-	testbin.Cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testbin.Main(m, nil) }

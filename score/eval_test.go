@@ -3,7 +3,6 @@ package score
 import (
 	"bytes"
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -16,11 +15,7 @@ import (
 	"github.com/swetouch/swetouch/task"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	testbin.Cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testbin.Main(m, nil) }
 
 // cancelAfter is a progress writer that stops the eval after the first
 // finished trial.

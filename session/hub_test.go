@@ -24,17 +24,7 @@ import (
 
 var binDir string
 
-func TestMain(m *testing.M) {
-	dir, err := testbin.Dir()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	binDir = dir
-	code := m.Run()
-	testbin.Cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testbin.Main(m, &binDir) }
 
 const example = "../examples/tasks/py-discount"
 

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sync"
+	"testing"
 )
 
 var (
@@ -47,4 +48,22 @@ func Cleanup() {
 	if dir != "" {
 		os.RemoveAll(dir)
 	}
+}
+
+// Main runs a package's tests and removes the build after them: the
+// whole of a TestMain. With dir, the build comes first and dir names it
+// (a failed build fails the package); without, tests build it when they
+// first ask (Dir).
+func Main(m *testing.M, dir *string) {
+	if dir != nil {
+		d, err := Dir()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		*dir = d
+	}
+	code := m.Run()
+	Cleanup()
+	os.Exit(code)
 }

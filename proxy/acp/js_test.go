@@ -21,11 +21,7 @@ import (
 	"github.com/swetouch/swetouch/replay"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	testbin.Cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testbin.Main(m, nil) }
 
 // jsPeers finds node, the TypeScript ACP SDK (scripts/install-agents.sh)
 // and the built swetouch, or skips.

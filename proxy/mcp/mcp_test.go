@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -26,17 +25,7 @@ import (
 
 var binDir string
 
-func TestMain(m *testing.M) {
-	dir, err := testbin.Dir()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	binDir = dir
-	code := m.Run()
-	testbin.Cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testbin.Main(m, &binDir) }
 
 func serverBin(t *testing.T, name string) string {
 	t.Helper()

@@ -19,17 +19,7 @@ import (
 
 var binDir string
 
-func TestMain(m *testing.M) {
-	dir, err := testbin.Dir()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	binDir = dir
-	code := m.Run()
-	testbin.Cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testbin.Main(m, &binDir) }
 
 // startHub serves a hub for workspace dir on a socket and returns the
 // environment that puts the shim first on PATH.
