@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/swetouch/swetouch/event"
 )
@@ -180,4 +181,24 @@ func NewOutput(text string) *event.Output {
 		Bytes:  len(text),
 		SHA256: hex.EncodeToString(sum[:]),
 	}
+}
+
+// WriteFile writes a trajectory, its header and every event, to path.
+func WriteFile(path string, tr *Trajectory) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w, err := NewWriter(f, tr.Header)
+	if err != nil {
+		f.Close()
+		return err
+	}
+	for _, ev := range tr.Events {
+		if err := w.Write(ev); err != nil {
+			f.Close()
+			return err
+		}
+	}
+	return f.Close()
 }

@@ -123,7 +123,7 @@ func replayCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				if err := writeTrajectory(recorded, rec); err != nil {
+				if err := replay.WriteFile(recorded, rec); err != nil {
 					return err
 				}
 				cfg.Agent = []string{exe, "agent", "replay", "--trajectory", recorded, "--root", rec.Header.Root, "--timeout", timeout.String()}
@@ -173,25 +173,6 @@ func replayCmd() *cobra.Command {
 	c.Flags().StringVar(&agent, "agent", "", "with --cassette: claude, codex, gemini or opencode")
 	c.Flags().StringVar(&modelName, "model", "", "with --cassette: the model name the agent asks for")
 	return c
-}
-
-func writeTrajectory(path string, tr *replay.Trajectory) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	w, err := replay.NewWriter(f, tr.Header)
-	if err != nil {
-		f.Close()
-		return err
-	}
-	for _, ev := range tr.Events {
-		if err := w.Write(ev); err != nil {
-			f.Close()
-			return err
-		}
-	}
-	return f.Close()
 }
 
 // replayAgent sets cfg up to run a real agent against a model cassette

@@ -69,7 +69,7 @@ func run(trajFile, taskDir string, n int) error {
 	}
 	defer os.RemoveAll(scratch)
 	recorded := filepath.Join(scratch, "recorded.jsonl")
-	if err := write(recorded, tr); err != nil {
+	if err := replay.WriteFile(recorded, tr); err != nil {
 		return err
 	}
 	actions := replay.Actions(tr)
@@ -104,25 +104,6 @@ func runDirect(t *task.Task, tr *replay.Trajectory, actions []replay.Action) (ti
 	start := time.Now()
 	err = replay.Redrive(context.Background(), actions, replay.RedriveConfig{Dir: ws, Roots: replay.RootMap{Root: tr.Header.Root, Workspace: ws}, Timeout: time.Minute})
 	return time.Since(start), err
-}
-
-func write(path string, tr *replay.Trajectory) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	w, err := replay.NewWriter(f, tr.Header)
-	if err != nil {
-		f.Close()
-		return err
-	}
-	for _, ev := range tr.Events {
-		if err := w.Write(ev); err != nil {
-			f.Close()
-			return err
-		}
-	}
-	return f.Close()
 }
 
 func median(ds []time.Duration) time.Duration {
