@@ -15,6 +15,7 @@ import (
 
 	"github.com/swetouch/swetouch/event"
 	"github.com/swetouch/swetouch/internal/testbin"
+	"github.com/swetouch/swetouch/internal/testhub"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/replay"
 	"github.com/swetouch/swetouch/session"
@@ -52,11 +53,7 @@ func start(t *testing.T, cond policy.Condition) *live {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ws, err := session.Workspace(tk.Repo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(ws) })
+	ws := testhub.Workspace(t, example)
 	w, err := watch.New(ws)
 	if err != nil {
 		t.Fatal(err)

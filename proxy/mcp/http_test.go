@@ -185,6 +185,8 @@ func TestHTTPListChanged(t *testing.T) {
 	up := httptest.NewServer(server.NewStreamableHTTPServer(s))
 	defer up.Close()
 	rs := relayFor(t, up.URL, sock, ws)
+	// not httpClient: the GET stream lives on Start's context, which must
+	// last the whole test
 	c, err := client.NewStreamableHttpClient(rs.URL+"/mcp", transport.WithContinuousListening())
 	if err != nil {
 		t.Fatal(err)
