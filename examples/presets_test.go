@@ -79,9 +79,7 @@ func agentSession(t *testing.T, shimDir, agent, modelName, readTool string, deli
 	if res.AgentExit != 0 || srv.Turns() != len(s.Turns) {
 		t.Fatalf("agent exit %d after %d scripted turns", res.AgentExit, srv.Turns())
 	}
-	f, _ := os.Open(filepath.Join(out, "trajectory.jsonl"))
-	defer f.Close()
-	tr, err := replay.Read(f, "trajectory.jsonl")
+	tr, err := replay.ReadFile(filepath.Join(out, "trajectory.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -183,6 +183,16 @@ func NewOutput(text string) *event.Output {
 	}
 }
 
+// ReadFile reads the trajectory at path (errors name it).
+func ReadFile(path string) (*Trajectory, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return Read(f, path)
+}
+
 // WriteFile writes a trajectory, its header and every event, to path.
 func WriteFile(path string, tr *Trajectory) error {
 	f, err := os.Create(path)

@@ -3,7 +3,6 @@ package score
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -80,9 +79,7 @@ func TestMineRecoversRegion(t *testing.T) {
 			Agent: []string{exe, "agent", "script", "--plan", plan, "--behaviour", b}}); err != nil {
 			t.Fatal(err)
 		}
-		f, _ := os.Open(filepath.Join(out, "trajectory.jsonl"))
-		tr, err := replay.Read(f, "trajectory.jsonl")
-		f.Close()
+		tr, err := replay.ReadFile(filepath.Join(out, "trajectory.jsonl"))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -88,12 +88,7 @@ func Load(dirs ...string) ([]Trial, error) {
 // did after the last user edit, and that edit's fate against final.diff.
 // A trial without a readable trajectory keeps only its result.
 func (t *Trial) inspect() {
-	f, err := os.Open(filepath.Join(t.Dir, "trajectory.jsonl"))
-	if err != nil {
-		return
-	}
-	defer f.Close()
-	tr, err := replay.Read(f, "trajectory.jsonl")
+	tr, err := replay.ReadFile(filepath.Join(t.Dir, "trajectory.jsonl"))
 	if err != nil {
 		return
 	}

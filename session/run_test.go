@@ -48,12 +48,7 @@ func TestRunExample(t *testing.T) {
 			if res.Resolved == nil || *res.Resolved != tt.resolved || res.Applied != tt.applied || res.Delivered != tt.applied {
 				t.Errorf("resolved %v (%s), applied %d, delivered %d; want %v, %d", res.Resolved, res.Reason, res.Applied, res.Delivered, tt.resolved, tt.applied)
 			}
-			f, err := os.Open(filepath.Join(out, "trajectory.jsonl"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			tr, err := replay.Read(f, "trajectory.jsonl")
+			tr, err := replay.ReadFile(filepath.Join(out, "trajectory.jsonl"))
 			if err != nil {
 				t.Fatal(err)
 			}

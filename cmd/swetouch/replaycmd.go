@@ -143,12 +143,7 @@ func replayCmd() *cobra.Command {
 			if !check {
 				return nil
 			}
-			f, err := os.Open(filepath.Join(out, "trajectory.jsonl"))
-			if err != nil {
-				return err
-			}
-			defer f.Close()
-			got, err := replay.Read(f, "trajectory.jsonl")
+			got, err := replay.ReadFile(filepath.Join(out, "trajectory.jsonl"))
 			if err != nil {
 				return err
 			}

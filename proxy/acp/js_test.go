@@ -175,12 +175,7 @@ func TestJSPeersInPlace(t *testing.T) {
 		at = i
 	}
 
-	f, err := os.Open(filepath.Join(out, "trajectory.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	tr, err := replay.Read(f, "trajectory.jsonl")
+	tr, err := replay.ReadFile(filepath.Join(out, "trajectory.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
