@@ -197,9 +197,15 @@ func sender(from string) event.Actor {
 // log records a message: into the trajectory (a traffic event) and into
 // the traffic log.
 func (r *Relay) log(from string, line []byte) {
+	if r.rec == nil && r.traffic == nil {
+		return
+	}
+	// scanned once, and a large line only for the log that keeps it whole
+	small := len(line) <= maxTrafficRaw
+	valid := (small || r.traffic != nil) && json.Valid(line)
 	if r.rec != nil {
 		ev := event.Event{Kind: event.Traffic, Source: "acp", Actor: sender(from)}
-		if len(line) <= maxTrafficRaw && json.Valid(line) {
+		if small && valid {
 			ev.Raw = line
 		} else {
 			ev.Output = replay.NewOutput(string(line))
@@ -210,7 +216,7 @@ func (r *Relay) log(from string, line []byte) {
 		return
 	}
 	msg := json.RawMessage(line)
-	if !json.Valid(line) {
+	if !valid {
 		b, _ := json.Marshal(string(line))
 		msg = b
 	}
