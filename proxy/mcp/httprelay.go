@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/url"
 	"strconv"
@@ -123,7 +124,7 @@ func (s *HTTPRelay) requests(br *bufio.Reader, up net.Conn, pending chan<- excha
 		// the body is read whole and seen by the relay before any of it
 		// goes on: the server must not answer a tools/call the relay has
 		// not registered
-		raw, body, err := readRequestBody(br, head)
+		raw, body, err := readBody(br, head)
 		if err != nil {
 			return
 		}
@@ -287,6 +288,15 @@ func (h *head) closeDelimited() bool {
 		h.status() != "204" && h.status() != "304" && !strings.HasPrefix(h.status(), "1")
 }
 
+// length is the Content-Length, at most limit.
+func (h *head) length(limit int64) (int64, error) {
+	n, err := strconv.ParseInt(h.get("content-length"), 10, 64)
+	if err != nil || n < 0 || n > limit {
+		return 0, fmt.Errorf("bad content-length %q", h.get("content-length"))
+	}
+	return n, nil
+}
+
 func (h *head) del(name string) {
 	kept := h.lines[:0]
 	for _, l := range h.lines {
@@ -297,9 +307,9 @@ func (h *head) del(name string) {
 	h.lines = kept
 }
 
-// readRequestBody reads a request's body whole: the bytes as they came
-// (chunks and all) and the body they carry.
-func readRequestBody(br *bufio.Reader, h *head) (raw, body []byte, err error) {
+// readBody reads a message's body whole, chunked or by length: the bytes
+// as they came (chunks, trailers and all) and the body they carry.
+func readBody(br *bufio.Reader, h *head) (raw, body []byte, err error) {
 	switch {
 	case h.has("transfer-encoding", "chunked"):
 		var rawBuf bytes.Buffer
@@ -318,9 +328,9 @@ func readRequestBody(br *bufio.Reader, h *head) (raw, body []byte, err error) {
 			body = append(body, chunk[:len(chunk)-2]...)
 		}
 	case h.get("content-length") != "":
-		n, err := strconv.ParseInt(h.get("content-length"), 10, 64)
-		if err != nil || n < 0 || n > maxBody {
-			return nil, nil, fmt.Errorf("bad content-length %q", h.get("content-length"))
+		n, err := h.length(maxBody)
+		if err != nil {
+			return nil, nil, err
 		}
 		body := make([]byte, n)
 		if _, err := io.ReadFull(br, body); err != nil {
@@ -331,29 +341,12 @@ func readRequestBody(br *bufio.Reader, h *head) (raw, body []byte, err error) {
 	return nil, nil, nil // no body
 }
 
-// readWhole reads a response body whole, however it is framed.
+// readWhole reads a response body whole, however it is framed (to the
+// end of the connection when neither chunked nor by length); trailers go
+// with the chunking.
 func readWhole(br *bufio.Reader, h *head) ([]byte, error) {
-	switch {
-	case h.has("transfer-encoding", "chunked"):
-		var body []byte
-		for {
-			_, chunk, last, err := nextChunk(br, maxBody-len(body))
-			if err != nil {
-				return nil, err
-			}
-			if last {
-				_, err := trailers(br) // dropped with the chunking
-				return body, err
-			}
-			body = append(body, chunk[:len(chunk)-2]...)
-		}
-	case h.get("content-length") != "":
-		n, err := strconv.ParseInt(h.get("content-length"), 10, 64)
-		if err != nil || n < 0 || n > maxBody {
-			return nil, fmt.Errorf("bad content-length %q", h.get("content-length"))
-		}
-		body := make([]byte, n)
-		_, err = io.ReadFull(br, body)
+	if h.has("transfer-encoding", "chunked") || h.get("content-length") != "" {
+		_, body, err := readBody(br, h)
 		return body, err
 	}
 	return io.ReadAll(io.LimitReader(br, maxBody))
@@ -380,9 +373,9 @@ func copyBody(w *bufio.Writer, br *bufio.Reader, h *head, events func([]byte) []
 	case h.has("transfer-encoding", "chunked"):
 		return copyChunked(w, br, events)
 	case h.get("content-length") != "":
-		n, err := strconv.ParseInt(h.get("content-length"), 10, 64)
-		if err != nil || n < 0 {
-			return fmt.Errorf("bad content-length %q", h.get("content-length"))
+		n, err := h.length(math.MaxInt64) // copied, not held
+		if err != nil {
+			return err
 		}
 		_, err = io.CopyN(w, br, n)
 		return err

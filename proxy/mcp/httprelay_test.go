@@ -25,7 +25,7 @@ func FuzzFraming(f *testing.F) {
 		_ = h.bytes()
 		rest, _ := io.ReadAll(io.TeeReader(br, io.Discard))
 		// the request body against what the stream held after the head
-		raw, body, err := readRequestBody(bufio.NewReader(bytes.NewReader(rest)), h)
+		raw, body, err := readBody(bufio.NewReader(bytes.NewReader(rest)), h)
 		if err == nil && !bytes.HasPrefix(rest, raw) {
 			t.Fatalf("raw body %q is not what came: %q", raw, rest)
 		}
