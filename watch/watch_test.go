@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -28,6 +29,18 @@ func repo(t *testing.T, files map[string]string) string {
 		}
 	}
 	return dir
+}
+
+// watched is a watcher over a new repo of files, closed when the test ends.
+func watched(t *testing.T, files map[string]string) (string, *Watcher) {
+	t.Helper()
+	dir := repo(t, files)
+	w, err := New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close() })
+	return dir, w
 }
 
 func bash(t *testing.T, dir, script string) {
@@ -60,12 +73,7 @@ func TestEditsDetected(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			dir := repo(t, map[string]string{"a.txt": ten, "pkg/m.py": "m = 1\n", ".gitignore": "*.log\n"})
-			w, err := New(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer w.Close()
+			dir, w := watched(t, map[string]string{"a.txt": ten, "pkg/m.py": "m = 1\n", ".gitignore": "*.log\n"})
 			bash(t, dir, tt.script)
 			got, err := w.Sync(context.Background())
 			if err != nil {
@@ -85,12 +93,7 @@ func TestEditsDetected(t *testing.T) {
 // (here the test itself) is seen; content the caller accepted as its own
 // write is not reported again.
 func TestNativeWriteAndAccept(t *testing.T) {
-	dir := repo(t, map[string]string{"a.txt": ten})
-	w, err := New(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	dir, w := watched(t, map[string]string{"a.txt": ten})
 	p := filepath.Join(dir, "a.txt")
 	os.WriteFile(p, []byte("l1\nL2\n"), 0o644)
 	got, _ := w.Sync(context.Background())
@@ -153,5 +156,33 @@ func TestIgnoring(t *testing.T) {
 	}
 	if want := []string{"a.txt", "priv/h"}; !reflect.DeepEqual(paths, want) {
 		t.Errorf("changes in %q, want %q", paths, want)
+	}
+}
+
+// TestBarrierFence: the barrier renames one fence file rather than making
+// a file each time, so the fence directory never grows; and a fence file
+// removed from under the watcher (a temp cleaner) is made anew, each Sync
+// still seeing the write made just before it.
+func TestBarrierFence(t *testing.T) {
+	dir, w := watched(t, map[string]string{"a.txt": ten})
+	p := filepath.Join(dir, "a.txt")
+	for i := range 50 {
+		if i == 20 {
+			entries, _ := os.ReadDir(w.fence)
+			for _, e := range entries {
+				os.Remove(filepath.Join(w.fence, e.Name()))
+			}
+		}
+		os.WriteFile(p, []byte(ten+strings.Repeat("x\n", i+1)), 0o644)
+		got, err := w.Sync(context.Background())
+		if err != nil {
+			t.Fatalf("sync %d: %v", i, err)
+		}
+		if len(got) != 1 || !reflect.DeepEqual(got[0].Ranges, []Range{{11 + i, 11 + i}}) {
+			t.Fatalf("sync %d: %+v", i, got)
+		}
+	}
+	if entries, _ := os.ReadDir(w.fence); len(entries) != 1 {
+		t.Errorf("fence directory holds %d files, want 1", len(entries))
 	}
 }
