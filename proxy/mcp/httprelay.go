@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 )
 
 // HTTPRelay is the relay in front of a streamable HTTP MCP server, at
@@ -56,11 +57,10 @@ func (s *HTTPRelay) Serve(l net.Listener) error {
 }
 
 // exchange is a request on its way, waiting for its response (HTTP/1.1
-// answers in order); local, when set, is our own answer to send instead.
+// answers in order).
 type exchange struct {
 	head  bool   // a HEAD request: its response has no body
 	scope string // the MCP session (Mcp-Session-Id)
-	local []byte
 }
 
 func (s *HTTPRelay) conn(c net.Conn) {
@@ -73,13 +73,25 @@ func (s *HTTPRelay) conn(c net.Conn) {
 	defer up.Close()
 	pending := make(chan exchange, 64)
 	answered := make(chan struct{})
+	var refusing atomic.Bool
 	go func() {
 		defer close(answered)
 		s.responses(bufio.NewReaderSize(up, 64<<10), c, pending)
-		c.Close() // the server hung up: so does the relay, as the server would have
+		if !refusing.Load() {
+			c.Close() // the server hung up: so does the relay, as the server would have
+		}
 	}()
-	s.requests(bufio.NewReaderSize(c, 64<<10), up, pending, answered)
+	refusal := s.requests(bufio.NewReaderSize(c, 64<<10), up, pending, answered)
 	close(pending)
+	if refusal != nil {
+		// the relay's own answer ends the connection: no more of the
+		// server's goes to this client
+		refusing.Store(true)
+		up.Close()
+		<-answered
+		c.Write(refusal)
+		return
+	}
 	if tc, ok := up.(*net.TCPConn); ok {
 		tc.CloseWrite() // the server answers what it has, then closes
 	}
@@ -88,7 +100,8 @@ func (s *HTTPRelay) conn(c net.Conn) {
 
 // requests passes the client's requests to the server, one message at a
 // time, until the client hangs up (or the server, which ends answered).
-func (s *HTTPRelay) requests(br *bufio.Reader, up net.Conn, pending chan<- exchange, answered <-chan struct{}) {
+// A request the relay refuses ends it with the answer to send.
+func (s *HTTPRelay) requests(br *bufio.Reader, up net.Conn, pending chan<- exchange, answered <-chan struct{}) (refusal []byte) {
 	next := func(ex exchange) bool {
 		select {
 		case pending <- ex:
@@ -106,8 +119,7 @@ func (s *HTTPRelay) requests(br *bufio.Reader, up net.Conn, pending chan<- excha
 		method, _, _ := strings.Cut(head.first, " ")
 		if o := head.get("origin"); o != "" && !localOrigin(o) && (s.AllowOrigin == nil || !s.AllowOrigin(o)) {
 			msg := "swetouch mcp: origin not allowed\n"
-			next(exchange{local: fmt.Appendf(nil, "HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s", len(msg), msg)})
-			return
+			return fmt.Appendf(nil, "HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s", len(msg), msg)
 		}
 		head.set("host", s.host)
 		ex := exchange{head: method == "HEAD", scope: head.get("mcp-session-id")}
@@ -142,18 +154,25 @@ func (s *HTTPRelay) requests(br *bufio.Reader, up net.Conn, pending chan<- excha
 }
 
 // responses passes the server's responses to the client in order, each
-// tools/call result through the relay.
+// tools/call result through the relay. It waits in a read of the server's
+// connection, as a plain proxy does, and takes a response's exchange
+// once its head has come (the request's exchange was queued before the
+// request went): waiting on the queue instead cost a second wake-up per
+// call.
 func (s *HTTPRelay) responses(br *bufio.Reader, c net.Conn, pending <-chan exchange) {
 	w := bufio.NewWriterSize(c, 64<<10)
 	fromServer := func(scope string) func([]byte) []byte {
 		return func(line []byte) []byte { return s.relay.FromServerIn(scope, line) }
 	}
-	for ex := range pending {
-		if ex.local != nil {
-			c.Write(ex.local)
+	for {
+		head, err := readHead(br)
+		if err != nil {
 			return
 		}
-		head, err := readHead(br)
+		ex, ok := <-pending
+		if !ok {
+			return // an answer nobody asked for: the connection is done
+		}
 		for err == nil && strings.HasPrefix(head.status(), "1") && head.status() != "101" {
 			w.Write(head.bytes()) // 100 Continue and the like: the answer follows
 			w.Flush()

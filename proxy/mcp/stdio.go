@@ -231,9 +231,9 @@ func (r *Relay) end(c call, e proxy.Envelope) session.End {
 	if len(e.Error) > 0 {
 		end.Exit = 1
 	} else {
-		var res mcpgo.CallToolResult
+		var res toolResult
 		if json.Unmarshal(e.Result, &res) == nil {
-			end.Output = resultText(&res)
+			end.Output = res.text()
 			if res.IsError {
 				end.Exit = 1
 			}
@@ -250,12 +250,22 @@ func argsJSON(a any) []byte {
 	return b
 }
 
-// resultText is the text a tool result shows, for output-derived scopes.
-func resultText(res *mcpgo.CallToolResult) string {
+// toolResult is the part of a tools/call result the hub is told: its
+// text blocks and whether it is an error. Every content block decodes as
+// mcp-go's TextContent and only those of type text are kept: a whole
+// CallToolResult decodes each block twice (to a map, then to its type),
+// which was a sixth of the relay's own CPU per call.
+type toolResult struct {
+	Content []mcpgo.TextContent `json:"content"`
+	IsError bool                `json:"isError"`
+}
+
+// text is the text the result shows, for output-derived scopes.
+func (res *toolResult) text() string {
 	var b strings.Builder
 	for _, c := range res.Content {
-		if t, ok := c.(mcpgo.TextContent); ok {
-			b.WriteString(t.Text)
+		if c.Type == mcpgo.ContentTypeText {
+			b.WriteString(c.Text)
 		}
 	}
 	return b.String()

@@ -2,16 +2,19 @@
 // run, as ratios and differences, so the figures hold on a machine of any
 // speed:
 //
-//   - `swetouch shell -c true` (with a live hub) vs `bash -c true`: the
+//   - `swetouch shell -c true` (with a live hub that watches the
+//     workspace, as `swetouch run` starts it) vs `bash -c true`: the
 //     median added time (budget 1.5 ms);
 //   - `grep -rn` over a 5,000-file tree through the shim vs direct: the
 //     ratio of medians (budget 1.10);
 //   - watching a 20,000-file tree: time until ready (budget 2 s) and the
 //     process's RSS (budget 150 MB);
 //   - a tools/call to the reference filesystem MCP server through
-//     `swetouch mcp` vs direct: the median added time (budget 150 µs).
+//     `swetouch mcp` vs direct: the median added time (budget 150 µs);
+//   - a tools/call to an HTTP MCP server through `swetouch mcp
+//     --upstream` vs direct, beside a plain TCP proxy (budget 100 µs).
 //
-// Run: go run ./scripts/bench-runtime [-n 300]
+// Run: go run ./scripts/bench-runtime [-n 300] [-only shell,grep,mcp,http,watch]
 package main
 
 import (
@@ -19,9 +22,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
-	"net/http/httptest"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -32,25 +32,33 @@ import (
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/swetouch/swetouch/examples"
 	"github.com/swetouch/swetouch/internal/testbin"
-	mcpproxy "github.com/swetouch/swetouch/proxy/mcp"
 	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/watch"
 )
 
 func main() {
+	if len(os.Args) > 1 && helper(os.Args[1:]) {
+		return
+	}
 	n := flag.Int("n", 300, "runs of each trivial command")
+	only := flag.String("only", "", "measure only these parts (comma-separated: shell, grep, mcp, http, watch)")
 	flag.Parse()
-	if err := run(*n); err != nil {
+	parts := map[string]bool{}
+	for _, p := range strings.Split(*only, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			parts[p] = true
+		}
+	}
+	if err := run(*n, func(p string) bool { return len(parts) == 0 || parts[p] }); err != nil {
 		fmt.Fprintln(os.Stderr, "bench-runtime:", err)
 		os.Exit(1)
 	}
 }
 
-func run(n int) error {
+func run(n int, want func(part string) bool) error {
 	bin, err := testbin.Dir()
 	if err != nil {
 		return err
@@ -65,35 +73,58 @@ func run(n int) error {
 	if err := tree(ws, 5000, 50); err != nil {
 		return err
 	}
-	hub, err := session.New(ws)
+	// the hub as swetouch run has it: watching the workspace, recording
+	host, err := session.Start(session.HostConfig{Root: ws, Trajectory: io.Discard, Shim: filepath.Join(bin, "swetouch-shim")})
 	if err != nil {
 		return err
 	}
-	sock := filepath.Join(tmp, "hub.sock")
-	l, err := net.Listen("unix", sock)
-	if err != nil {
-		return err
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go hub.Serve(ctx, l)
-	env := append(os.Environ(), "SWETOUCH_SOCKET="+sock, "SWETOUCH_SHIM_DIR="+bin, "PATH="+bin+":"+os.Getenv("PATH"))
+	defer host.Close("bench done")
+	sock := host.Socket
+	env := host.Env(os.Environ())
 	bash, _ := exec.LookPath("bash")
-	shim := filepath.Join(bin, "bash")
+	shim := filepath.Join(host.ShimDir, "bash")
 
+	if want("shell") {
+		if err := shellParts(n, tmp, ws, bash, shim, env); err != nil {
+			return err
+		}
+	}
+	if want("grep") {
+		gd, gt := pair(9, ws, bash, shim, env, "grep -rn needle . | wc -l")
+		fmt.Printf("grep -rn, 5,000 files   median %.1f ms; through the shim %.1f ms; ratio %.3f (budget 1.10)\n", ms(gd), ms(gt), float64(gt)/float64(gd))
+	}
+	if want("mcp") {
+		if err := stdioPart(n, bin, sock, ws); err != nil {
+			return err
+		}
+	}
+	if want("http") {
+		if err := httpPart(n, bin, sock, ws); err != nil {
+			return err
+		}
+	}
+	if want("watch") {
+		if err := watchPart(tmp); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func shellParts(n int, tmp, ws, bash, shim string, env []string) error {
 	direct, through := pair(n, ws, bash, shim, env, "true")
 	fmt.Printf("bash -c true            median %.2f ms; through the shim %.2f ms; added %.2f ms (budget 1.5 ms)\n", ms(direct), ms(through), ms(through-direct))
-	noHub := append(os.Environ(), "SWETOUCH_SHIM_DIR="+bin)
+	noHub := append(os.Environ(), "SWETOUCH_SHIM_DIR="+filepath.Dir(shim))
 	_, pass := pair(n, ws, bash, shim, noHub, "true")
 	fmt.Printf("  without a session (the shim execs bash): %.2f ms, added %.2f ms\n", ms(pass), ms(pass-direct))
 	if floor, err := goFloor(tmp, bash); err == nil {
 		_, f := pair(n, ws, bash, floor, os.Environ(), "true")
 		fmt.Printf("  floor: a Go program that only execs bash: %.2f ms, added %.2f ms\n", ms(f), ms(f-direct))
 	}
+	return nil
+}
 
-	gd, gt := pair(9, ws, bash, shim, env, "grep -rn needle . | wc -l")
-	fmt.Printf("grep -rn, 5,000 files   median %.1f ms; through the shim %.1f ms; ratio %.3f (budget 1.10)\n", ms(gd), ms(gt), float64(gt)/float64(gd))
-
+func stdioPart(n int, bin, sock, ws string) error {
 	if fs, err := examples.FindAgent("mcp-server-filesystem"); err == nil {
 		d, r, err := mcpPair(n, bin, sock, ws, fs)
 		if err != nil {
@@ -104,14 +135,10 @@ func run(n int) error {
 	} else {
 		fmt.Println("MCP tools/call: skipped (", err, ")")
 	}
+	return nil
+}
 
-	hd, hr, err := mcpHTTPPair(n, sock, ws)
-	if err != nil {
-		return err
-	}
-	fmt.Printf("MCP tools/call (HTTP)   median %.0f µs direct; through the relay %.0f µs; added %.0f µs (budget 100 µs)\n",
-		float64(hd)/float64(time.Microsecond), float64(hr)/float64(time.Microsecond), float64(hr-hd)/float64(time.Microsecond))
-
+func watchPart(tmp string) error {
 	big := filepath.Join(tmp, "big")
 	if err := tree(big, 20000, 100); err != nil {
 		return err
@@ -156,54 +183,11 @@ func mcpPair(n int, bin, sock, ws, server string) (time.Duration, time.Duration,
 	defer relay.Close()
 	req := mcp.CallToolRequest{}
 	req.Params.Name, req.Params.Arguments = "list_allowed_directories", map[string]any{}
-	return alternate(n, req, direct, relay)
-}
-
-// mcpHTTPPair times n tools/call round trips to an mcp-go streamable HTTP
-// server, directly and through the HTTP relay with a live hub.
-func mcpHTTPPair(n int, sock, ws string) (time.Duration, time.Duration, error) {
-	srv := server.NewMCPServer("bench", "1", server.WithToolCapabilities(false))
-	srv.AddTool(mcp.NewTool("ping_tool"), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		return mcp.NewToolResultText("pong"), nil
-	})
-	up := httptest.NewServer(server.NewStreamableHTTPServer(srv))
-	defer up.Close()
-	u, _ := url.Parse(up.URL)
-	hub, err := session.Dial(sock)
+	t, err := alternate(n, req, direct, relay)
 	if err != nil {
 		return 0, 0, err
 	}
-	defer hub.Close()
-	rl, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, 0, err
-	}
-	defer rl.Close()
-	go mcpproxy.NewHTTPRelay(u, mcpproxy.NewRelay(hub, &mcpproxy.Classifier{Root: ws}, io.Discard)).Serve(rl)
-	relayURL := "http://" + rl.Addr().String()
-	open := func(base string) (*client.Client, error) {
-		c, err := client.NewStreamableHttpClient(base + "/mcp")
-		if err != nil {
-			return nil, err
-		}
-		if err := c.Start(context.Background()); err != nil {
-			return nil, err
-		}
-		return c, initialize(c, "2025-06-18")
-	}
-	direct, err := open(up.URL)
-	if err != nil {
-		return 0, 0, err
-	}
-	defer direct.Close()
-	relay, err := open(relayURL)
-	if err != nil {
-		return 0, 0, err
-	}
-	defer relay.Close()
-	req := mcp.CallToolRequest{}
-	req.Params.Name = "ping_tool"
-	return alternate(n, req, direct, relay)
+	return t[0], t[1], nil
 }
 
 // initialize opens an MCP session on c.
@@ -216,23 +200,23 @@ func initialize(c *client.Client, version string) error {
 }
 
 // alternate times n round trips of req through each client, taking turns
-// (so both see the machine in the same state), and returns the medians.
-func alternate(n int, req mcp.CallToolRequest, direct, relay *client.Client) (time.Duration, time.Duration, error) {
-	var a, b []time.Duration
+// (so all see the machine in the same state), and returns their medians.
+func alternate(n int, req mcp.CallToolRequest, clients ...*client.Client) ([]time.Duration, error) {
+	times := make([][]time.Duration, len(clients))
 	for i := 0; i < n; i++ {
-		for k, c := range []*client.Client{direct, relay} {
+		for k, c := range clients {
 			t0 := time.Now()
 			if _, err := c.CallTool(context.Background(), req); err != nil {
-				return 0, 0, err
+				return nil, err
 			}
-			if k == 0 {
-				a = append(a, time.Since(t0))
-			} else {
-				b = append(b, time.Since(t0))
-			}
+			times[k] = append(times[k], time.Since(t0))
 		}
 	}
-	return median(a), median(b), nil
+	medians := make([]time.Duration, len(clients))
+	for k := range times {
+		medians[k] = median(times[k])
+	}
+	return medians, nil
 }
 
 // goFloor builds the smallest Go program that stands in for bash: it only

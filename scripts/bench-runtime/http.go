@@ -1,0 +1,176 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	mcpproxy "github.com/swetouch/swetouch/proxy/mcp"
+	"github.com/swetouch/swetouch/session"
+)
+
+// The HTTP relay is measured as an agent's configuration runs it: the
+// MCP server a process of its own, and `swetouch mcp --upstream` another
+// in front of it. Next to it, what any relay process costs here: a plain
+// TCP proxy (io.Copy both ways), the floor the relay's budget sits on.
+// Both helpers are this program run again with a helper's name.
+const (
+	helperServe = "-serve-mcp" // serve a one-tool MCP server over HTTP
+	helperProxy = "-proxy-tcp" // ADDR: relay TCP to ADDR, bytes only
+)
+
+// helper runs this program as one of its helper processes, which print
+// their URL and serve until killed; false when args name none.
+func helper(args []string) bool {
+	var h http.Handler
+	switch args[0] {
+	case helperServe:
+		h = server.NewStreamableHTTPServer(pingServer())
+	case helperProxy:
+	default:
+		return false
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	fmt.Printf("http://%s\n", l.Addr())
+	if h != nil {
+		http.Serve(l, h)
+		return true
+	}
+	for {
+		c, err := l.Accept()
+		if err != nil {
+			return true
+		}
+		go func() {
+			defer c.Close()
+			up, err := net.Dial("tcp", args[1])
+			if err != nil {
+				return
+			}
+			defer up.Close()
+			go io.Copy(up, c)
+			io.Copy(c, up)
+		}()
+	}
+}
+
+func pingServer() *server.MCPServer {
+	srv := server.NewMCPServer("bench", "1", server.WithToolCapabilities(false))
+	srv.AddTool(mcp.NewTool("ping_tool"), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText("pong"), nil
+	})
+	return srv
+}
+
+func httpPart(n int, bin, sock, ws string) error {
+	var procs []*exec.Cmd
+	defer func() {
+		for _, p := range procs {
+			p.Process.Kill()
+			p.Wait()
+		}
+	}()
+	// start runs a process that prints its URL first
+	start := func(name string, args ...string) (string, error) {
+		cmd := exec.Command(name, args...)
+		cmd.Env = append(os.Environ(), "SWETOUCH_SOCKET=")
+		cmd.Stderr = os.Stderr
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			return "", err
+		}
+		if err := cmd.Start(); err != nil {
+			return "", err
+		}
+		procs = append(procs, cmd)
+		line, err := bufio.NewReader(out).ReadString('\n')
+		if err != nil {
+			return "", fmt.Errorf("%s: %v", name, err)
+		}
+		return strings.TrimSpace(line), nil
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	up, err := start(self, helperServe)
+	if err != nil {
+		return err
+	}
+	u, _ := url.Parse(up)
+	floor, err := start(self, helperProxy, u.Host)
+	if err != nil {
+		return err
+	}
+	swetouch := filepath.Join(bin, "swetouch")
+	alone, err := start(swetouch, "mcp", "--root", ws, "--upstream", up)
+	if err != nil {
+		return err
+	}
+	relayed, err := start(swetouch, "mcp", "--root", ws, "--upstream", up, "--session", sock)
+	if err != nil {
+		return err
+	}
+	// and the relay in this process, as BenchmarkHTTPCall has it
+	hub, err := session.Dial(sock)
+	if err != nil {
+		return err
+	}
+	defer hub.Close()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	go mcpproxy.NewHTTPRelay(u, mcpproxy.NewRelay(hub, &mcpproxy.Classifier{Root: ws}, io.Discard)).Serve(l)
+	inProcess := "http://" + l.Addr().String()
+
+	var clients []*client.Client
+	defer func() {
+		for _, c := range clients {
+			c.Close()
+		}
+	}()
+	for _, base := range []string{up, floor, alone, relayed, inProcess} {
+		c, err := client.NewStreamableHttpClient(base + "/mcp")
+		if err != nil {
+			return err
+		}
+		clients = append(clients, c)
+		if err := c.Start(context.Background()); err != nil {
+			return err
+		}
+		if err := initialize(c, "2025-06-18"); err != nil {
+			return err
+		}
+	}
+	req := mcp.CallToolRequest{}
+	req.Params.Name = "ping_tool"
+	t, err := alternate(n, req, clients...)
+	if err != nil {
+		return err
+	}
+	us := func(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
+	fmt.Printf("MCP tools/call (HTTP)   median %.0f µs direct; through `swetouch mcp --upstream` %.0f µs; added %.0f µs (budget 100 µs)\n",
+		us(t[0]), us(t[3]), us(t[3]-t[0]))
+	fmt.Printf("  floor: a plain TCP proxy process added %.0f µs; the relay with no session %.0f µs\n", us(t[1]-t[0]), us(t[2]-t[0]))
+	fmt.Printf("  the relay inside the client's process, with the hub (BenchmarkHTTPCall's setting): added %.0f µs\n", us(t[4]-t[0]))
+	return nil
+}
