@@ -1,8 +1,10 @@
 // Command swetouch-shim is the shell shim alone: the program the shim
 // directory's bash and sh link to. It does what `swetouch shell` does,
 // from a binary a fraction of swetouch's size, because an agent pays its
-// start-up on every command (see docs/runtime.md). swetouch links bash
-// and sh to it when it sits beside the swetouch executable.
+// start-up on every command (see docs/runtime.md). For the same reason
+// its common case, a -c command in a session, runs in C before Go starts
+// (fast.c); main is the rest. swetouch links bash and sh to it when it
+// sits beside the swetouch executable.
 package main
 
 import (

@@ -1,0 +1,94 @@
+package shim_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/swetouch/swetouch/internal/testhub"
+	"github.com/swetouch/swetouch/policy"
+	"github.com/swetouch/swetouch/replay"
+	"github.com/swetouch/swetouch/session"
+)
+
+// goPath makes the shim binary take its Go path instead of the C fast path
+// that runs before Go starts (cmd/swetouch-shim/fast.c).
+const goPath = "SWETOUCH_SHIM_GO=1"
+
+// TestFastPathAsGo: the shim's C fast path and its Go path are one shim.
+// For each command, run once each way against a fresh hub, the agent sees
+// the same stdout, stderr and status, and the hub records the same
+// trajectory, byte for byte: command, cwd, exit, signal, and the output's
+// head and tail around the 16 KiB marks. (Each command writes to one
+// stream: how two pipes' bytes interleave in the record is up to the
+// scheduler, on either path.)
+func TestFastPathAsGo(t *testing.T) {
+	tests := []struct {
+		name, script, sub string
+	}{
+		{"text", "echo out; printf 'no newline'", ""},
+		{"stderr", "echo err >&2; printf '\\xed\\xa0\\x80' >&2", ""},
+		{"no output", "true", ""},
+		{"non-UTF-8 and controls", `printf '\x00\xff\xfe\x80abc\x01\x1f\xc3\x28 \xe2\x80\xa8 \x7f'`, ""},
+		{"a command to escape", "echo 'a\"b\\c' \t \u00fc \u2028\n# \x01 \xff line two", ""},
+		{"all of it kept", "head -c 32768 /dev/zero | tr '\\0' y", ""},
+		{"one byte elided", "head -c 32769 /dev/zero | tr '\\0' y", ""},
+		{"head and tail", "seq 1 20000", ""},
+		{"killed by a signal", "echo before; kill -TERM $$", ""},
+		{"exit status", "exit 7", ""},
+		{"in a subdirectory", "pwd", "sub"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var runs [2]struct {
+				res        result
+				trajectory []byte
+			}
+			for i, extra := range []string{"", goPath} {
+				dir := t.TempDir()
+				os.Mkdir(filepath.Join(dir, "sub"), 0o755)
+				var traj bytes.Buffer
+				w, err := replay.NewWriter(&traj, replay.Header{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				at := time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC)
+				_, env := startHub(t, dir, session.WithRecorder(w), session.WithClock(func() time.Time { return at }))
+				runs[i].res = runShell(t, filepath.Join(binDir, "bash"), append(env, extra), filepath.Join(dir, tt.sub), tt.script, nil)
+				runs[i].res.stdout = bytes.ReplaceAll(runs[i].res.stdout, []byte(dir), []byte("$WS"))
+				// cwd is the run's own directory
+				runs[i].trajectory = bytes.ReplaceAll(traj.Bytes(), []byte(dir), []byte("$WS"))
+			}
+			c, g := runs[0], runs[1]
+			if !bytes.Equal(c.res.stdout, g.res.stdout) || !bytes.Equal(c.res.stderr, g.res.stderr) || c.res.status != g.res.status {
+				t.Errorf("the agent sees\nC  %q %q %s\nGo %q %q %s", trunc(c.res.stdout), trunc(c.res.stderr), c.res.status,
+					trunc(g.res.stdout), trunc(g.res.stderr), g.res.status)
+			}
+			if !bytes.Equal(c.trajectory, g.trajectory) {
+				t.Errorf("the hub records\nC  %s\nGo %s", c.trajectory, g.trajectory)
+			}
+			if len(c.trajectory) == 0 || !bytes.Contains(c.trajectory, []byte(`"kind":"command"`)) && !bytes.Contains(c.trajectory, []byte(`"exit"`)) {
+				t.Errorf("the hub recorded no command: %s", c.trajectory)
+			}
+		})
+	}
+}
+
+// TestFastPathDelivers: a Counter-Edit fired by a read reaches the agent
+// after the command's output the same way on both paths.
+func TestFastPathDelivers(t *testing.T) {
+	var outs [2]result
+	for i, extra := range []string{"", goPath} {
+		ws, sock, _ := testhub.Serve(t, "../../examples/tasks/py-discount", policy.CounterEdit, testhub.Watched())
+		env := append(os.Environ(), "SWETOUCH_SOCKET="+sock, "SWETOUCH_SHIM_DIR="+binDir, "PATH="+binDir+":"+os.Getenv("PATH"), extra)
+		outs[i] = runShell(t, filepath.Join(binDir, "bash"), env, ws, "sed -n 4,6p pricing.py", nil)
+	}
+	if !bytes.Contains(outs[0].stdout, []byte("</user-message>")) {
+		t.Fatalf("no message after the read: %q", outs[0].stdout)
+	}
+	if !bytes.Equal(outs[0].stdout, outs[1].stdout) || outs[0].status != outs[1].status {
+		t.Errorf("C  %q %s\nGo %q %s", outs[0].stdout, outs[0].status, outs[1].stdout, outs[1].status)
+	}
+}
