@@ -95,6 +95,20 @@ static int write_all(int fd, const char *p, size_t n) {
 	return 0;
 }
 
+// send_all writes to the hub. MSG_NOSIGNAL: a hub that has gone away is
+// an error to skip past, as on the Go path, not a SIGPIPE that would kill
+// the shim and look to the agent as if its command had died.
+static int send_all(int fd, const char *p, size_t n) {
+	while (n > 0) {
+		ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
+		if (w < 0 && errno == EINTR) continue;
+		if (w <= 0) return -1;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
 // read_line reads one line (without its newline) from the hub.
 static int read_line(int fd, struct buf *line) {
 	line->n = 0;
@@ -326,7 +340,7 @@ static int answer(int hub, struct reply *r) {
 
 // call sends a request line and reads its answer.
 static int call(int hub, struct buf *req, struct reply *r) {
-	if (req->bad || write_all(hub, req->p, req->n) < 0) return -1;
+	if (req->bad || send_all(hub, req->p, req->n) < 0) return -1;
 	return answer(hub, r);
 }
 
@@ -529,7 +543,7 @@ static void run(int hub, const char *real, const char *argv0, char **argv, char 
 	puts_(&req, ",\"source\":\"shell\"}}\n");
 	// the hub's answer to begin comes while the pipes and signals are set
 	// up: the command itself starts only after it
-	int told = !req.bad && write_all(hub, req.p, req.n) == 0;
+	int told = !req.bad && send_all(hub, req.p, req.n) == 0;
 
 	int out[2], err[2];
 	if (pipe2(out, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0) {

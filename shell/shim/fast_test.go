@@ -1,7 +1,9 @@
 package shim_test
 
 import (
+	"bufio"
 	"bytes"
+	"net"
 	"os"
 	"path/filepath"
 	"testing"
@@ -90,5 +92,40 @@ func TestFastPathDelivers(t *testing.T) {
 	}
 	if !bytes.Equal(outs[0].stdout, outs[1].stdout) || outs[0].status != outs[1].status {
 		t.Errorf("C  %q %s\nGo %q %s", outs[0].stdout, outs[0].status, outs[1].stdout, outs[1].status)
+	}
+}
+
+// TestHubGoneMidCommand: a hub that answers begin and then hangs up (the
+// run ended while the command ran) costs the agent nothing: the command's
+// output and status are bash's, on both paths, and the shim does not die
+// of the broken socket.
+func TestHubGoneMidCommand(t *testing.T) {
+	dir := t.TempDir()
+	sock := filepath.Join(t.TempDir(), "hub.sock")
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				bufio.NewReader(c).ReadString('\n') // begin
+				c.Write([]byte("{\"ok\":true,\"id\":1}\n"))
+				c.Close() // and gone before end
+			}()
+		}
+	}()
+	env := append(os.Environ(), "SWETOUCH_SOCKET="+sock, "SWETOUCH_SHIM_DIR="+binDir, "PATH="+binDir+":"+os.Getenv("PATH"))
+	want := runShell(t, "/bin/bash", os.Environ(), dir, "echo out; sleep 0.1; echo err >&2; exit 3", nil)
+	for _, extra := range []string{"", goPath} {
+		got := runShell(t, filepath.Join(binDir, "bash"), append(env[:len(env):len(env)], extra), dir, "echo out; sleep 0.1; echo err >&2; exit 3", nil)
+		if !bytes.Equal(got.stdout, want.stdout) || !bytes.Equal(got.stderr, want.stderr) || got.status != want.status {
+			t.Errorf("%q: %q %q %s; bash %q %q %s", extra, got.stdout, got.stderr, got.status, want.stdout, want.stderr, want.status)
+		}
 	}
 }
