@@ -530,15 +530,28 @@ static void exec_real(const char *real, const char *argv0, char **argv, char **e
 	_exit(127);
 }
 
+// working_dir is the directory the command runs in, named as Go's
+// os.Getwd names it: $PWD when it is this directory (the name the agent
+// gave it, through symbolic links), else the kernel's name for it.
+static const char *working_dir(char *buf, size_t n) {
+	const char *pwd = getenv("PWD");
+	struct stat here, there;
+	if (pwd && pwd[0] == '/' && stat(".", &here) == 0 && stat(pwd, &there) == 0 && here.st_dev == there.st_dev &&
+	    here.st_ino == there.st_ino)
+		return pwd;
+	return getcwd(buf, n);
+}
+
 // run runs the command under the hub and does not return.
 static void run(int hub, const char *real, const char *argv0, char **argv, char **envp, const char *command) {
 	struct buf req = {0};
 	char cwd[4096];
+	const char *wd = working_dir(cwd, sizeof cwd);
 	puts_(&req, "{\"op\":\"begin\",\"begin\":{\"command\":");
 	put_json(&req, command, strlen(command));
-	if (getcwd(cwd, sizeof cwd)) {
+	if (wd) {
 		puts_(&req, ",\"cwd\":");
-		put_json(&req, cwd, strlen(cwd));
+		put_json(&req, wd, strlen(wd));
 	}
 	puts_(&req, ",\"source\":\"shell\"}}\n");
 	// the hub's answer to begin comes while the pipes and signals are set

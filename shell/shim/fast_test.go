@@ -41,6 +41,7 @@ func TestFastPathAsGo(t *testing.T) {
 		{"killed by a signal", "echo before; kill -TERM $$", ""},
 		{"exit status", "exit 7", ""},
 		{"in a subdirectory", "pwd", "sub"},
+		{"through a symbolic link", "pwd; cat a.txt", "link"}, // the read's path is named as the agent names it
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -51,6 +52,8 @@ func TestFastPathAsGo(t *testing.T) {
 			for i, extra := range []string{"", goPath} {
 				dir := t.TempDir()
 				os.Mkdir(filepath.Join(dir, "sub"), 0o755)
+				os.Symlink("sub", filepath.Join(dir, "link"))
+				os.WriteFile(filepath.Join(dir, "sub", "a.txt"), []byte("a\n"), 0o644)
 				var traj bytes.Buffer
 				w, err := replay.NewWriter(&traj, replay.Header{})
 				if err != nil {
@@ -58,7 +61,10 @@ func TestFastPathAsGo(t *testing.T) {
 				}
 				at := time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC)
 				_, env := startHub(t, dir, session.WithRecorder(w), session.WithClock(func() time.Time { return at }))
-				runs[i].res = runShell(t, filepath.Join(binDir, "bash"), append(env, extra), filepath.Join(dir, tt.sub), tt.script, nil)
+				// as an agent runs a command in a directory it names: PWD says
+				// the name, symbolic links and all
+				env = append(env, "PWD="+filepath.Join(dir, tt.sub), extra)
+				runs[i].res = runShell(t, filepath.Join(binDir, "bash"), env, filepath.Join(dir, tt.sub), tt.script, nil)
 				runs[i].res.stdout = bytes.ReplaceAll(runs[i].res.stdout, []byte(dir), []byte("$WS"))
 				// cwd is the run's own directory
 				runs[i].trajectory = bytes.ReplaceAll(traj.Bytes(), []byte(dir), []byte("$WS"))
