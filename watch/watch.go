@@ -80,7 +80,7 @@ func New(root string, opts ...Option) (*Watcher, error) {
 	if err != nil {
 		return nil, err
 	}
-	fence, err := os.MkdirTemp("", "swetouch-fence-")
+	fence, err := fenceDir()
 	if err != nil {
 		fsw.Close()
 		return nil, err
@@ -269,6 +269,17 @@ func (w *Watcher) Sync(ctx context.Context) ([]Change, error) {
 		return out, fmt.Errorf("watcher: %w (changes may be missing)", err)
 	}
 	return out, nil
+}
+
+// fenceDir makes the directory for barriers: in memory (/dev/shm) where
+// there is one, because every command pays for two renames there and a
+// rename on a disk file system is a journalled change (33 µs of CPU on
+// ext4 here, against a few on tmpfs); else in the temp directory.
+func fenceDir() (string, error) {
+	if d, err := os.MkdirTemp("/dev/shm", "swetouch-fence-"); err == nil {
+		return d, nil
+	}
+	return os.MkdirTemp("", "swetouch-fence-")
 }
 
 // barrier renames the fence file to a new name and waits for that name's
