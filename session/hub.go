@@ -111,6 +111,34 @@ func (h *Hub) Begin(ctx context.Context, b Begin) (int, error) {
 func (h *Hub) End(ctx context.Context, id int, e End) ([]Message, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	return h.endLocked(ctx, id, e)
+}
+
+// EndAnswering is End for a caller waiting on the other side of a socket:
+// answer gets the messages to deliver as soon as they are known. When
+// nothing can fire (Armed is false) that is before the hub waits for the
+// watcher and records the command, so the caller (a shell shim, whose
+// agent waits for it to exit) is not held up by them; the hub stays locked
+// until they are done, so the next call, from any connection, still comes
+// after this command. answer is not called when End fails first.
+func (h *Hub) EndAnswering(ctx context.Context, id int, e End, answer func([]Message)) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if _, ok := h.running[id]; !ok {
+		return fmt.Errorf("unknown command %d", id)
+	}
+	early := !h.armedLocked()
+	if early {
+		answer(nil) // nothing to deliver, and nothing this command does can change that
+	}
+	msgs, err := h.endLocked(ctx, id, e)
+	if err == nil && !early {
+		answer(msgs)
+	}
+	return err
+}
+
+func (h *Hub) endLocked(ctx context.Context, id int, e End) ([]Message, error) {
 	b, ok := h.running[id]
 	if !ok {
 		return nil, fmt.Errorf("unknown command %d", id)
@@ -368,8 +396,10 @@ func (h *Hub) recordLocked(ev event.Event) error {
 func (h *Hub) Armed() bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return len(h.outbox) > 0 || h.pol != nil && h.pol.Armed()
+	return h.armedLocked()
 }
+
+func (h *Hub) armedLocked() bool { return len(h.outbox) > 0 || h.pol != nil && h.pol.Armed() }
 
 // Drain returns the pending messages and records their delivery.
 func (h *Hub) Drain(channel string) []Message {

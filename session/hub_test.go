@@ -94,6 +94,7 @@ func (l *live) sh(t *testing.T, script string) string {
 
 func (l *live) events(t *testing.T) []event.Event {
 	t.Helper()
+	l.hub.Status() // an end answered early may still be being recorded
 	tr, err := replay.Read(bytes.NewReader(l.traj.Bytes()), "trajectory")
 	if err != nil {
 		t.Fatal(err)
@@ -233,5 +234,57 @@ func TestRecordsKeepTheirPlace(t *testing.T) {
 	}
 	if st := l.hub.Status(); st.Steps != 1 || len(st.Interventions) != 1 {
 		t.Errorf("hub: %d steps, %d interventions; want the read's alone", st.Steps, len(st.Interventions))
+	}
+}
+
+// TestEndAnswering: when nothing can fire, end is answered (with no
+// messages) before the hub waits for the watcher and records the command,
+// and a call from elsewhere still comes after it; while an intervention
+// can fire, the answer waits for the decision and carries its message.
+func TestEndAnswering(t *testing.T) {
+	ctx := context.Background()
+	read := session.Begin{Command: "nl -ba pricing.py | sed -n 4,6p", Cwd: "."}
+	for _, tt := range []struct {
+		cond     policy.Condition
+		early    bool
+		messages int
+	}{
+		{policy.Vanilla, true, 0},
+		{policy.CounterEdit, false, 1},
+	} {
+		t.Run(string(tt.cond), func(t *testing.T) {
+			l := start(t, tt.cond)
+			id, err := l.hub.Begin(ctx, read)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var recordedFirst bool
+			var got []session.Message
+			answered := make(chan struct{})
+			next := make(chan int64)
+			err = l.hub.EndAnswering(ctx, id, session.End{Output: "     4\tdef apply_discount(price, percent):\n"}, func(m []session.Message) {
+				got = m
+				recordedFirst = bytes.Contains(l.traj.Bytes(), []byte(`"kind":"read"`))
+				close(answered)
+				// another connection's call, made as soon as the answer is out
+				go func() {
+					seq, _ := l.hub.Observe(ctx, event.Event{Kind: event.Run, Command: "next"})
+					next <- seq
+				}()
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			<-answered
+			if recordedFirst == tt.early || len(got) != tt.messages {
+				t.Errorf("answered after recording: %v, with %d messages; want %v, %d", recordedFirst, len(got), !tt.early, tt.messages)
+			}
+			seq := <-next
+			for _, ev := range l.events(t) {
+				if ev.Command == read.Command && ev.Seq > seq {
+					t.Errorf("the command's event (seq %d) was recorded after the next call (seq %d)", ev.Seq, seq)
+				}
+			}
+		})
 	}
 }

@@ -57,6 +57,17 @@ func (h *Hub) serveConn(ctx context.Context, c net.Conn) {
 		var resp Response
 		if err := json.Unmarshal(sc.Bytes(), &req); err != nil {
 			resp.Error = fmt.Sprintf("line %d: %v", line, err)
+		} else if req.Op == "end" && req.End != nil && !req.NoReply {
+			// answered as soon as the messages are known (see EndAnswering)
+			answered := false
+			err := h.EndAnswering(ctx, req.ID, *req.End, func(m []Message) {
+				answered = true
+				enc.Encode(Response{OK: true, Messages: m})
+			})
+			if answered {
+				continue
+			}
+			resp.Error = fmt.Sprintf("line %d: %v", line, err)
 		} else {
 			resp = h.call(ctx, req)
 			if resp.Error != "" {
