@@ -530,6 +530,15 @@ static void exec_real(const char *real, const char *argv0, char **argv, char **e
 	_exit(127);
 }
 
+// same_pipe reports whether two descriptors are one pipe or socket (an
+// agent that reads a command's stdout and stderr together). Files are
+// left apart: two descriptors of one file may have offsets of their own.
+static int same_pipe(int a, int b) {
+	struct stat sa, sb;
+	return fstat(a, &sa) == 0 && fstat(b, &sb) == 0 && (S_ISFIFO(sa.st_mode) || S_ISSOCK(sa.st_mode)) &&
+	       sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 // working_dir is the directory the command runs in, named as Go's
 // os.Getwd names it: $PWD when it is this directory (the name the agent
 // gave it, through symbolic links), else the kernel's name for it.
@@ -558,8 +567,11 @@ static void run(int hub, const char *real, const char *argv0, char **argv, char 
 	// up: the command itself starts only after it
 	int told = !req.bad && send_all(hub, req.p, req.n) == 0;
 
-	int out[2], err[2];
-	if (pipe2(out, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0) {
+	// one pipe when the agent reads stdout and stderr from one pipe (2>&1):
+	// the command's writes then reach it in the order bash made them
+	int merged = same_pipe(1, 2);
+	int out[2], err[2] = {-1, -1};
+	if (pipe2(out, O_CLOEXEC) < 0 || (!merged && pipe2(err, O_CLOEXEC) < 0)) {
 		fprintf(stderr, "swetouch shell: %s\n", strerror(errno));
 		_exit(126);
 	}
@@ -583,7 +595,7 @@ static void run(int hub, const char *real, const char *argv0, char **argv, char 
 	posix_spawnattr_t at;
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-	posix_spawn_file_actions_adddup2(&fa, err[1], 2);
+	posix_spawn_file_actions_adddup2(&fa, merged ? out[1] : err[1], 2);
 	posix_spawnattr_init(&at);
 	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK);
 	posix_spawnattr_setpgroup(&at, 0);
@@ -598,11 +610,11 @@ static void run(int hub, const char *real, const char *argv0, char **argv, char 
 	child_pgid = pid;
 	sigprocmask(SIG_SETMASK, &orig, NULL);
 	close(out[1]);
-	close(err[1]);
+	if (!merged) close(err[1]);
 
 	static struct capture cap;
-	struct pollfd fds[2] = {{out[0], POLLIN, 0}, {err[0], POLLIN, 0}};
-	for (int open = 2; open > 0;) {
+	struct pollfd fds[2] = {{out[0], POLLIN, 0}, {err[0], POLLIN, 0}}; // a merged one: fd -1, never ready
+	for (int open = merged ? 1 : 2; open > 0;) {
 		if (poll(fds, 2, -1) < 0) {
 			if (errno == EINTR) continue;
 			break;

@@ -3,8 +3,10 @@ package shim_test
 import (
 	"bufio"
 	"bytes"
+	"io"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -133,6 +135,42 @@ func TestHubGoneMidCommand(t *testing.T) {
 		got := runShell(t, filepath.Join(binDir, "bash"), append(env[:len(env):len(env)], extra), dir, "echo out; sleep 0.1; echo err >&2; exit 3", nil)
 		if !bytes.Equal(got.stdout, want.stdout) || !bytes.Equal(got.stderr, want.stderr) || got.status != want.status {
 			t.Errorf("%q: %q %q %s; bash %q %q %s", extra, got.stdout, got.stderr, got.status, want.stdout, want.stderr, want.status)
+		}
+	}
+}
+
+// TestMergedStreams: an agent that reads a command's stdout and stderr
+// from one pipe (2>&1, as mini-swe-agent does) gets them in the order
+// bash wrote them, on both paths, and the hub records that order.
+func TestMergedStreams(t *testing.T) {
+	dir := t.TempDir()
+	script := "for i in $(seq 1 300); do echo out$i; echo err$i >&2; done; printf x >&2; echo y"
+	merged := func(shell string, env []string) string {
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(shell, "-c", script)
+		cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = dir, env, w, w
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		w.Close()
+		out, _ := io.ReadAll(r)
+		cmd.Wait()
+		return string(out)
+	}
+	want := merged("/bin/bash", os.Environ())
+	for _, extra := range []string{"", goPath} {
+		var traj bytes.Buffer
+		w, _ := replay.NewWriter(&traj, replay.Header{})
+		hub, env := startHub(t, dir, session.WithRecorder(w))
+		if got := merged(filepath.Join(binDir, "bash"), append(env, extra)); got != want {
+			t.Errorf("%q: the agent got the streams in another order:\n%.120q\nbash:\n%.120q", extra, got, want)
+		}
+		hub.Status()
+		if !bytes.Contains(traj.Bytes(), []byte(`out1\nerr1\nout2\nerr2\n`)) {
+			t.Errorf("%q: the hub recorded another order: %.300s", extra, traj.Bytes())
 		}
 	}
 }

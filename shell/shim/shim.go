@@ -108,10 +108,17 @@ func Run(h Hub, real, argv0 string, args []string, command string) int {
 		c.Stdout, c.Stderr = os.Stdout, os.Stderr
 	} else {
 		c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		for _, s := range []struct {
+		streams := []struct {
 			dst  *os.File
 			into *io.Writer
-		}{{os.Stdout, &c.Stdout}, {os.Stderr, &c.Stderr}} {
+		}{{os.Stdout, &c.Stdout}, {os.Stderr, &c.Stderr}}
+		merged := samePipe(os.Stdout, os.Stderr)
+		if merged {
+			// the agent reads both from one pipe (2>&1): one pipe for the
+			// command too, so its writes arrive in the order bash made them
+			streams = streams[:1]
+		}
+		for _, s := range streams {
 			r, w, err := os.Pipe()
 			if err != nil {
 				fmt.Fprintf(os.Stderr, "swetouch shell: %v\n", err)
@@ -124,6 +131,9 @@ func Run(h Hub, real, argv0 string, args []string, command string) int {
 				copyOut(dst, r, capture)
 				r.Close()
 			}(s.dst, r)
+		}
+		if merged {
+			c.Stderr = c.Stdout
 		}
 	}
 	sigs := make(chan os.Signal, 4)
@@ -263,6 +273,15 @@ func RealShell(name string) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("no real %s found", name)
+}
+
+// samePipe reports whether two files are one pipe or socket (an agent
+// that reads a command's stdout and stderr together). Files are left
+// apart: two descriptors of one file may have offsets of their own.
+func samePipe(a, b *os.File) bool {
+	ia, err1 := a.Stat()
+	ib, err2 := b.Stat()
+	return err1 == nil && err2 == nil && ia.Mode()&(os.ModeNamedPipe|os.ModeSocket) != 0 && os.SameFile(ia, ib)
 }
 
 func sameDir(a, b string) bool {
