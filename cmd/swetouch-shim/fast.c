@@ -379,19 +379,25 @@ static int same_file(const char *p, const struct stat *st) {
 static int real_shell(const char *name, char *out, size_t size) {
 	const char *env = getenv("SWETOUCH_REAL_SHELL");
 	if (env && *env) return snprintf(out, size, "%s", env) < (int)size;
-	struct stat self, dir, *selfp = stat("/proc/self/exe", &self) == 0 ? &self : NULL;
+	// each PATH entry costs one stat (most have no such file); the shim
+	// directory and the shim itself are looked at only for a file found
 	const char *skip = getenv("SWETOUCH_SHIM_DIR");
-	struct stat *dirp = skip && *skip && stat(skip, &dir) == 0 ? &dir : NULL;
+	struct stat self, dir;
+	int have_self = -1, have_dir = -1;
 	const char *path = getenv("PATH");
 	for (const char *d = path ? path : ""; *d;) {
 		const char *e = strchrnul(d, ':');
-		if (e > d && (size_t)(e - d) + strlen(name) + 2 <= size) {
-			snprintf(out, size, "%.*s", (int)(e - d), d);
-			if (!same_file(out, dirp)) {
-				size_t k = strlen(out);
-				snprintf(out + k, size - k, "/%s", name);
-				struct stat s;
-				if (stat(out, &s) == 0 && !S_ISDIR(s.st_mode) && (s.st_mode & 0111) && !same_file(out, selfp)) return 1;
+		size_t dn = (size_t)(e - d);
+		struct stat s;
+		if (dn > 0 && dn + strlen(name) + 2 <= size) {
+			snprintf(out, size, "%.*s/%s", (int)dn, d, name);
+			if (stat(out, &s) == 0 && !S_ISDIR(s.st_mode) && (s.st_mode & 0111)) {
+				if (have_self < 0) have_self = stat("/proc/self/exe", &self) == 0;
+				if (have_dir < 0) have_dir = skip && *skip && stat(skip, &dir) == 0;
+				out[dn] = 0; // the directory, for a moment
+				int in_skip = have_dir && same_file(out, &dir);
+				out[dn] = '/';
+				if (!in_skip && !(have_self && s.st_dev == self.st_dev && s.st_ino == self.st_ino)) return 1;
 			}
 		}
 		d = *e ? e + 1 : e;
