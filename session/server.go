@@ -52,17 +52,31 @@ func (h *Hub) serveConn(ctx context.Context, c net.Conn) {
 	sc := bufio.NewScanner(c)
 	sc.Buffer(nil, 64<<20)
 	enc := json.NewEncoder(c)
+	var out []byte
+	send := func(r Response) error {
+		var ok bool
+		if out, ok = wire.AppendResponse(out[:0], r); ok {
+			_, err := c.Write(out)
+			return err
+		}
+		return enc.Encode(r)
+	}
 	for line := 1; sc.Scan(); line++ {
-		var req Request
+		req, lean := wire.ParseRequest(sc.Bytes())
 		var resp Response
-		if err := json.Unmarshal(sc.Bytes(), &req); err != nil {
+		var err error
+		if !lean {
+			req = Request{}
+			err = json.Unmarshal(sc.Bytes(), &req)
+		}
+		if err != nil {
 			resp.Error = fmt.Sprintf("line %d: %v", line, err)
 		} else if req.Op == "end" && req.End != nil && !req.NoReply {
 			// answered as soon as the messages are known (see EndAnswering)
 			answered := false
 			err := h.EndAnswering(ctx, req.ID, *req.End, func(m []Message) {
 				answered = true
-				enc.Encode(Response{OK: true, Messages: m})
+				send(Response{OK: true, Messages: m})
 			})
 			if answered {
 				continue
@@ -77,7 +91,7 @@ func (h *Hub) serveConn(ctx context.Context, c net.Conn) {
 				continue
 			}
 		}
-		if err := enc.Encode(resp); err != nil {
+		if err := send(resp); err != nil {
 			return
 		}
 	}

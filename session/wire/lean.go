@@ -128,10 +128,7 @@ func parseReply(line []byte) (reply, error) {
 		case "error":
 			return p.str(&r.Error)
 		case "id":
-			var n int64
-			err := p.integer(&n)
-			r.ID = int(n)
-			return err
+			return p.intValue(&r.ID)
 		case "seq":
 			return p.integer(&r.Seq)
 		case "status":
@@ -152,10 +149,7 @@ func parseReply(line []byte) (reply, error) {
 				err := p.object(func(key string) error {
 					switch strings.ToLower(key) {
 					case "order":
-						var n int64
-						err := p.integer(&n)
-						m.Order = int(n)
-						return err
+						return p.intValue(&m.Order)
 					case "text":
 						return p.str(&m.Text)
 					}
@@ -239,6 +233,14 @@ func (p *lexer) integer(v *int64) error {
 	}
 	*v = n
 	return nil
+}
+
+// intValue reads an integer into an int.
+func (p *lexer) intValue(v *int) error {
+	n := int64(*v)
+	err := p.integer(&n)
+	*v = int(n)
+	return err
 }
 
 // str reads a string, escapes decoded as encoding/json decodes them.
