@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -122,7 +123,21 @@ func normalize(req, ws string) string {
 	for _, m := range masks {
 		req = m.ReplaceAllString(req, "X")
 	}
-	return req
+	return skillBlocks.ReplaceAllStringFunc(req, sortSkills)
+}
+
+// Gemini CLI lists its skills in the order a glob of their directories
+// returns them, which changes from run to run with or without the shim:
+// the set is compared, not the order.
+var (
+	skillBlocks = regexp.MustCompile(`\\u003cavailable_skills\\u003e.*?\\u003c/available_skills\\u003e`)
+	skillEntry  = regexp.MustCompile(`\\u003cskill\\u003e.*?\\u003c/skill\\u003e`)
+)
+
+func sortSkills(block string) string {
+	skills := skillEntry.FindAllString(block, -1)
+	sort.Strings(skills)
+	return "SKILLS[" + strings.Join(skills, ",") + "]"
 }
 
 func firstDiff(a, b string) string {
