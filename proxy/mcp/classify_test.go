@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -51,5 +52,27 @@ func TestClassify(t *testing.T) {
 	os.WriteFile(mapping, []byte(`{"tools":{"x":{"kind":"peek"}}}`), 0o644)
 	if _, err := LoadMapping(mapping); err == nil {
 		t.Error("a bad kind was accepted")
+	}
+}
+
+// TestToolResultText: the hub is told a result's text blocks, in order,
+// whatever other blocks (images, resources, annotations) sit between
+// them, and whether the result is an error.
+func TestToolResultText(t *testing.T) {
+	for _, tt := range []struct {
+		result, text string
+		isError      bool
+	}{
+		{`{"content":[{"type":"text","text":"a\n"},{"type":"image","data":"AAAA","mimeType":"image/png"},{"type":"text","text":"b","annotations":{"priority":1},"_meta":{"k":"v"}}]}`, "a\nb", false},
+		{`{"content":[{"type":"resource","resource":{"uri":"file:///x","text":"not shown"}}],"isError":true}`, "", true},
+		{`{"content":[],"structuredContent":{"x":1}}`, "", false},
+	} {
+		var res toolResult
+		if err := json.Unmarshal([]byte(tt.result), &res); err != nil {
+			t.Fatalf("%s: %v", tt.result, err)
+		}
+		if res.text() != tt.text || res.IsError != tt.isError {
+			t.Errorf("%s: %q %v, want %q %v", tt.result, res.text(), res.IsError, tt.text, tt.isError)
+		}
 	}
 }
