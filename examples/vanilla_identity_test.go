@@ -110,6 +110,7 @@ var masks = []*regexp.Regexp{
 	regexp.MustCompile(`_unix_ms\\?":\d+`),                        // Codex's turn start time
 	regexp.MustCompile(`Chunk ID: \w+|Wall time: [\d.]+ seconds`), // and its per-command output header
 	regexp.MustCompile(`PGID: \d+`),                               // Gemini reports its shell's process group
+	regexp.MustCompile(`Ran \d+ tests? in [\d.]+s`),               // unittest times its own run
 	regexp.MustCompile(`"(timestamp|session_id|prompt_id)":"[^"]*"`),
 }
 
