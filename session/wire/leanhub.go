@@ -22,11 +22,7 @@ func ParseRequest(line []byte) (req Request, ok bool) {
 		return Request{}, false
 	}
 	p := &lexer{b: line}
-	err := p.object(func(key string) error {
-		key, ok := foldKey(key)
-		if !ok {
-			return errNotLean
-		}
+	err := p.fields(func(key string) error {
 		switch key {
 		case "op":
 			return p.str(&req.Op)
@@ -44,11 +40,7 @@ func ParseRequest(line []byte) (req Request, ok bool) {
 			if req.Begin == nil { // a repeated key fills the same value, as encoding/json does
 				req.Begin = &Begin{}
 			}
-			return p.object(func(key string) error {
-				key, ok := foldKey(key)
-				if !ok {
-					return errNotLean
-				}
+			return p.fields(func(key string) error {
 				switch key {
 				case "command":
 					return p.str(&req.Begin.Command)
@@ -67,12 +59,8 @@ func ParseRequest(line []byte) (req Request, ok bool) {
 			if req.End == nil {
 				req.End = &End{}
 			}
-			return p.object(func(key string) error {
+			return p.fields(func(key string) error {
 				e := req.End
-				key, ok := foldKey(key)
-				if !ok {
-					return errNotLean
-				}
 				switch key {
 				case "exit":
 					return p.intValue(&e.Exit)
@@ -108,16 +96,19 @@ func ParseRequest(line []byte) (req Request, ok bool) {
 	return req, true
 }
 
-// foldKey is a key as encoding/json matches it to a field, case-blind;
-// false for a key beyond ASCII, whose Unicode folding (ſ for s, K for k)
-// is left to encoding/json.
-func foldKey(key string) (string, bool) {
-	for i := 0; i < len(key); i++ {
-		if key[i] >= 0x80 {
-			return "", false
+// fields reads an object as object does, handing field each key as
+// encoding/json matches it to a struct field: case-blind. A key beyond
+// ASCII, whose Unicode folding (ſ for s, K for k) is left to
+// encoding/json, stops the read with errNotLean.
+func (p *lexer) fields(field func(key string) error) error {
+	return p.object(func(key string) error {
+		for i := 0; i < len(key); i++ {
+			if key[i] >= 0x80 {
+				return errNotLean
+			}
 		}
-	}
-	return strings.ToLower(key), true
+		return field(strings.ToLower(key))
+	})
 }
 
 // errNotLean stops ParseRequest at a field only encoding/json reads.
