@@ -21,9 +21,11 @@ import (
 // (only Host names the server), parsed just enough to know where each
 // message ends, to see tools/call requests, and to add the user's message
 // to a tools/call result. A second HTTP stack in the path (a reverse
-// proxy) cost +190 µs a call on this project's machines; a byte relay
-// costs about a quarter of that, which is what the MCP relay's latency
-// budget asks. HTTP/1.1 only, as MCP clients speak to local servers.
+// proxy) cost +190 µs a call on this project's machines, in one process
+// with client and server; a byte relay costs about a quarter of that
+// there (as processes of their own, see docs/runtime.md, any relay pays
+// first for waking a second process). HTTP/1.1 only, as MCP clients
+// speak to local servers.
 type HTTPRelay struct {
 	upstream string // host:port
 	host     string // the Host the server is asked for
