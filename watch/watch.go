@@ -9,12 +9,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
-	"syscall"
-
-	"github.com/fsnotify/fsnotify"
 )
 
 // Change is one file's net change since the last Sync.
@@ -29,22 +25,45 @@ type Change struct {
 // Watcher watches a workspace. Its methods are safe for concurrent use.
 type Watcher struct {
 	root    string
-	fsw     *fsnotify.Watcher
+	src     source
 	ig      *ignorer
-	fence   string // a directory outside the workspace, for barriers
-	baseRev bool   // the root is a git work tree: clean files come from HEAD
+	baseRev bool // the root is a git work tree: clean files come from HEAD
 
 	mu      sync.Mutex
 	snap    map[string]*string // last known content; nil = did not exist
 	dirty   map[string]bool    // paths touched since the last Sync
-	waiters map[string]chan struct{}
-	// fenceMu orders barriers: each renames fence-<fences> to the next
-	fenceMu sync.Mutex
-	fences  int
 	err     error
-	done    chan struct{}
 	changed chan struct{} // signalled (without blocking) when a path turns dirty
 }
+
+// source delivers the file-system events under the watched directories
+// (inotify on Linux, fsnotify elsewhere).
+type source interface {
+	// add watches one directory, not the ones below it.
+	add(dir string) error
+	// flush hands on every event of a change made before the call: the
+	// barrier Sync stands on.
+	flush(ctx context.Context) error
+	// close stops watching; no event is handed on after it returns.
+	close() error
+}
+
+// handler takes a source's events, one at a time, in the order the
+// changes were made.
+type handler interface {
+	event(name string, o op)
+	fail(err error) // events were lost (a full queue): the next Sync says so
+}
+
+// op is what happened to a name.
+type op uint8
+
+const (
+	opCreate op = 1 << iota // made, or moved in
+	opRemove                // removed, or moved away
+	opWrite
+	opDir // the name is a directory (when the source knows)
+)
 
 // Changed is signalled when a file changes after the last Sync: the
 // owner's cue to take native edits while no command runs.
@@ -76,40 +95,25 @@ func New(root string, opts ...Option) (*Watcher, error) {
 	if err != nil {
 		return nil, err
 	}
-	fsw, err := fsnotify.NewWatcher()
-	if err != nil {
-		return nil, err
-	}
-	fence, err := fenceDir()
-	if err != nil {
-		fsw.Close()
-		return nil, err
-	}
 	w := &Watcher{
-		root: root, fsw: fsw, ig: loadIgnorer(root), fence: fence,
-		snap: map[string]*string{}, dirty: map[string]bool{}, waiters: map[string]chan struct{}{},
-		done: make(chan struct{}), changed: make(chan struct{}, 1),
+		root: root, ig: loadIgnorer(root),
+		snap: map[string]*string{}, dirty: map[string]bool{}, changed: make(chan struct{}, 1),
 	}
 	for _, o := range opts {
 		o(w)
 	}
 	w.baseRev = exec.Command("git", "-C", root, "rev-parse", "--verify", "-q", "HEAD").Run() == nil
-	err = os.WriteFile(filepath.Join(fence, "fence-0"), nil, 0o600)
-	if err == nil {
-		err = fsw.Add(fence)
+	if w.src, err = newSource(w); err != nil {
+		return nil, err
 	}
-	if err == nil {
-		err = w.addTree(root)
-	}
+	err = w.addTree(root)
 	if err == nil {
 		err = w.snapshotDirty()
 	}
 	if err != nil {
-		fsw.Close()
-		os.RemoveAll(fence)
+		w.src.close()
 		return nil, err
 	}
-	go w.loop()
 	return w, nil
 }
 
@@ -128,7 +132,7 @@ func (w *Watcher) addTree(dir string) error {
 		if rel := w.rel(p); rel != "" && w.ig.ignored(rel, true) {
 			return filepath.SkipDir
 		}
-		return w.fsw.Add(p)
+		return w.src.add(p)
 	})
 }
 
@@ -163,63 +167,70 @@ func (w *Watcher) rel(p string) string {
 	return filepath.ToSlash(r)
 }
 
-func (w *Watcher) loop() {
-	defer close(w.done)
-	for {
-		select {
-		case ev, ok := <-w.fsw.Events:
-			if !ok {
-				return
+// event takes one of the source's events.
+func (w *Watcher) event(name string, o op) {
+	rel := w.rel(name)
+	if rel == "" {
+		return
+	}
+	isDir := o&opDir != 0
+	if w.ig.ignored(rel, isDir) {
+		return
+	}
+	switch {
+	case isDir && o&opCreate != 0:
+		// files may have landed before the watch did: mark them
+		w.addTree(name)
+		filepath.WalkDir(name, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				if r := w.rel(p); r != "" && !w.ig.ignored(r, false) {
+					w.mark(r)
+				}
 			}
-			w.handle(ev)
-		case err, ok := <-w.fsw.Errors:
-			if !ok {
-				return
+			return nil
+		})
+	case isDir && o&opRemove != 0:
+		w.markBelow(rel)
+	case !isDir:
+		w.mark(rel)
+	}
+}
+
+// markBelow marks the files known under a directory that was removed or
+// moved away: the ones in HEAD and the ones seen since. A directory moved
+// away reports nothing of its files, which are gone from the workspace
+// all the same.
+func (w *Watcher) markBelow(rel string) {
+	prefix := rel + "/"
+	var paths []string
+	w.mu.Lock()
+	for p, s := range w.snap {
+		if s != nil && strings.HasPrefix(p, prefix) {
+			paths = append(paths, p)
+		}
+	}
+	w.mu.Unlock()
+	if w.baseRev {
+		out, _ := exec.Command("git", "-C", w.root, "ls-tree", "-r", "-z", "--name-only", "HEAD", "--", prefix).Output()
+		for _, p := range strings.Split(string(out), "\x00") {
+			if p != "" {
+				paths = append(paths, p)
 			}
-			w.mu.Lock()
-			if w.err == nil {
-				w.err = err // an overflow: Sync reports it
-			}
-			w.mu.Unlock()
+		}
+	}
+	for _, p := range paths {
+		if !w.ig.ignored(p, false) {
+			w.mark(p)
 		}
 	}
 }
 
-func (w *Watcher) handle(ev fsnotify.Event) {
-	if filepath.Dir(ev.Name) == w.fence {
-		w.mu.Lock()
-		if ch, ok := w.waiters[filepath.Base(ev.Name)]; ok && ev.Has(fsnotify.Create) {
-			close(ch)
-			delete(w.waiters, filepath.Base(ev.Name))
-		}
-		w.mu.Unlock()
-		return
+func (w *Watcher) fail(err error) {
+	w.mu.Lock()
+	if w.err == nil {
+		w.err = err // an overflow: Sync reports it
 	}
-	rel := w.rel(ev.Name)
-	if rel == "" {
-		return
-	}
-	info, err := os.Lstat(ev.Name)
-	isDir := err == nil && info.IsDir()
-	if w.ig.ignored(rel, isDir) {
-		return
-	}
-	if isDir {
-		if ev.Has(fsnotify.Create) {
-			// files may have landed before the watch did: mark them
-			w.addTree(ev.Name)
-			filepath.WalkDir(ev.Name, func(p string, d fs.DirEntry, err error) error {
-				if err == nil && !d.IsDir() {
-					if r := w.rel(p); r != "" && !w.ig.ignored(r, false) {
-						w.mark(r)
-					}
-				}
-				return nil
-			})
-		}
-		return
-	}
-	w.mark(rel)
+	w.mu.Unlock()
 }
 
 func (w *Watcher) mark(rel string) {
@@ -246,7 +257,7 @@ func (w *Watcher) Pending() bool {
 // sorted by path. Content is compared, so a write that changed nothing is
 // no change.
 func (w *Watcher) Sync(ctx context.Context) ([]Change, error) {
-	if err := w.barrier(ctx); err != nil {
+	if err := w.src.flush(ctx); err != nil {
 		return nil, err
 	}
 	w.mu.Lock()
@@ -269,58 +280,6 @@ func (w *Watcher) Sync(ctx context.Context) ([]Change, error) {
 		return out, fmt.Errorf("watcher: %w (changes may be missing)", err)
 	}
 	return out, nil
-}
-
-// fenceDir makes the directory for barriers: in memory (/dev/shm) where
-// there is one, because every command pays for two renames there and a
-// rename on a disk file system is a journalled change (33 µs of CPU on
-// ext4 here, against a few on tmpfs); else in the temp directory.
-func fenceDir() (string, error) {
-	if d, err := os.MkdirTemp("/dev/shm", "swetouch-fence-"); err == nil {
-		return d, nil
-	}
-	return os.MkdirTemp("", "swetouch-fence-")
-}
-
-// barrier renames the fence file to a new name and waits for that name's
-// event: inotify delivers one watcher's events in order, so everything
-// before it has been handled. Every command pays for two barriers, so a
-// fence is a rename: creating and removing a file each time cost ext4 an
-// inode allocation, which on this project's machines was most of a
-// barrier's 300 µs.
-func (w *Watcher) barrier(ctx context.Context) error {
-	ch := make(chan struct{})
-	w.fenceMu.Lock()
-	n := w.fences + 1
-	name := "fence-" + strconv.Itoa(n)
-	w.mu.Lock()
-	w.waiters[name] = ch
-	w.mu.Unlock()
-	p := filepath.Join(w.fence, name)
-	err := syscall.Rename(filepath.Join(w.fence, "fence-"+strconv.Itoa(w.fences)), p)
-	if err != nil {
-		// the fence file is gone (a cleaner emptied the temp directory):
-		// a new one makes the event as well
-		err = os.WriteFile(p, nil, 0o600)
-	}
-	if err == nil {
-		w.fences = n
-	}
-	w.fenceMu.Unlock()
-	if err != nil {
-		w.mu.Lock()
-		delete(w.waiters, name)
-		w.mu.Unlock()
-		return err
-	}
-	select {
-	case <-ch:
-		return nil
-	case <-w.done:
-		return errors.New("watcher closed")
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // compare diffs a path's snapshot with its content now and moves the
@@ -375,7 +334,9 @@ func (w *Watcher) before(rel string) *string {
 	if !w.baseRev {
 		return nil
 	}
-	b, err := exec.Command("git", "-C", w.root, "show", "HEAD:"+rel).Output()
+	// cat-file blob, not show: a name that is a directory in HEAD (one
+	// removed) has no content, rather than a listing
+	b, err := exec.Command("git", "-C", w.root, "cat-file", "blob", "HEAD:"+rel).Output()
 	if err != nil {
 		return nil
 	}
@@ -394,9 +355,4 @@ func (w *Watcher) Accept(rel string, content *string) {
 }
 
 // Close stops watching.
-func (w *Watcher) Close() error {
-	err := w.fsw.Close()
-	<-w.done
-	os.RemoveAll(w.fence)
-	return err
-}
+func (w *Watcher) Close() error { return w.src.close() }

@@ -52,6 +52,22 @@ func bash(t *testing.T, dir, script string) {
 	}
 }
 
+// changesOf is what one Sync sees after script ran over a new repo of
+// files, diffs left out.
+func changesOf(t *testing.T, files map[string]string, script string) []Change {
+	t.Helper()
+	dir, w := watched(t, files)
+	bash(t, dir, script)
+	got, err := w.Sync(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range got {
+		got[i].Diff = ""
+	}
+	return got
+}
+
 const ten = "l1\nl2\nl3\nl4\nl5\nl6\nl7\nl8\nl9\nl10\n"
 
 // TestEditsDetected: every way an agent changes files is seen by the Sync
@@ -73,15 +89,7 @@ func TestEditsDetected(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			dir, w := watched(t, map[string]string{"a.txt": ten, "pkg/m.py": "m = 1\n", ".gitignore": "*.log\n"})
-			bash(t, dir, tt.script)
-			got, err := w.Sync(context.Background())
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i := range got {
-				got[i].Diff = ""
-			}
+			got := changesOf(t, map[string]string{"a.txt": ten, "pkg/m.py": "m = 1\n", ".gitignore": "*.log\n"}, tt.script)
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("got %+v\nwant %+v", got, tt.want)
 			}
@@ -159,20 +167,12 @@ func TestIgnoring(t *testing.T) {
 	}
 }
 
-// TestBarrierFence: the barrier renames one fence file rather than making
-// a file each time, so the fence directory never grows; and a fence file
-// removed from under the watcher (a temp cleaner) is made anew, each Sync
-// still seeing the write made just before it.
-func TestBarrierFence(t *testing.T) {
+// TestSyncSeesTheLastWrite: each Sync, made right after a write with no
+// wait between, sees that write; none is left for the next one.
+func TestSyncSeesTheLastWrite(t *testing.T) {
 	dir, w := watched(t, map[string]string{"a.txt": ten})
 	p := filepath.Join(dir, "a.txt")
-	for i := range 50 {
-		if i == 20 {
-			entries, _ := os.ReadDir(w.fence)
-			for _, e := range entries {
-				os.Remove(filepath.Join(w.fence, e.Name()))
-			}
-		}
+	for i := range 200 {
 		os.WriteFile(p, []byte(ten+strings.Repeat("x\n", i+1)), 0o644)
 		got, err := w.Sync(context.Background())
 		if err != nil {
@@ -182,7 +182,55 @@ func TestBarrierFence(t *testing.T) {
 			t.Fatalf("sync %d: %+v", i, got)
 		}
 	}
-	if entries, _ := os.ReadDir(w.fence); len(entries) != 1 {
-		t.Errorf("fence directory holds %d files, want 1", len(entries))
+}
+
+// TestDirectories: a directory removed, moved away or renamed takes its
+// files with it (a move reports nothing of them); one renamed is watched
+// at its new name.
+func TestDirectories(t *testing.T) {
+	files := map[string]string{"a.txt": ten, "pkg/m.py": "m = 1\n", "pkg/sub/n.py": "n = 1\n"}
+	gone := []Change{{Path: "pkg/m.py", Deleted: true}, {Path: "pkg/sub/n.py", Deleted: true}}
+	tests := []struct {
+		name, script string
+		want         []Change
+	}{
+		{"rm -r", "rm -r pkg", gone},
+		{"moved away", "mv pkg ../away", gone},
+		{"renamed", "mv pkg lib", []Change{
+			{Path: "lib/m.py", Ranges: []Range{{1, 1}}, Created: true},
+			{Path: "lib/sub/n.py", Ranges: []Range{{1, 1}}, Created: true},
+			gone[0], gone[1]}},
+		{"renamed, then written", "mv pkg lib && echo x >> lib/sub/n.py", []Change{
+			{Path: "lib/m.py", Ranges: []Range{{1, 1}}, Created: true},
+			{Path: "lib/sub/n.py", Ranges: []Range{{1, 2}}, Created: true},
+			gone[0], gone[1]}},
+		{"edited, then moved away", "echo y >> pkg/m.py && mv pkg ../away", gone},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := changesOf(t, files, tt.script); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("got %+v\nwant %+v", got, tt.want)
+			}
+		})
+	}
+	// a renamed directory's later writes are seen under its new name
+	dir, w := watched(t, files)
+	bash(t, dir, "mv pkg lib")
+	w.Sync(context.Background())
+	bash(t, dir, "echo z >> lib/sub/n.py")
+	got, _ := w.Sync(context.Background())
+	if len(got) != 1 || got[0].Path != "lib/sub/n.py" || !reflect.DeepEqual(got[0].Ranges, []Range{{2, 2}}) {
+		t.Errorf("write after rename: %+v", got)
+	}
+}
+
+// TestChangedWithoutSync: the background reader notices a write while
+// nobody syncs (the owner's cue to take a native edit).
+func TestChangedWithoutSync(t *testing.T) {
+	dir, w := watched(t, map[string]string{"a.txt": ten})
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("changed\n"), 0o644)
+	<-w.Changed()
+	if !w.Pending() {
+		t.Error("Changed signalled, but nothing pending")
 	}
 }
