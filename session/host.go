@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"path/filepath"
 	"time"
@@ -112,13 +111,13 @@ func Start(cfg HostConfig) (host *Host, err error) {
 		return nil, err
 	}
 	h.Socket = filepath.Join(h.private, "hub.sock")
-	l, err := net.Listen("unix", h.Socket)
+	l, err := ListenUnix(h.Socket)
 	if err != nil {
 		return nil, err
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	h.stop, h.served = stop, make(chan struct{})
-	go func() { h.Hub.Serve(ctx, l); close(h.served) }()
+	go func() { h.Hub.ServeUnix(ctx, l); close(h.served) }()
 	go h.takeNativeEdits(ctx)
 	return h, nil
 }

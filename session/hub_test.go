@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -67,13 +66,13 @@ func start(t *testing.T, cond policy.Condition) *live {
 		t.Fatal(err)
 	}
 	sock := filepath.Join(t.TempDir(), "hub.sock")
-	ln, err := net.Listen("unix", sock)
+	ln, err := session.ListenUnix(sock) // as swetouch run serves it
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { l.hub.Serve(ctx, ln); close(done) }()
+	go func() { l.hub.ServeUnix(ctx, ln); close(done) }()
 	t.Cleanup(func() { cancel(); <-done })
 	l.sock = sock
 	l.env = append(os.Environ(), "SWETOUCH_SOCKET="+sock, "SWETOUCH_SHIM_DIR="+binDir, "PATH="+binDir+":"+os.Getenv("PATH"))

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"sync"
 
@@ -38,17 +39,18 @@ func (h *Hub) Serve(ctx context.Context, l net.Listener) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			// a client still connected when serving stops (a relay, a
+			// shim a leftover process holds) is hung up on, not waited for
+			stop := context.AfterFunc(ctx, func() { c.Close() })
+			defer stop()
+			defer c.Close()
 			h.serveConn(ctx, c)
 		}()
 	}
 }
 
-func (h *Hub) serveConn(ctx context.Context, c net.Conn) {
-	// a client still connected when serving stops (a relay, a shim a
-	// leftover process holds) is hung up on, not waited for
-	stop := context.AfterFunc(ctx, func() { c.Close() })
-	defer stop()
-	defer c.Close()
+// serveConn answers one client's lines until it hangs up.
+func (h *Hub) serveConn(ctx context.Context, c io.ReadWriter) {
 	sc := bufio.NewScanner(c)
 	sc.Buffer(nil, 64<<20)
 	enc := json.NewEncoder(c)

@@ -1,0 +1,134 @@
+package session_test
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/swetouch/swetouch/session"
+)
+
+// serveUnix serves a bare hub over a fresh workspace on a UnixListener;
+// stop ends serving and returns what ServeUnix returned.
+func serveUnix(t *testing.T) (sock string, stop func() error) {
+	t.Helper()
+	h, err := session.New(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sock = filepath.Join(t.TempDir(), "hub.sock")
+	l, err := session.ListenUnix(sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- h.ServeUnix(ctx, l) }()
+	var once sync.Once
+	var served error
+	stop = func() error {
+		once.Do(func() { cancel(); served = <-done })
+		return served
+	}
+	t.Cleanup(func() { stop() })
+	return sock, stop
+}
+
+// TestServeUnixLines: a bad line is answered with an error naming it and
+// the client stays connected; many clients at once each get their own
+// answers.
+func TestServeUnixLines(t *testing.T) {
+	sock, _ := serveUnix(t)
+	c, err := net.Dial("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	r := bufio.NewReader(c)
+	io.WriteString(c, "{\"op\":\"status\"}\nnot json\n{\"op\":\"nope\"}\n{\"op\":\"status\"}\n")
+	var got []string
+	for range 4 {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, strings.TrimSpace(line))
+	}
+	if !strings.Contains(got[0], `"ok":true`) || !strings.Contains(got[1], `"error":"line 2:`) ||
+		!strings.Contains(got[2], `"error":"line 3: field \"op\": unknown \"nope\""`) || !strings.Contains(got[3], `"ok":true`) {
+		t.Errorf("answers:\n%s", strings.Join(got, "\n"))
+	}
+
+	var wg sync.WaitGroup
+	errs := make(chan error, 32)
+	for range 32 {
+		wg.Go(func() {
+			c, err := session.Dial(sock)
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer c.Close()
+			id, err := c.Begin(session.Begin{Command: "true"})
+			if err == nil {
+				_, err = c.End(id, session.End{})
+			}
+			if err != nil {
+				errs <- err
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
+
+// TestServeUnixStops: ending serving hangs up on a client still connected
+// (its threads wait in the kernel, which a close alone would not wake), and
+// ServeUnix returns without error.
+func TestServeUnixStops(t *testing.T) {
+	sock, stop := serveUnix(t)
+	c, err := net.Dial("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	io.WriteString(c, "{\"op\":\"status\"}\n")
+	r := bufio.NewReader(c)
+	if _, err := r.ReadString('\n'); err != nil {
+		t.Fatal(err)
+	}
+	if err := stop(); err != nil {
+		t.Errorf("ServeUnix: %v", err)
+	}
+	if _, err := r.ReadString('\n'); err != io.EOF {
+		t.Errorf("client after stop: %v, want EOF", err)
+	}
+	if _, err := net.Dial("unix", sock); err == nil {
+		t.Error("socket still accepts after stop")
+	}
+}
+
+// TestUnixListenerClosedFirst: a listener closed before it is served is
+// released, and serving it is refused.
+func TestUnixListenerClosedFirst(t *testing.T) {
+	h, _ := session.New(t.TempDir())
+	l, err := session.ListenUnix(filepath.Join(t.TempDir(), "hub.sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	if err := h.ServeUnix(context.Background(), l); err == nil {
+		t.Error("served a closed listener")
+	}
+	if _, err := session.ListenUnix(filepath.Join(t.TempDir(), "x", "hub.sock")); err == nil || !strings.Contains(err.Error(), "bind") {
+		t.Errorf("listen in a missing directory: %v", err)
+	}
+}
