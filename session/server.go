@@ -49,6 +49,10 @@ func (h *Hub) Serve(ctx context.Context, l net.Listener) error {
 	}
 }
 
+// yielder is a connection that can step aside for its client after an
+// answer (see fdConn.yield).
+type yielder interface{ yield() }
+
 // serveConn answers one client's lines until it hangs up.
 func (h *Hub) serveConn(ctx context.Context, c io.ReadWriter) {
 	sc := bufio.NewScanner(c)
@@ -79,6 +83,9 @@ func (h *Hub) serveConn(ctx context.Context, c io.ReadWriter) {
 			err := h.EndAnswering(ctx, req.ID, *req.End, func(m []Message) {
 				answered = true
 				send(Response{OK: true, Messages: m})
+				if y, ok := c.(yielder); ok {
+					y.yield()
+				}
 			})
 			if answered {
 				continue

@@ -8,6 +8,7 @@ import (
 	"os"
 	"sync"
 	"syscall"
+	"unsafe"
 )
 
 // inotify is the Linux source: the kernel's inotify queue, read two ways.
@@ -98,7 +99,7 @@ func (s *inotify) drain(fd int) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for {
-		n, err := syscall.Read(fd, s.buf)
+		n, err := readNow(fd, s.buf)
 		switch {
 		case err == syscall.EINTR:
 			continue
@@ -164,4 +165,16 @@ func (s *inotify) close() error {
 	err := s.file.Close()
 	<-s.done
 	return err
+}
+
+// readNow reads a non-blocking descriptor as a raw system call: one that
+// cannot block need not tell the scheduler, and telling it woke the
+// runtime's monitor thread, when asleep, on every call (26 µs a drain,
+// against 2, with the hub idle between commands).
+func readNow(fd int, p []byte) (int, error) {
+	n, _, errno := syscall.RawSyscall(syscall.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(unsafe.SliceData(p))), uintptr(len(p)))
+	if errno != 0 {
+		return 0, errno
+	}
+	return int(n), nil
 }
