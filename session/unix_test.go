@@ -41,9 +41,18 @@ func serveUnix(t *testing.T) (sock string, stop func() error) {
 
 // TestServeUnixLines: a bad line is answered with an error naming it and
 // the client stays connected; many clients at once each get their own
-// answers.
+// answers, while clients that connected and said nothing, or half a
+// line, hold on to their threads.
 func TestServeUnixLines(t *testing.T) {
 	sock, _ := serveUnix(t)
+	for _, said := range []string{"", "{\"op\":"} {
+		silent, err := net.Dial("unix", sock)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer silent.Close()
+		io.WriteString(silent, said)
+	}
 	c, err := net.Dial("unix", sock)
 	if err != nil {
 		t.Fatal(err)
