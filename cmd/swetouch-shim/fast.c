@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -59,43 +60,6 @@ static int same_file(const char *p, const struct stat *st) {
 	return st && stat(p, &s) == 0 && s.st_dev == st->st_dev && s.st_ino == st->st_ino;
 }
 
-// real_shell finds the shell the shim stands in for, as shell/shim's
-// RealShell does: SWETOUCH_REAL_SHELL, else name on PATH, skipping the
-// shim directory and the shim itself.
-static int real_shell(const char *name, char *out, size_t size) {
-	const char *env = getenv("SWETOUCH_REAL_SHELL");
-	if (env && *env) return snprintf(out, size, "%s", env) < (int)size;
-	// each PATH entry costs one stat (most have no such file); the shim
-	// directory and the shim itself are looked at only for a file found
-	const char *skip = getenv("SWETOUCH_SHIM_DIR");
-	struct stat self, dir;
-	int have_self = -1, have_dir = -1;
-	const char *path = getenv("PATH");
-	for (const char *d = path ? path : ""; *d;) {
-		const char *e = strchrnul(d, ':');
-		size_t dn = (size_t)(e - d);
-		struct stat s;
-		if (dn > 0 && dn + strlen(name) + 2 <= size) {
-			snprintf(out, size, "%.*s/%s", (int)dn, d, name);
-			if (stat(out, &s) == 0 && !S_ISDIR(s.st_mode) && (s.st_mode & 0111)) {
-				if (have_self < 0) have_self = stat("/proc/self/exe", &self) == 0;
-				if (have_dir < 0) have_dir = skip && *skip && stat(skip, &dir) == 0;
-				out[dn] = 0; // the directory, for a moment
-				int in_skip = have_dir && same_file(out, &dir);
-				out[dn] = '/';
-				if (!in_skip && !(have_self && s.st_dev == self.st_dev && s.st_ino == self.st_ino)) return 1;
-			}
-		}
-		d = *e ? e + 1 : e;
-	}
-	const char *dirs[] = {"/bin/", "/usr/bin/"};
-	for (int i = 0; i < 2; i++) {
-		snprintf(out, size, "%s%s", dirs[i], name);
-		if (access(out, F_OK) == 0) return 1;
-	}
-	return 0;
-}
-
 // clean writes the directory name s (n bytes) as filepath.Clean would
 // have it, as far as comparing PATH entries needs: no repeated or
 // trailing slashes, no "." elements.
@@ -112,6 +76,60 @@ static void clean(const char *s, size_t n, struct buf *out) {
 		i = j + 1;
 	}
 	if (out->n == 0) buf_put(out, ".", 1);
+}
+
+// self_stat is the shim's own file: the name it was started by, which
+// the kernel keeps (one stat, where /proc/self/exe is three times that),
+// else /proc/self/exe.
+static int self_stat(struct stat *st) {
+	const char *fn = (const char *)getauxval(AT_EXECFN);
+	return (fn && stat(fn, st) == 0) || stat("/proc/self/exe", st) == 0;
+}
+
+// real_shell finds the shell the shim stands in for, as shell/shim's
+// RealShell does: SWETOUCH_REAL_SHELL, else name on PATH, skipping the
+// shim directory and the shim itself. The shim directory is passed over
+// by its name, with no stat; each other PATH entry costs one stat (most
+// have no such file), and the shim's own identity is looked at only for a
+// file found.
+static int real_shell(const char *name, char *out, size_t size) {
+	const char *env = getenv("SWETOUCH_REAL_SHELL");
+	if (env && *env) return snprintf(out, size, "%s", env) < (int)size;
+	const char *skip = getenv("SWETOUCH_SHIM_DIR");
+	struct buf skipc = {0}, dirc = {0};
+	if (skip && *skip) clean(skip, strlen(skip), &skipc);
+	struct stat self, dir;
+	int have_self = -1, have_dir = -1;
+	const char *path = getenv("PATH");
+	for (const char *d = path ? path : ""; *d;) {
+		const char *e = strchrnul(d, ':');
+		size_t dn = (size_t)(e - d);
+		struct stat s;
+		if (dn > 0 && skipc.n > 0) clean(d, dn, &dirc);
+		int named_skip = dn > 0 && skipc.n > 0 && !skipc.bad && !dirc.bad && strcmp(dirc.p, skipc.p) == 0;
+		if (dn > 0 && !named_skip && dn + strlen(name) + 2 <= size) {
+			snprintf(out, size, "%.*s/%s", (int)dn, d, name);
+			if (stat(out, &s) == 0 && !S_ISDIR(s.st_mode) && (s.st_mode & 0111)) {
+				if (have_self < 0) have_self = self_stat(&self);
+				if (have_dir < 0) have_dir = skip && *skip && stat(skip, &dir) == 0;
+				out[dn] = 0; // the directory, for a moment
+				int in_skip = have_dir && same_file(out, &dir); // the shim directory by another name
+				out[dn] = '/';
+				if (!in_skip && !(have_self && s.st_dev == self.st_dev && s.st_ino == self.st_ino)) {
+					free(skipc.p), free(dirc.p);
+					return 1;
+				}
+			}
+		}
+		d = *e ? e + 1 : e;
+	}
+	free(skipc.p), free(dirc.p);
+	const char *dirs[] = {"/bin/", "/usr/bin/"};
+	for (int i = 0; i < 2; i++) {
+		snprintf(out, size, "%s%s", dirs[i], name);
+		if (access(out, F_OK) == 0) return 1;
+	}
+	return 0;
 }
 
 // child_env is the command's environment: the agent's, with the shim

@@ -3,6 +3,7 @@ package shim_test
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/swetouch/swetouch/internal/testbin"
 	"github.com/swetouch/swetouch/internal/testhub"
@@ -142,6 +144,47 @@ func TestPassThrough(t *testing.T) {
 		gout, _ := got.CombinedOutput()
 		if string(gout) != string(wo) || got.ProcessState.ExitCode() != want.ProcessState.ExitCode() {
 			t.Errorf("%v: %q %d, bash %q %d", args, gout, got.ProcessState.ExitCode(), wo, want.ProcessState.ExitCode())
+		}
+	}
+}
+
+// TestRealShellLookup: the shim finds the shell it stands in for on PATH
+// past its own directory, however PATH names that directory, and past its
+// own file under another name; the C and Go paths alike. A fake bash that
+// only says who it is stands first after them.
+func TestRealShellLookup(t *testing.T) {
+	tmp := t.TempDir()
+	fake := filepath.Join(tmp, "fake")
+	os.Mkdir(fake, 0o755)
+	os.WriteFile(filepath.Join(fake, "bash"), []byte("#!/bin/sh\necho fake bash \"$@\"\n"), 0o755)
+	os.Symlink(binDir, filepath.Join(tmp, "shims-link"))
+	other := filepath.Join(tmp, "other")
+	os.Mkdir(other, 0o755)
+	os.Symlink(filepath.Join(binDir, "swetouch-shim"), filepath.Join(other, "bash"))
+	tests := []struct{ name, before string }{
+		{"as named", binDir},
+		{"trailing slash", binDir + "/"},
+		{"dot and doubled slashes", binDir + "/.//"},
+		{"through a symbolic link", filepath.Join(tmp, "shims-link")},
+		{"the shim under another name", binDir + ":" + other},
+	}
+	for _, tt := range tests {
+		for _, path := range []string{"c", "go"} {
+			t.Run(tt.name+"/"+path, func(t *testing.T) {
+				env := append(os.Environ(), "PATH="+tt.before+":"+fake+":"+os.Getenv("PATH"), shim.EnvDir+"="+binDir, shim.EnvSocket+"=")
+				if path == "go" {
+					env = append(env, "SWETOUCH_SHIM_GO=1")
+				}
+				// a shim that found itself would exec itself for ever
+				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+				defer cancel()
+				cmd := exec.CommandContext(ctx, filepath.Join(binDir, "bash"), "-c", "true")
+				cmd.Env = env
+				out, err := cmd.CombinedOutput()
+				if err != nil || string(out) != "fake bash -c true\n" {
+					t.Errorf("ran %q (%v), want the fake bash", out, err)
+				}
+			})
 		}
 	}
 }
