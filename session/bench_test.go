@@ -12,8 +12,8 @@ import (
 
 // BenchmarkCommand is what the hub adds to each command a shim runs: a
 // begin and an end over the socket, from a client, as the shim sends
-// them. With a watcher each call waits for a barrier (a file event that
-// every earlier event precedes), which is most of the cost.
+// them. With a watcher each call also drains the watcher's event queue
+// (watch.Sync).
 func BenchmarkCommand(b *testing.B) {
 	for _, c := range []struct {
 		name string

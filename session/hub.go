@@ -80,10 +80,8 @@ func New(root string, opts ...Option) (*Hub, error) {
 // ErrClosed is returned after Close.
 var ErrClosed = errors.New("session closed")
 
-// Begin records that a command starts and returns its id. Changes seen
-// while no command ran are taken first, as native edits. (Begin does not
-// wait for file events still in flight: a native write in the last
-// instant before a command is taken with the command's changes.)
+// Begin records that a command starts and returns its id. Changes made
+// while no command ran are taken first, as native edits.
 func (h *Hub) Begin(ctx context.Context, b Begin) (int, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
