@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"syscall"
 	"unsafe"
@@ -157,7 +158,26 @@ func (s *inotify) handle(b []byte) {
 		if mask&syscall.IN_ISDIR != 0 {
 			o |= opDir
 		}
-		s.to.event(dir+"/"+string(name), o)
+		path := dir + "/" + string(name)
+		s.to.event(path, o)
+		if mask&(syscall.IN_MOVED_FROM|syscall.IN_ISDIR) == syscall.IN_MOVED_FROM|syscall.IN_ISDIR {
+			s.forget(path)
+		}
+	}
+}
+
+// forget stops watching a directory moved away and the ones below it: the
+// kernel would go on reporting them, wherever they went, under their old
+// names. One moved within the workspace is watched again at its new name
+// (its IN_MOVED_TO comes next).
+func (s *inotify) forget(dir string) {
+	s.dirsMu.Lock()
+	defer s.dirsMu.Unlock()
+	for wd, p := range s.dirs {
+		if p == dir || strings.HasPrefix(p, dir+"/") {
+			syscall.InotifyRmWatch(s.fd, uint32(wd))
+			delete(s.dirs, wd)
+		}
 	}
 }
 
