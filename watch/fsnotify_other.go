@@ -91,6 +91,9 @@ func (s *fsnotifySource) run() {
 			if !ok {
 				return
 			}
+			if errors.Is(err, fsnotify.ErrEventOverflow) {
+				err = ErrEventsLost
+			}
 			s.to.fail(err)
 		}
 	}

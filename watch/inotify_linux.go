@@ -64,6 +64,9 @@ func (s *inotify) add(dir string) error {
 	if cerr != nil {
 		return cerr
 	}
+	if err == syscall.ENOSPC {
+		return fmt.Errorf("watching %s: more directories than this system lets one user watch (raise the sysctl fs.inotify.max_user_watches): %w", dir, err)
+	}
 	if err != nil {
 		return &os.PathError{Op: "inotify_add_watch", Path: dir, Err: err}
 	}
@@ -132,7 +135,7 @@ func (s *inotify) handle(b []byte) {
 		}
 		b = b[header+size:]
 		if mask&syscall.IN_Q_OVERFLOW != 0 {
-			s.to.fail(errors.New("inotify queue overflow"))
+			s.to.fail(ErrEventsLost)
 			continue
 		}
 		s.dirsMu.Lock()

@@ -76,3 +76,34 @@ func FuzzInotifyEvents(f *testing.F) {
 		}
 	})
 }
+
+// TestEventsLost: when the kernel drops events (its queue overflowed),
+// the next Sync rescans: the changes are reported all the same and a
+// directory whose creation was lost is watched from then on.
+func TestEventsLost(t *testing.T) {
+	dir, w := watched(t, map[string]string{"a.txt": ten, "b.txt": "b\n"})
+	bash(t, dir, "echo x >> a.txt && mkdir -p d && echo y > d/new.txt && rm b.txt")
+	ctx := context.Background()
+	w.src.flush(ctx)
+	// as if the kernel had dropped them
+	w.mu.Lock()
+	w.dirty = map[string]bool{}
+	w.mu.Unlock()
+	w.src.(*inotify).forget(filepath.Join(dir, "d"))
+	w.fail(ErrEventsLost)
+	got, err := w.Sync(ctx)
+	if err != nil {
+		t.Fatalf("Sync after lost events: %v", err)
+	}
+	var paths []string
+	for _, c := range got {
+		paths = append(paths, c.Path)
+	}
+	if want := []string{"a.txt", "b.txt", "d/new.txt"}; strings.Join(paths, " ") != strings.Join(want, " ") {
+		t.Errorf("changes %q, want %q", paths, want)
+	}
+	bash(t, dir, "echo z > d/later.txt")
+	if got, _ := w.Sync(ctx); len(got) != 1 || got[0].Path != "d/later.txt" {
+		t.Errorf("a write in the directory whose event was lost: %+v", got)
+	}
+}

@@ -252,6 +252,10 @@ func (w *Watcher) Pending() bool {
 	return len(w.dirty) > 0
 }
 
+// ErrEventsLost is what a source reports when the kernel dropped events
+// (its queue overflowed, as a checkout of thousands of files can make it).
+var ErrEventsLost = errors.New("file events lost: the kernel's queue overflowed")
+
 // Sync waits until every file-system event that happened before the call
 // has been seen, then returns the net changes since the previous Sync,
 // sorted by path. Content is compared, so a write that changed nothing is
@@ -259,6 +263,16 @@ func (w *Watcher) Pending() bool {
 func (w *Watcher) Sync(ctx context.Context) ([]Change, error) {
 	if err := w.src.flush(ctx); err != nil {
 		return nil, err
+	}
+	w.mu.Lock()
+	lost := errors.Is(w.err, ErrEventsLost)
+	w.mu.Unlock()
+	if lost && w.recover() == nil {
+		w.mu.Lock()
+		if errors.Is(w.err, ErrEventsLost) {
+			w.err = nil
+		}
+		w.mu.Unlock()
 	}
 	w.mu.Lock()
 	paths := make([]string, 0, len(w.dirty))
@@ -280,6 +294,51 @@ func (w *Watcher) Sync(ctx context.Context) ([]Change, error) {
 		return out, fmt.Errorf("watcher: %w (changes may be missing)", err)
 	}
 	return out, nil
+}
+
+// recover makes up for lost events: it watches again every directory (a
+// new one's event may have been lost with its files) and marks every path
+// that can differ from what was last seen: those git reports as changed
+// from HEAD or untracked, and those seen changing before. Without git
+// there is nothing to compare clean files with, and the loss stays
+// reported.
+func (w *Watcher) recover() error {
+	if !w.baseRev {
+		return errors.New("no git work tree to rescan")
+	}
+	if err := w.addTree(w.root); err != nil {
+		return err
+	}
+	out, err := exec.Command("git", "-C", w.root, "status", "--porcelain", "-z", "--untracked-files=all").Output()
+	if err != nil {
+		return fmt.Errorf("git status: %w", err)
+	}
+	var paths []string
+	recs := strings.Split(string(out), "\x00")
+	for i := 0; i < len(recs); i++ {
+		rec := recs[i]
+		if len(rec) < 4 {
+			continue
+		}
+		paths = append(paths, rec[3:])
+		if rec[0] == 'R' || rec[0] == 'C' {
+			i++ // a rename's source follows it
+			if i < len(recs) {
+				paths = append(paths, recs[i])
+			}
+		}
+	}
+	w.mu.Lock()
+	for p := range w.snap {
+		paths = append(paths, p)
+	}
+	w.mu.Unlock()
+	for _, p := range paths {
+		if !w.ig.ignored(p, false) {
+			w.mark(p)
+		}
+	}
+	return nil
 }
 
 // compare diffs a path's snapshot with its content now and moves the
