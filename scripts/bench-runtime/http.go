@@ -20,6 +20,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/swetouch/swetouch/proxy"
 	mcpproxy "github.com/swetouch/swetouch/proxy/mcp"
 	"github.com/swetouch/swetouch/session"
 )
@@ -35,6 +36,9 @@ const (
 	// ADDR: the same with threads waiting in the kernel (read, accept)
 	// rather than in Go's poller
 	helperProxyThreads = "-proxy-tcp-threads"
+	// COMMAND ARGS...: start the command and copy this process's stdin
+	// to its stdin and its stdout to this one's, bytes only
+	helperPipe = "-pipe-relay"
 )
 
 // helper runs this program as one of its helper processes, which print
@@ -47,6 +51,18 @@ func helper(args []string) bool {
 	case helperProxy:
 	case helperProxyThreads:
 		proxyThreads(args[1])
+		return true
+	case helperPipe:
+		cmd := exec.Command(args[1], args[2:]...)
+		cmd.Stderr = os.Stderr
+		in, out, _, err := proxy.StartChild(cmd)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		go func() { io.Copy(in, proxy.Pollable(os.Stdin)); in.Close() }()
+		io.Copy(os.Stdout, out)
+		cmd.Wait()
 		return true
 	default:
 		return false
@@ -237,9 +253,8 @@ func httpPart(n int, bin, sock, ws string) error {
 		return err
 	}
 	us := func(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
-	fmt.Printf("MCP tools/call (HTTP)   median %.0f µs direct; through `swetouch mcp --upstream` %.0f µs; added %.0f µs (budget 100 µs)\n",
-		us(t[0]), us(t[3]), us(t[3]-t[0]))
-	fmt.Printf("  floor: a plain TCP proxy process added %.0f µs (%.0f µs with threads waiting in the kernel rather than Go's poller); the relay with no session %.0f µs\n", us(t[1]-t[0]), us(t[5]-t[0]), us(t[2]-t[0]))
-	fmt.Printf("  the relay inside the client's process, with the hub (BenchmarkHTTPCall's setting): added %.0f µs\n", us(t[4]-t[0]))
+	fmt.Printf("MCP tools/call (HTTP)   median %.0f µs direct; through `swetouch mcp --upstream` added %.0f µs, paired (budget 100 µs)\n", us(t[0]), us(t[3]))
+	fmt.Printf("  floor: a plain TCP proxy process added %.0f µs (%.0f µs with threads waiting in the kernel rather than Go's poller); the relay with no session %.0f µs\n", us(t[1]), us(t[5]), us(t[2]))
+	fmt.Printf("  the relay inside the client's process, with the hub (BenchmarkHTTPCall's setting): added %.0f µs\n", us(t[4]))
 	return nil
 }

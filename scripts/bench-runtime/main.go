@@ -132,13 +132,20 @@ func stdioPart(n int, bin, sock, ws string) error {
 		return nil
 	}
 	us := func(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
-	d, r, err := mcpPair(n, bin, sock, ws, fs)
+	self, err := os.Executable()
 	if err != nil {
 		return err
 	}
-	fmt.Printf("MCP tools/call (stdio)  median %.0f µs direct; through the relay %.0f µs; added %.0f µs (budget 150 µs)\n", us(d), us(r), us(r-d))
-	// the same with a hub that neither watches nor records: what the
-	// watcher's two barriers a call cost, though off the call's path
+	relay := func(sock string) []string {
+		return []string{filepath.Join(bin, "swetouch"), "mcp", "--session", sock, "--root", ws, "--", fs, ws}
+	}
+	t, err := mcpTimes(n, ws, []string{fs, ws}, relay(sock), []string{self, helperPipe, fs, ws})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("MCP tools/call (stdio)  median %.0f µs direct; through the relay added %.0f µs, paired (budget 150 µs)\n", us(t[0]), us(t[1]))
+	fmt.Printf("  floor: a process that only copies the two pipes added %.0f µs\n", us(t[2]))
+	// the same with a hub that neither watches nor records
 	bare, err := session.New(ws)
 	if err != nil {
 		return err
@@ -150,11 +157,10 @@ func stdioPart(n int, bin, sock, ws string) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go bare.Serve(ctx, l)
-	d, r, err = mcpPair(n, bin, l.Addr().String(), ws, fs)
-	if err != nil {
+	if t, err = mcpTimes(n, ws, []string{fs, ws}, relay(l.Addr().String())); err != nil {
 		return err
 	}
-	fmt.Printf("  with a hub that neither watches nor records: added %.0f µs\n", us(r-d))
+	fmt.Printf("  with a hub that neither watches nor records: added %.0f µs\n", us(t[1]))
 	return nil
 }
 
@@ -177,37 +183,29 @@ func watchPart(tmp string) error {
 	return nil
 }
 
-// mcpPair times n tools/call round trips to the filesystem server,
-// directly and through `swetouch mcp` with a live hub, alternating.
-func mcpPair(n int, bin, sock, ws, server string) (time.Duration, time.Duration, error) {
-	open := func(through bool) (*client.Client, error) {
-		cmd, args := server, []string{ws}
-		if through {
-			cmd, args = filepath.Join(bin, "swetouch"), []string{"mcp", "--session", sock, "--root", ws, "--", server, ws}
+// mcpTimes times n tools/call round trips to the filesystem server
+// through each way of starting it (a command line each), alternating, as
+// alternate reports them.
+func mcpTimes(n int, ws string, ways ...[]string) ([]time.Duration, error) {
+	var clients []*client.Client
+	defer func() {
+		for _, c := range clients {
+			c.Close()
 		}
-		c, err := client.NewStdioMCPClient(cmd, os.Environ(), args...)
+	}()
+	for _, w := range ways {
+		c, err := client.NewStdioMCPClient(w[0], os.Environ(), w[1:]...)
 		if err != nil {
 			return nil, err
 		}
-		return c, initialize(c, mcp.LATEST_PROTOCOL_VERSION)
+		clients = append(clients, c)
+		if err := initialize(c, mcp.LATEST_PROTOCOL_VERSION); err != nil {
+			return nil, err
+		}
 	}
-	direct, err := open(false)
-	if err != nil {
-		return 0, 0, err
-	}
-	defer direct.Close()
-	relay, err := open(true)
-	if err != nil {
-		return 0, 0, err
-	}
-	defer relay.Close()
 	req := mcp.CallToolRequest{}
 	req.Params.Name, req.Params.Arguments = "list_allowed_directories", map[string]any{}
-	t, err := alternate(n, req, direct, relay)
-	if err != nil {
-		return 0, 0, err
-	}
-	return t[0], t[1], nil
+	return alternate(n, req, clients...)
 }
 
 // initialize opens an MCP session on c.
@@ -232,11 +230,17 @@ func alternate(n int, req mcp.CallToolRequest, clients ...*client.Client) ([]tim
 			times[k] = append(times[k], time.Since(t0))
 		}
 	}
-	medians := make([]time.Duration, len(clients))
-	for k := range times {
-		medians[k] = median(times[k])
+	// the first client's median, then each other's added time: the median
+	// of its call less the first client's call just before it (see paired)
+	out := []time.Duration{median(append([]time.Duration(nil), times[0]...))}
+	for k := 1; k < len(times); k++ {
+		d := make([]time.Duration, n)
+		for i := range d {
+			d[i] = times[k][i] - times[0][i]
+		}
+		out = append(out, median(d))
 	}
-	return medians, nil
+	return out, nil
 }
 
 // goFloor builds the smallest Go program that stands in for bash: it only
