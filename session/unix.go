@@ -8,6 +8,7 @@ import (
 	"os"
 	"sync"
 	"syscall"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -98,6 +99,7 @@ func (h *Hub) ServeUnix(ctx context.Context, l *UnixListener) error {
 	var accept func()
 	accept = func() {
 		defer wg.Done()
+		var backoff time.Duration
 		for {
 			fd, _, err := syscall.Accept4(l.fd, syscall.SOCK_CLOEXEC)
 			if err == nil {
@@ -110,6 +112,14 @@ func (h *Hub) ServeUnix(ctx context.Context, l *UnixListener) error {
 			if err == syscall.EINTR || err == syscall.ECONNABORTED {
 				continue
 			}
+			if err == syscall.EMFILE || err == syscall.ENFILE || err == syscall.ENOBUFS || err == syscall.ENOMEM {
+				// out of descriptors or memory for now: the clients wait
+				// in the listen queue until some are freed (as net/http
+				// does)
+				backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
+				time.Sleep(backoff)
+				continue
+			}
 			errMu.Lock()
 			acceptErr = fmt.Errorf("accept %s: %w", l.path, err)
 			errMu.Unlock()
@@ -120,6 +130,7 @@ func (h *Hub) ServeUnix(ctx context.Context, l *UnixListener) error {
 	accept()
 	wg.Wait()
 	l.mu.Lock()
+	l.closed, l.serving = true, false // a later Close has nothing to do
 	syscall.Close(l.fd)
 	l.mu.Unlock()
 	if ctx.Err() != nil {
@@ -205,8 +216,8 @@ func (c *fdConn) Write(p []byte) (int, error) {
 	return written, nil
 }
 
-// rawIO is recvfrom or sendto without an address, flags set to
-// MSG_DONTWAIT, as a raw system call: it cannot block.
+// rawIO is recvfrom or sendto with no address as a raw system call; the
+// flags must hold MSG_DONTWAIT, so that it cannot block.
 func rawIO(trap uintptr, fd int, p []byte, flags int) (int, error) {
 	n, _, errno := syscall.RawSyscall6(trap, uintptr(fd), uintptr(unsafe.Pointer(unsafe.SliceData(p))), uintptr(len(p)), uintptr(flags), 0, 0)
 	if errno != 0 {
