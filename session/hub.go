@@ -109,7 +109,24 @@ func (h *Hub) Begin(ctx context.Context, b Begin) (int, error) {
 func (h *Hub) End(ctx context.Context, id int, e End) ([]Message, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return h.endLocked(ctx, id, e)
+	if err := h.endLocked(ctx, id, e, ""); err != nil {
+		return nil, err
+	}
+	return h.drainLocked(), nil
+}
+
+// Abandon ends a command whose end will never come (its shim was killed,
+// with SIGKILL or by a timeout, and its connection closed): its changes
+// so far are its own, its exit is unknown (-1), and it no longer holds
+// the hub in a command, where native edits wait. Its messages stay
+// pending for the next command.
+func (h *Hub) Abandon(ctx context.Context, id int) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if _, ok := h.running[id]; !ok || h.closed {
+		return nil
+	}
+	return h.endLocked(ctx, id, End{Exit: -1}, "no end: the shell's connection to the hub closed first")
 }
 
 // EndAnswering is End for a caller waiting on the other side of a socket:
@@ -129,17 +146,19 @@ func (h *Hub) EndAnswering(ctx context.Context, id int, e End, answer func([]Mes
 	if early {
 		answer(nil) // nothing to deliver, and nothing this command does can change that
 	}
-	msgs, err := h.endLocked(ctx, id, e)
+	err := h.endLocked(ctx, id, e, "")
 	if err == nil && !early {
-		answer(msgs)
+		answer(h.drainLocked())
 	}
 	return err
 }
 
-func (h *Hub) endLocked(ctx context.Context, id int, e End) ([]Message, error) {
+// endLocked ends command id and acts on it; note, when set, says why on
+// its first event. The messages it may have made wait in the outbox.
+func (h *Hub) endLocked(ctx context.Context, id int, e End, note string) error {
 	b, ok := h.running[id]
 	if !ok {
-		return nil, fmt.Errorf("unknown command %d", id)
+		return fmt.Errorf("unknown command %d", id)
 	}
 	delete(h.running, id)
 	var changes []watch.Change
@@ -166,16 +185,16 @@ func (h *Hub) endLocked(ctx context.Context, id int, e End) ([]Message, error) {
 			if e.Signal != "" {
 				evs[i].Note = "killed by " + e.Signal
 			}
+			if note != "" {
+				evs[i].Note = note
+			}
 		}
 	}
 	evs = append(evs, changeEvents(changes, b.Command, step, event.Agent)...)
 	if syncErr != nil {
 		evs = append(evs, event.Event{Kind: event.Session, Source: "watch", Note: syncErr.Error(), Step: &step})
 	}
-	if err := h.actLocked(ctx, evs); err != nil {
-		return nil, err
-	}
-	return h.drainLocked(), nil
+	return h.actLocked(ctx, evs)
 }
 
 // Observe records an event an adapter saw (an MCP tool call, an editor

@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
+	"slices"
 	"sync"
 
 	"github.com/swetouch/swetouch/session/wire"
@@ -67,6 +69,15 @@ func (h *Hub) serveConn(ctx context.Context, c io.ReadWriter) {
 		}
 		return enc.Encode(r)
 	}
+	// commands begun on this connection and not ended: a client killed
+	// mid-command (a shim, by a timeout's SIGKILL) never sends their end
+	open := map[int]bool{}
+	defer func() {
+		ids := slices.Sorted(maps.Keys(open))
+		for _, id := range ids {
+			h.Abandon(context.WithoutCancel(ctx), id)
+		}
+	}()
 	for line := 1; sc.Scan(); line++ {
 		req, lean := wire.ParseRequest(sc.Bytes())
 		var resp Response
@@ -78,6 +89,7 @@ func (h *Hub) serveConn(ctx context.Context, c io.ReadWriter) {
 		if err != nil {
 			resp.Error = fmt.Sprintf("line %d: %v", line, err)
 		} else if req.Op == "end" && req.End != nil && !req.NoReply {
+			delete(open, req.ID)
 			// answered as soon as the messages are known (see EndAnswering)
 			answered := false
 			err := h.EndAnswering(ctx, req.ID, *req.End, func(m []Message) {
@@ -93,6 +105,12 @@ func (h *Hub) serveConn(ctx context.Context, c io.ReadWriter) {
 			resp.Error = fmt.Sprintf("line %d: %v", line, err)
 		} else {
 			resp = h.call(ctx, req)
+			switch {
+			case req.Op == "begin" && resp.OK:
+				open[resp.ID] = true
+			case req.Op == "end":
+				delete(open, req.ID)
+			}
 			if resp.Error != "" {
 				resp.Error = fmt.Sprintf("line %d: %s", line, resp.Error)
 			}

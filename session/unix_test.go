@@ -2,15 +2,21 @@ package session_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/swetouch/swetouch/internal/testhub"
+	"github.com/swetouch/swetouch/replay"
 	"github.com/swetouch/swetouch/session"
+	"github.com/swetouch/swetouch/watch"
 )
 
 // serveUnix serves a bare hub over a fresh workspace on a UnixListener;
@@ -140,4 +146,93 @@ func TestUnixListenerClosedFirst(t *testing.T) {
 	if _, err := session.ListenUnix(filepath.Join(t.TempDir(), "x", "hub.sock")); err == nil || !strings.Contains(err.Error(), "bind") {
 		t.Errorf("listen in a missing directory: %v", err)
 	}
+}
+
+// TestKilledShimAbandoned: a shim killed mid-command (a timeout's SIGKILL)
+// never sends its end. When its connection closes, the hub ends the
+// command itself, with what it changed so far and no exit; native edits
+// after it are native again rather than folded into the next command.
+func TestKilledShimAbandoned(t *testing.T) {
+	ws := testhub.Workspace(t, example)
+	w, err := watch.New(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	var traj bytes.Buffer
+	rec, _ := replay.NewWriter(&traj, replay.Header{Task: "t"})
+	h, err := session.New(ws, session.WithWatcher(w), session.WithRecorder(rec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := session.ListenUnix(filepath.Join(t.TempDir(), "hub.sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- h.ServeUnix(ctx, l) }()
+
+	shim, err := session.Dial(l.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := shim.Begin(session.Begin{Command: "echo x >> pricing.py; sleep 600", Cwd: ws}); err != nil {
+		t.Fatal(err)
+	}
+	appendTo(t, filepath.Join(ws, "pricing.py"), "x\n")
+	shim.Close() // killed: no end
+	cancel()
+	if err := <-served; err != nil { // every connection's goroutine has finished
+		t.Fatal(err)
+	}
+	if s := h.Status(); s.Running != 0 {
+		t.Fatalf("%d commands still running after their shim was gone", s.Running)
+	}
+	// a native write, then the next command
+	os.WriteFile(filepath.Join(ws, "NOTES.md"), []byte("native\n"), 0o644)
+	id, err := h.Begin(context.Background(), session.Begin{Command: "true", Cwd: ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.End(context.Background(), id, session.End{}); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := replay.Read(bytes.NewReader(traj.Bytes()), "trajectory")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, ev := range tr.Events {
+		line := string(ev.Kind) + " " + ev.Command
+		if ev.Exit != nil {
+			line += fmt.Sprintf(" exit %d", *ev.Exit)
+		}
+		for _, s := range ev.Scopes {
+			line += " " + s.Path
+		}
+		if ev.Note != "" {
+			line += " (" + ev.Note + ")"
+		}
+		got = append(got, line)
+	}
+	want := []string{
+		"edit echo x >> pricing.py; sleep 600 exit -1 pricing.py (no end: the shell's connection to the hub closed first)",
+		"edit echo x >> pricing.py; sleep 600 pricing.py",
+		"edit  NOTES.md (native edit)",
+		"run true exit 0",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("trajectory:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func appendTo(t *testing.T, path, s string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	f.WriteString(s)
 }
