@@ -245,8 +245,55 @@ static const char *working_dir(char *buf, size_t n) {
 	return getcwd(buf, n);
 }
 
-// run runs the command under the hub and does not return.
-static void run(int hub, const char *real, const char *argv0, char **argv, char **envp, const char *command) {
+// send_end tells the hub the command ended with status (and the signal
+// sig, when not 0) and what it wrote, and prints the messages it returns.
+static void send_end(int hub, int id, int status, int sig, const struct capture *cap) {
+	struct buf end = {0};
+	char name[32];
+	buf_puts(&end, "{\"op\":\"end\",\"id\":");
+	buf_int(&end, id);
+	buf_puts(&end, ",\"end\":{\"exit\":");
+	buf_int(&end, status);
+	if (sig) {
+		buf_puts(&end, ",\"signal\":");
+		const char *s = signal_name(sig, name, sizeof name);
+		buf_json(&end, s, strlen(s));
+	}
+	size_t after = cap->after, total = cap->headn + cap->after;
+	if (after <= MAX_CAPTURE) {
+		if (total > 0) {
+			struct buf all = {0};
+			buf_put(&all, cap->head, cap->headn);
+			buf_put(&all, cap->tail, after);
+			buf_puts(&end, ",\"output\":");
+			buf_json(&end, all.p, all.n);
+			free(all.p);
+		}
+	} else {
+		struct buf tail = {0};
+		size_t start = after % MAX_CAPTURE;
+		buf_put(&tail, cap->tail + start, MAX_CAPTURE - start);
+		buf_put(&tail, cap->tail, start);
+		buf_puts(&end, ",\"output\":");
+		buf_json(&end, cap->head, cap->headn);
+		buf_puts(&end, ",\"tail\":");
+		buf_json(&end, tail.p, tail.n);
+		buf_puts(&end, ",\"elided\":true");
+		free(tail.p);
+	}
+	if (total > 0) {
+		buf_puts(&end, ",\"bytes\":");
+		buf_int(&end, (long)total);
+	}
+	buf_puts(&end, "}}\n");
+	struct reply ended = {0};
+	if (hub_call(hub, &end, &ended) == 0 && ended.said.n > 0) write_all(1, ended.said.p, ended.said.n);
+}
+
+// run runs the command under the hub and does not return. The real shell
+// (name) is looked for while the hub takes the begin: its PATH walk, a
+// stat an entry, costs as much as the hub's answer takes to come.
+static void run(int hub, const char *name, const char *argv0, char **argv, char **envp, const char *command) {
 	struct buf req = {0};
 	char cwd[4096];
 	const char *wd = working_dir(cwd, sizeof cwd);
@@ -260,6 +307,8 @@ static void run(int hub, const char *real, const char *argv0, char **argv, char 
 	// the hub's answer to begin comes while the pipes and signals are set
 	// up: the command itself starts only after it
 	int told = !req.bad && send_all(hub, req.p, req.n) == 0;
+	char real[4096];
+	int found = real_shell(name, real, sizeof real);
 
 	// one pipe when the agent reads stdout and stderr from one pipe (2>&1):
 	// the command's writes then reach it in the order bash made them
@@ -284,6 +333,13 @@ static void run(int hub, const char *real, const char *argv0, char **argv, char 
 
 	struct reply begun = {0};
 	int hub_ok = told && hub_answer(hub, &begun) == 0;
+	static struct capture cap;
+	if (!found) {
+		// as the Go path says it; the hub has the begin, so it gets an end
+		fprintf(stderr, "swetouch shell: no real %s found\n", name);
+		if (hub_ok) send_end(hub, begun.id, 127, 0, &cap);
+		_exit(127);
+	}
 
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
@@ -298,7 +354,14 @@ static void run(int hub, const char *real, const char *argv0, char **argv, char 
 	pid_t pid;
 	int e = posix_spawn(&pid, real, &fa, &at, argv, child_env(envp, getenv("SWETOUCH_SHIM_DIR")));
 	if (e != 0) {
-		fprintf(stderr, "swetouch shell: fork/exec %s: %s\n", real, strerror(e));
+		char said[4200];
+		snprintf(said, sizeof said, "swetouch shell: fork/exec %s: %s\n", real, strerror(e));
+		fputs(said, stderr);
+		if (hub_ok) {
+			// the hub has the begin: what the agent saw is the output
+			capture(&cap, said, strlen(said));
+			send_end(hub, begun.id, 126, 0, &cap);
+		}
 		_exit(126);
 	}
 	child_pgid = pid;
@@ -306,7 +369,6 @@ static void run(int hub, const char *real, const char *argv0, char **argv, char 
 	close(out[1]);
 	if (!merged) close(err[1]);
 
-	static struct capture cap;
 	struct pollfd fds[2] = {{out[0], POLLIN, 0}, {err[0], POLLIN, 0}}; // a merged one: fd -1, never ready
 	for (int open = merged ? 1 : 2; open > 0;) {
 		if (poll(fds, 2, -1) < 0) {
@@ -334,48 +396,7 @@ static void run(int hub, const char *real, const char *argv0, char **argv, char 
 	int sig = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
 	int status = sig ? 128 + sig : WEXITSTATUS(st);
 
-	if (hub_ok) {
-		struct buf end = {0};
-		char name[32];
-		buf_puts(&end, "{\"op\":\"end\",\"id\":");
-		buf_int(&end, begun.id);
-		buf_puts(&end, ",\"end\":{\"exit\":");
-		buf_int(&end, status);
-		if (sig) {
-			buf_puts(&end, ",\"signal\":");
-			const char *s = signal_name(sig, name, sizeof name);
-			buf_json(&end, s, strlen(s));
-		}
-		size_t after = cap.after, total = cap.headn + cap.after;
-		if (after <= MAX_CAPTURE) {
-			if (total > 0) {
-				struct buf all = {0};
-				buf_put(&all, cap.head, cap.headn);
-				buf_put(&all, cap.tail, after);
-				buf_puts(&end, ",\"output\":");
-				buf_json(&end, all.p, all.n);
-				free(all.p);
-			}
-		} else {
-			struct buf tail = {0};
-			size_t start = after % MAX_CAPTURE;
-			buf_put(&tail, cap.tail + start, MAX_CAPTURE - start);
-			buf_put(&tail, cap.tail, start);
-			buf_puts(&end, ",\"output\":");
-			buf_json(&end, cap.head, cap.headn);
-			buf_puts(&end, ",\"tail\":");
-			buf_json(&end, tail.p, tail.n);
-			buf_puts(&end, ",\"elided\":true");
-			free(tail.p);
-		}
-		if (total > 0) {
-			buf_puts(&end, ",\"bytes\":");
-			buf_int(&end, (long)total);
-		}
-		buf_puts(&end, "}}\n");
-		struct reply ended = {0};
-		if (hub_call(hub, &end, &ended) == 0 && ended.said.n > 0) write_all(1, ended.said.p, ended.said.n);
-	}
+	if (hub_ok) send_end(hub, begun.id, status, sig, &cap);
 	close(hub);
 	if (sig) {
 		// die the way the shell died
@@ -395,13 +416,21 @@ __attribute__((constructor)) static void swetouch_fast(int argc, char **argv, ch
 	base = base ? base + 1 : argv[0];
 	int sh = strcmp(base, "sh") == 0;
 	const char *argv0 = sh || strcmp(base, "bash") == 0 ? argv[0] : "bash";
+	const char *name = sh ? "sh" : "bash";
 	char real[4096];
-	if (!real_shell(sh ? "sh" : "bash", real, sizeof real)) return; // the Go path says why
 	int ci = command_of(argc - 1, argv + 1);
 	const char *sock = getenv("SWETOUCH_SOCKET");
-	if (ci < 0 || !sock || !*sock) exec_real(real, argv0, argv, envp); // not ours to watch
+	if (ci < 0 || !sock || !*sock) {
+		// not ours to watch
+		if (!real_shell(name, real, sizeof real)) return; // the Go path says why
+		exec_real(real, argv0, argv, envp);
+	}
 	if (isatty(1)) return; // a terminal stays a terminal: the Go path
 	int hub = hub_dial(sock);
-	if (hub < 0) exec_real(real, argv0, argv, envp); // the hub is gone: behave as bash
-	run(hub, real, argv0, argv, envp, argv[1 + ci]);
+	if (hub < 0) {
+		// the hub is gone: behave as bash
+		if (!real_shell(name, real, sizeof real)) return;
+		exec_real(real, argv0, argv, envp);
+	}
+	run(hub, name, argv0, argv, envp, argv[1 + ci]);
 }

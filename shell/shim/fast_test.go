@@ -174,3 +174,26 @@ func TestMergedStreams(t *testing.T) {
 		}
 	}
 }
+
+// TestSpawnFailureEnds: when the real shell cannot be started the shim
+// says so, exits 126, and ends the command it had begun with the hub (on
+// both paths), which records that status rather than leaving it running.
+func TestSpawnFailureEnds(t *testing.T) {
+	for _, extra := range []string{"", goPath} {
+		dir := t.TempDir()
+		var traj bytes.Buffer
+		w, _ := replay.NewWriter(&traj, replay.Header{})
+		hub, env := startHub(t, dir, session.WithRecorder(w))
+		env = append(env, "SWETOUCH_REAL_SHELL="+filepath.Join(dir, "no-such-bash"), extra)
+		res := runShell(t, filepath.Join(binDir, "bash"), env, dir, "echo hi", nil)
+		if res.status != "exit status 126" || !bytes.Contains(res.stderr, []byte("swetouch shell: fork/exec")) {
+			t.Errorf("%q: %s, stderr %q", extra, res.status, res.stderr)
+		}
+		if s := hub.Status(); s.Running != 0 || s.Steps != 1 {
+			t.Errorf("%q: hub has %d running, %d steps; want 0 and 1", extra, s.Running, s.Steps)
+		}
+		if !bytes.Contains(traj.Bytes(), []byte(`"exit":126`)) {
+			t.Errorf("%q: trajectory has no exit 126: %s", extra, traj.Bytes())
+		}
+	}
+}

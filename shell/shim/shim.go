@@ -142,7 +142,11 @@ func Run(h Hub, real, argv0 string, args []string, command string) int {
 	b := <-answer
 	id, herr := b.id, b.err
 	if err := c.Start(); err != nil {
-		fmt.Fprintf(os.Stderr, "swetouch shell: %v\n", err)
+		said := fmt.Sprintf("swetouch shell: %v\n", err)
+		fmt.Fprint(os.Stderr, said)
+		if herr == nil {
+			h.End(id, wire.End{Exit: 126, Output: said}) // the hub has the begin
+		}
 		return 126
 	}
 	for _, w := range []io.Writer{c.Stdout, c.Stderr} {
