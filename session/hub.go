@@ -36,11 +36,15 @@ type Hub struct {
 	w        *watch.Watcher
 	now      func() time.Time
 
-	mu       sync.Mutex
-	seq      int64
-	step     int
-	nextCmd  int
-	running  map[int]Begin
+	mu      sync.Mutex
+	seq     int64
+	step    int
+	nextCmd int
+	running map[int]runningCmd
+	// progress is closed, and replaced, when a command leaves running or a
+	// connection has done a line while a begin waits (see awaitEndsLocked)
+	progress chan struct{}
+	waiting  int
 	outbox   []Message
 	attempts []event.Attempt
 	closed   bool
@@ -69,7 +73,7 @@ func New(root string, opts ...Option) (*Hub, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &Hub{root: abs, now: time.Now, running: map[int]Begin{}}
+	h := &Hub{root: abs, now: time.Now, running: map[int]runningCmd{}, progress: make(chan struct{})}
 	for _, o := range opts {
 		o(h)
 	}
@@ -80,14 +84,38 @@ func New(root string, opts ...Option) (*Hub, error) {
 // ErrClosed is returned after Close.
 var ErrClosed = errors.New("session closed")
 
+// runningCmd is a command begun and not yet ended.
+type runningCmd struct {
+	Begin
+	from origin // the connection it came on; nil for an in-process caller
+}
+
+// origin is a client's connection, which knows whether the client has
+// said something the hub has not taken yet (an end, a hang-up).
+type origin interface{ unread() bool }
+
+type originKey struct{}
+
+// withOrigin marks the calls made with ctx as coming from o.
+func withOrigin(ctx context.Context, o origin) context.Context {
+	return context.WithValue(ctx, originKey{}, o)
+}
+
 // Begin records that a command starts and returns its id. Changes made
 // while no command ran are taken first, as native edits.
 func (h *Hub) Begin(ctx context.Context, b Begin) (int, error) {
+	id, _, err := h.beginArmed(ctx, b)
+	return id, err
+}
+
+// beginArmed is Begin that also says whether the hub is armed.
+func (h *Hub) beginArmed(ctx context.Context, b Begin) (int, bool, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
-		return 0, ErrClosed
+		return 0, false, ErrClosed
 	}
+	h.awaitEndsLocked(ctx)
 	// Changes made before the command (an agent's native edit) are the
 	// agent's own action, not the command's. A barrier, not Pending: an
 	// edit whose event the watcher has not read yet would otherwise be
@@ -95,12 +123,67 @@ func (h *Hub) Begin(ctx context.Context, b Begin) (int, error) {
 	// running the tests at once).
 	if len(h.running) == 0 && h.w != nil {
 		if err := h.nativeLocked(ctx); err != nil {
-			return 0, err
+			return 0, false, err
 		}
 	}
 	h.nextCmd++
-	h.running[h.nextCmd] = b
-	return h.nextCmd, nil
+	from, _ := ctx.Value(originKey{}).(origin)
+	h.running[h.nextCmd] = runningCmd{b, from}
+	return h.nextCmd, h.armedLocked(), nil
+}
+
+// awaitEndsLocked waits, up to 50 ms, until no running command's
+// connection holds an end the hub has not taken. A shim that nothing can
+// answer any more sends its end without waiting and exits, and the
+// agent's next action (a command, a tool call, a look at the status) can
+// reach the hub before that end has been read on its own connection; it
+// must come after it. Every call that acts or reports starts with it.
+// Called with h.mu held, which it lets go while it waits.
+func (h *Hub) awaitEndsLocked(ctx context.Context) {
+	// the caller's own commands end after this call: it sent it first
+	self, _ := ctx.Value(originKey{}).(origin)
+	deadline := time.Now().Add(50 * time.Millisecond)
+	for {
+		waiting := false
+		for _, r := range h.running {
+			if r.from != nil && r.from != self && r.from.unread() {
+				waiting = true
+				break
+			}
+		}
+		left := time.Until(deadline)
+		if !waiting || left <= 0 {
+			return
+		}
+		progress := h.progress
+		h.waiting++
+		h.mu.Unlock()
+		t := time.NewTimer(left)
+		select {
+		case <-progress:
+		case <-t.C:
+		case <-ctx.Done():
+		}
+		t.Stop()
+		h.mu.Lock()
+		h.waiting--
+	}
+}
+
+// progressedLocked wakes the begins waiting in awaitEndsLocked, to look
+// again.
+func (h *Hub) progressedLocked() {
+	if h.waiting > 0 {
+		close(h.progress)
+		h.progress = make(chan struct{})
+	}
+}
+
+// lineDone tells the waiting begins a connection has done a line.
+func (h *Hub) lineDone() {
+	h.mu.Lock()
+	h.progressedLocked()
+	h.mu.Unlock()
 }
 
 // End records a command's result: its classification, the file changes
@@ -156,11 +239,13 @@ func (h *Hub) EndAnswering(ctx context.Context, id int, e End, answer func([]Mes
 // endLocked ends command id and acts on it; note, when set, says why on
 // its first event. The messages it may have made wait in the outbox.
 func (h *Hub) endLocked(ctx context.Context, id int, e End, note string) error {
-	b, ok := h.running[id]
+	r, ok := h.running[id]
 	if !ok {
 		return fmt.Errorf("unknown command %d", id)
 	}
+	b := r.Begin
 	delete(h.running, id)
+	h.progressedLocked()
 	var changes []watch.Change
 	var syncErr error
 	if h.w != nil {
@@ -202,6 +287,7 @@ func (h *Hub) endLocked(ctx context.Context, id int, e End, note string) error {
 func (h *Hub) Observe(ctx context.Context, ev event.Event) (int64, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.awaitEndsLocked(ctx)
 	if h.closed {
 		return 0, ErrClosed
 	}
@@ -237,6 +323,7 @@ func (h *Hub) Record(ev event.Event) error {
 func (h *Hub) Sync(ctx context.Context, channel string) ([]Message, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.awaitEndsLocked(ctx)
 	if h.closed {
 		return nil, ErrClosed
 	}
@@ -419,9 +506,12 @@ func (h *Hub) Armed() bool {
 func (h *Hub) armedLocked() bool { return len(h.outbox) > 0 || h.pol != nil && h.pol.Armed() }
 
 // Drain returns the pending messages and records their delivery.
-func (h *Hub) Drain(channel string) []Message {
+func (h *Hub) Drain(channel string) []Message { return h.drain(context.Background(), channel) }
+
+func (h *Hub) drain(ctx context.Context, channel string) []Message {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.awaitEndsLocked(ctx)
 	return h.drainLockedOn(channel)
 }
 
@@ -437,9 +527,12 @@ func (h *Hub) drainLockedOn(channel string) []Message {
 }
 
 // Status reports the hub's state.
-func (h *Hub) Status() Status {
+func (h *Hub) Status() Status { return h.status(context.Background()) }
+
+func (h *Hub) status(ctx context.Context) Status {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.awaitEndsLocked(ctx)
 	return Status{Seq: h.seq, Steps: h.step, Running: len(h.running), Pending: len(h.outbox), Interventions: append([]event.Attempt{}, h.attempts...)}
 }
 
@@ -447,6 +540,7 @@ func (h *Hub) Status() Status {
 func (h *Hub) Close(note string) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.awaitEndsLocked(context.Background())
 	if h.closed {
 		return nil
 	}

@@ -11,6 +11,7 @@ import (
 	"net"
 	"slices"
 	"sync"
+	"syscall"
 
 	"github.com/swetouch/swetouch/session/wire"
 )
@@ -45,10 +46,80 @@ func (h *Hub) Serve(ctx context.Context, l net.Listener) error {
 			// shim a leftover process holds) is hung up on, not waited for
 			stop := context.AfterFunc(ctx, func() { c.Close() })
 			defer stop()
-			defer c.Close()
-			h.serveConn(ctx, c)
+			tc := &trackedConn{Conn: c}
+			defer tc.close()
+			if sc, ok := c.(syscall.Conn); ok {
+				tc.raw, _ = sc.SyscallConn()
+			}
+			h.serveConn(ctx, tc)
 		}()
 	}
+}
+
+// trackedConn is a net.Conn that knows whether its client has said
+// something not taken yet (see fdConn.unread): it reads through the
+// connection's raw descriptor, saying when it waits with nothing taken.
+type trackedConn struct {
+	net.Conn
+	raw syscall.RawConn // nil: cannot be looked at
+
+	mu      sync.Mutex
+	closed  bool
+	waiting bool
+}
+
+func (c *trackedConn) Read(p []byte) (int, error) {
+	if c.raw == nil || len(p) == 0 {
+		return c.Conn.Read(p)
+	}
+	var n int
+	var err error
+	rerr := c.raw.Read(func(fd uintptr) bool {
+		c.setWaiting(false)
+		n, err = rawIO(syscall.SYS_RECVFROM, int(fd), p, syscall.MSG_DONTWAIT)
+		if err == syscall.EAGAIN || err == syscall.EINTR {
+			c.setWaiting(true)
+			return false // the poller wakes this when something comes
+		}
+		return true
+	})
+	c.setWaiting(false)
+	switch {
+	case rerr != nil:
+		return 0, rerr
+	case err != nil:
+		return 0, err
+	case n == 0:
+		return 0, io.EOF
+	}
+	return n, nil
+}
+
+func (c *trackedConn) setWaiting(w bool) {
+	c.mu.Lock()
+	c.waiting = w
+	c.mu.Unlock()
+}
+
+func (c *trackedConn) unread() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed || c.raw == nil {
+		return false
+	}
+	if !c.waiting {
+		return true
+	}
+	readable := false
+	c.raw.Control(func(fd uintptr) { readable = pollNow(int(fd)) })
+	return readable
+}
+
+func (c *trackedConn) close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.closed = true
+	c.Conn.Close()
 }
 
 // yielder is a connection that can step aside for its client after an
@@ -69,6 +140,10 @@ func (h *Hub) serveConn(ctx context.Context, c io.ReadWriter) {
 		}
 		return enc.Encode(r)
 	}
+	y, yields := c.(yielder)
+	if o, ok := c.(origin); ok {
+		ctx = withOrigin(ctx, o)
+	}
 	// commands begun on this connection and not ended: a client killed
 	// mid-command (a shim, by a timeout's SIGKILL) never sends their end
 	open := map[int]bool{}
@@ -88,18 +163,21 @@ func (h *Hub) serveConn(ctx context.Context, c io.ReadWriter) {
 		}
 		if err != nil {
 			resp.Error = fmt.Sprintf("line %d: %v", line, err)
-		} else if req.Op == "end" && req.End != nil && !req.NoReply {
+		} else if req.Op == "end" && req.End != nil && (!req.NoReply || yields) {
 			delete(open, req.ID)
 			// answered as soon as the messages are known (see EndAnswering)
 			answered := false
 			err := h.EndAnswering(ctx, req.ID, *req.End, func(m []Message) {
 				answered = true
-				send(Response{OK: true, Messages: m})
-				if y, ok := c.(yielder); ok {
+				if !req.NoReply {
+					send(Response{OK: true, Messages: m})
+				}
+				if yields {
 					y.yield()
 				}
 			})
 			if answered {
+				h.lineDone()
 				continue
 			}
 			resp.Error = fmt.Sprintf("line %d: %v", line, err)
@@ -114,16 +192,17 @@ func (h *Hub) serveConn(ctx context.Context, c io.ReadWriter) {
 			if resp.Error != "" {
 				resp.Error = fmt.Sprintf("line %d: %s", line, resp.Error)
 			}
-			if req.NoReply {
-				continue
+		}
+		if !req.NoReply {
+			if err := send(resp); err != nil {
+				return
 			}
 		}
-		if err := send(resp); err != nil {
-			return
-		}
+		h.lineDone()
 	}
 }
 
+// call does one request, for the connection ctx names (withOrigin).
 func (h *Hub) call(ctx context.Context, req Request) Response {
 	var r Response
 	var err error
@@ -132,8 +211,7 @@ func (h *Hub) call(ctx context.Context, req Request) Response {
 		if req.Begin == nil {
 			return Response{Error: `field "begin": missing`}
 		}
-		r.ID, err = h.Begin(ctx, *req.Begin)
-		r.Armed = h.Armed()
+		r.ID, r.Armed, err = h.beginArmed(ctx, *req.Begin)
 	case "end":
 		if req.End == nil {
 			return Response{Error: `field "end": missing`}
@@ -155,11 +233,11 @@ func (h *Hub) call(ctx context.Context, req Request) Response {
 		}
 		err = h.Record(*req.Event)
 	case "messages":
-		r.Messages = h.Drain(orDefault(req.Channel, "file"))
+		r.Messages = h.drain(ctx, orDefault(req.Channel, "file"))
 	case "sync":
 		r.Messages, err = h.Sync(ctx, req.Channel)
 	case "status":
-		s := h.Status()
+		s := h.status(ctx)
 		r.Status = &s
 	default:
 		return Response{Error: fmt.Sprintf("field \"op\": unknown %q", req.Op)}

@@ -160,6 +160,9 @@ type fdConn struct {
 
 	mu     sync.Mutex
 	closed bool
+	// waiting is set while the thread waits for the client with nothing
+	// taken; it is cleared, under mu, before anything is
+	waiting bool
 }
 
 func (c *fdConn) startSpare() {
@@ -172,28 +175,37 @@ func (c *fdConn) startSpare() {
 // Read and Write try the socket without blocking first, as raw system
 // calls: a call that may block must tell the scheduler, and that woke the
 // runtime's monitor thread, when asleep, every time (about 20 µs on the
-// answer's path here).
+// answer's path here). Read waits in poll, not in read, so that nothing is
+// taken while the connection says it waits (see unread).
 func (c *fdConn) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	if n, err := rawIO(syscall.SYS_RECVFROM, c.fd, p, syscall.MSG_DONTWAIT); err == nil && n > 0 {
-		return n, nil
-	}
-	c.startSpare() // about to wait
 	for {
-		n, err := syscall.Read(c.fd, p)
-		if err == syscall.EINTR {
-			continue
-		}
-		if err != nil {
+		n, err := rawIO(syscall.SYS_RECVFROM, c.fd, p, syscall.MSG_DONTWAIT)
+		switch {
+		case err == nil && n == 0:
+			return 0, io.EOF
+		case err == nil:
+			return n, nil
+		case err != syscall.EAGAIN && err != syscall.EINTR:
 			return 0, err
 		}
-		if n == 0 {
-			return 0, io.EOF
+		c.startSpare() // about to wait
+		c.setWaiting(true)
+		fds := []unix.PollFd{{Fd: int32(c.fd), Events: unix.POLLIN | unix.POLLRDHUP}}
+		_, err = unix.Ppoll(fds, nil, nil)
+		c.setWaiting(false)
+		if err != nil && err != unix.EINTR {
+			return 0, err
 		}
-		return n, nil
 	}
+}
+
+func (c *fdConn) setWaiting(w bool) {
+	c.mu.Lock()
+	c.waiting = w
+	c.mu.Unlock()
 }
 
 func (c *fdConn) Write(p []byte) (int, error) {
@@ -224,6 +236,29 @@ func rawIO(trap uintptr, fd int, p []byte, flags int) (int, error) {
 		return 0, errno
 	}
 	return int(n), nil
+}
+
+// unread reports whether the client has said something the hub has not
+// taken yet: whenever the connection's thread is not waiting for it (it
+// has a line in hand, or in its buffer), or when something has come that
+// the waiting thread has not woken for yet. Holding mu keeps the thread
+// from taking it meanwhile. A connection gone has nothing.
+func (c *fdConn) unread() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return false
+	}
+	return !c.waiting || pollNow(c.fd)
+}
+
+// pollNow reports whether fd has something to read, or was hung up on,
+// without waiting (a raw system call: with a zero timeout it cannot block).
+func pollNow(fd int) bool {
+	fds := [1]unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN | unix.POLLRDHUP}}
+	var now unix.Timespec
+	n, _, errno := syscall.RawSyscall6(syscall.SYS_PPOLL, uintptr(unsafe.Pointer(&fds[0])), 1, uintptr(unsafe.Pointer(&now)), 0, 0, 0)
+	return errno == 0 && n > 0
 }
 
 // hangUp wakes a thread blocked reading the socket; the descriptor stays

@@ -247,11 +247,15 @@ static const char *working_dir(char *buf, size_t n) {
 
 // send_end tells the hub the command ended with status (and the signal
 // sig, when not 0) and what it wrote, and prints the messages it returns.
-static void send_end(int hub, int id, int status, int sig, const struct capture *cap) {
+// When begin said the hub is not armed, no message can come: the end goes
+// without waiting for the answer (the hub takes it before the agent's
+// next command all the same).
+static void send_end(int hub, const struct reply *begun, int status, int sig, const struct capture *cap) {
 	struct buf end = {0};
 	char name[32];
 	buf_puts(&end, "{\"op\":\"end\",\"id\":");
-	buf_int(&end, id);
+	buf_int(&end, begun->id);
+	if (!begun->armed) buf_puts(&end, ",\"noreply\":true");
 	buf_puts(&end, ",\"end\":{\"exit\":");
 	buf_int(&end, status);
 	if (sig) {
@@ -286,6 +290,10 @@ static void send_end(int hub, int id, int status, int sig, const struct capture 
 		buf_int(&end, (long)total);
 	}
 	buf_puts(&end, "}}\n");
+	if (!begun->armed) {
+		if (!end.bad) send_all(hub, end.p, end.n);
+		return;
+	}
 	struct reply ended = {0};
 	if (hub_call(hub, &end, &ended) == 0 && ended.said.n > 0) write_all(1, ended.said.p, ended.said.n);
 }
@@ -337,7 +345,7 @@ static void run(int hub, const char *name, const char *argv0, char **argv, char 
 	if (!found) {
 		// as the Go path says it; the hub has the begin, so it gets an end
 		fprintf(stderr, "swetouch shell: no real %s found\n", name);
-		if (hub_ok) send_end(hub, begun.id, 127, 0, &cap);
+		if (hub_ok) send_end(hub, &begun, 127, 0, &cap);
 		_exit(127);
 	}
 
@@ -360,7 +368,7 @@ static void run(int hub, const char *name, const char *argv0, char **argv, char 
 		if (hub_ok) {
 			// the hub has the begin: what the agent saw is the output
 			capture(&cap, said, strlen(said));
-			send_end(hub, begun.id, 126, 0, &cap);
+			send_end(hub, &begun, 126, 0, &cap);
 		}
 		_exit(126);
 	}
@@ -396,7 +404,7 @@ static void run(int hub, const char *name, const char *argv0, char **argv, char 
 	int sig = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
 	int status = sig ? 128 + sig : WEXITSTATUS(st);
 
-	if (hub_ok) send_end(hub, begun.id, status, sig, &cap);
+	if (hub_ok) send_end(hub, &begun, status, sig, &cap);
 	close(hub);
 	if (sig) {
 		// die the way the shell died

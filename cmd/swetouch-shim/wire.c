@@ -282,6 +282,9 @@ static void reply_field(struct lexer *l, const char *key, void *arg) {
 	if (strcmp(key, "ok") == 0 && l->end - l->p >= 4 && memcmp(l->p, "true", 4) == 0) {
 		r->ok = 1;
 		l->p += 4;
+	} else if (strcmp(key, "armed") == 0 && l->end - l->p >= 4 && memcmp(l->p, "true", 4) == 0) {
+		r->armed = 1;
+		l->p += 4;
 	} else if (strcmp(key, "id") == 0) {
 		char *e;
 		r->id = strtol(l->p, &e, 10);

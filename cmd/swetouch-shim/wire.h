@@ -26,6 +26,7 @@ int send_all(int fd, const char *p, size_t n);
 struct reply {
 	int ok;
 	long id;
+	int armed; // begin's: an intervention can still fire, or a message waits
 	struct buf said; // the messages, as the agent is shown them
 };
 
