@@ -112,10 +112,10 @@ func (h *Hub) Begin(ctx context.Context, b Begin) (int, error) {
 func (h *Hub) beginArmed(ctx context.Context, b Begin) (int, bool, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.awaitEndsLocked(ctx)
 	if h.closed {
 		return 0, false, ErrClosed
 	}
-	h.awaitEndsLocked(ctx)
 	// Changes made before the command (an agent's native edit) are the
 	// agent's own action, not the command's. A barrier, not Pending: an
 	// edit whose event the watcher has not read yet would otherwise be
@@ -170,7 +170,7 @@ func (h *Hub) awaitEndsLocked(ctx context.Context) {
 	}
 }
 
-// progressedLocked wakes the begins waiting in awaitEndsLocked, to look
+// progressedLocked wakes the calls waiting in awaitEndsLocked, to look
 // again.
 func (h *Hub) progressedLocked() {
 	if h.waiting > 0 {
@@ -179,7 +179,7 @@ func (h *Hub) progressedLocked() {
 	}
 }
 
-// lineDone tells the waiting begins a connection has done a line.
+// lineDone tells the waiting calls a connection has done a line.
 func (h *Hub) lineDone() {
 	h.mu.Lock()
 	h.progressedLocked()
