@@ -278,48 +278,50 @@ func (c *fdConn) close() {
 	syscall.Close(c.fd)
 }
 
-// yield waits, up to a millisecond, for the client to be done: to have
-// exited, or to say more, keeping the thread off the CPU meanwhile.
+// yield keeps the thread off the CPU while a client that is going away
+// goes: it waits, up to 200 µs, for the client to hang up (or say more),
+// and a client that hung up, up to a millisecond in all, for its process
+// to be gone (a pidfd, from the socket's peer credentials). A client that
+// stays (a relay, a persistent shell) costs the 200 µs at most.
 // An answer to a Unix socket wakes its reader on the writer's CPU, on the
 // kernel's bet that the writer now sleeps; a hub that went on with the
 // command's recording there kept a shim from its answer (160 µs against
 // 60 here). And the shim's exit is the agent's to wait for: the hub woken
 // by the shim hanging up took the CPU its exit needed (the agent saw it
-// 80 to 100 µs later), so a client that hangs up is waited for until its
-// process is gone (a pidfd, from the socket's peer credentials).
+// 70 to 100 µs later).
 func (c *fdConn) yield() {
-	deadline := time.Now().Add(time.Millisecond)
-	sock := unix.PollFd{Fd: int32(c.fd), Events: unix.POLLIN | unix.POLLRDHUP}
-	fds := []unix.PollFd{sock}
-	pidfd := -1
-	if cred, err := unix.GetsockoptUcred(c.fd, unix.SOL_SOCKET, unix.SO_PEERCRED); err == nil && cred.Pid > 0 {
-		if pidfd, err = unix.PidfdOpen(int(cred.Pid), 0); err == nil {
-			defer unix.Close(pidfd)
-			fds = append(fds, unix.PollFd{Fd: int32(pidfd), Events: unix.POLLIN})
-		}
+	start := time.Now()
+	fds := []unix.PollFd{{Fd: int32(c.fd), Events: unix.POLLIN | unix.POLLRDHUP}}
+	if !waitFor(fds, start.Add(hangUpWait)) || fds[0].Revents&(unix.POLLRDHUP|unix.POLLHUP) == 0 {
+		return // it stays, or says more: serve it
 	}
+	cred, err := unix.GetsockoptUcred(c.fd, unix.SOL_SOCKET, unix.SO_PEERCRED)
+	if err != nil || cred.Pid <= 0 {
+		return
+	}
+	pidfd, err := unix.PidfdOpen(int(cred.Pid), 0)
+	if err != nil {
+		return // gone already
+	}
+	defer unix.Close(pidfd)
+	waitFor([]unix.PollFd{{Fd: int32(pidfd), Events: unix.POLLIN}}, start.Add(time.Millisecond))
+}
+
+// hangUpWait is how long yield waits for a client to hang up.
+const hangUpWait = 200 * time.Microsecond
+
+// waitFor polls fds until one is ready (true) or the deadline passes.
+func waitFor(fds []unix.PollFd, deadline time.Time) bool {
 	for {
 		left := time.Until(deadline)
 		if left <= 0 {
-			return
+			return false
 		}
 		ts := unix.NsecToTimespec(left.Nanoseconds())
 		n, err := unix.Ppoll(fds, &ts, nil)
 		if err == unix.EINTR {
 			continue
 		}
-		if err != nil || n == 0 {
-			return
-		}
-		if fds[len(fds)-1].Fd == int32(pidfd) && fds[len(fds)-1].Revents != 0 {
-			return // the client has exited
-		}
-		if fds[0].Fd != int32(c.fd) || fds[0].Revents&(unix.POLLRDHUP|unix.POLLHUP) == 0 {
-			return // it says more: serve it
-		}
-		if pidfd < 0 {
-			return // hung up, and its exit cannot be waited for
-		}
-		fds = fds[1:] // hung up: now wait for the exit alone
+		return err == nil && n > 0
 	}
 }
