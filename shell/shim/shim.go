@@ -34,6 +34,13 @@ type Hub interface {
 	End(int, wire.End) ([]wire.Message, error)
 }
 
+// armedHub is a hub that says, on begin, whether end needs an answer (the
+// socket client).
+type armedHub interface {
+	BeginArmed(wire.Begin) (int, bool, error)
+	EndAsync(int, wire.End)
+}
+
 // Main runs the shim as the shell argv0 names ("bash", "/shims/sh") with
 // bash's arguments and returns the exit status to exit with. The real
 // shell gets the same argv0, so $0 is what it would have been. A status
@@ -88,13 +95,20 @@ func Run(h Hub, real, argv0 string, args []string, command string) int {
 	// the hub's answer to begin comes while the pipes and signals are set
 	// up: the command itself starts only after it
 	type begun struct {
-		id  int
-		err error
+		id    int
+		armed bool // false: no message can come, and end needs no answer
+		err   error
 	}
 	answer := make(chan begun, 1)
 	go func() {
-		id, err := h.Begin(wire.Begin{Command: command, Cwd: cwd, Source: "shell"})
-		answer <- begun{id, err}
+		b := wire.Begin{Command: command, Cwd: cwd, Source: "shell"}
+		if ah, ok := h.(armedHub); ok {
+			id, armed, err := ah.BeginArmed(b)
+			answer <- begun{id, armed, err}
+			return
+		}
+		id, err := h.Begin(b)
+		answer <- begun{id, true, err}
 	}()
 	c := exec.Command(real, args...)
 	c.Args[0] = argv0
@@ -140,7 +154,7 @@ func Run(h Hub, real, argv0 string, args []string, command string) int {
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 	defer signal.Stop(sigs)
 	b := <-answer
-	id, herr := b.id, b.err
+	id, herr, armed := b.id, b.err, b.armed
 	if err := c.Start(); err != nil {
 		said := fmt.Sprintf("swetouch shell: %v\n", err)
 		fmt.Fprint(os.Stderr, said)
@@ -178,8 +192,9 @@ func Run(h Hub, real, argv0 string, args []string, command string) int {
 		if sig != 0 {
 			end.Signal = sig.String()
 		}
-		msgs, err := h.End(id, end)
-		if err == nil {
+		if ah, ok := h.(armedHub); ok && !armed {
+			ah.EndAsync(id, end) // as the C path does
+		} else if msgs, err := h.End(id, end); err == nil {
 			Deliver(os.Stdout, msgs)
 		}
 	}
