@@ -142,21 +142,42 @@ func (w *Watcher) snapshotDirty() error {
 	if !w.baseRev {
 		return nil
 	}
-	out, err := exec.Command("git", "-C", w.root, "status", "--porcelain", "-z", "--untracked-files=all").Output()
+	paths, err := w.gitChanged()
 	if err != nil {
-		return fmt.Errorf("git status: %w", err)
+		return err
 	}
-	for _, rec := range strings.Split(string(out), "\x00") {
-		if len(rec) < 4 {
-			continue
-		}
-		rel := rec[3:]
+	for _, rel := range paths {
 		if b, err := os.ReadFile(filepath.Join(w.root, filepath.FromSlash(rel))); err == nil {
 			s := string(b)
 			w.snap[rel] = &s
 		}
 	}
 	return nil
+}
+
+// gitChanged lists the paths git says differ from HEAD: changed, added,
+// untracked, and both names of a rename.
+func (w *Watcher) gitChanged() ([]string, error) {
+	out, err := exec.Command("git", "-C", w.root, "status", "--porcelain", "-z", "--untracked-files=all").Output()
+	if err != nil {
+		return nil, fmt.Errorf("git status: %w", err)
+	}
+	var paths []string
+	recs := strings.Split(string(out), "\x00")
+	for i := 0; i < len(recs); i++ {
+		rec := recs[i]
+		if len(rec) < 4 {
+			continue
+		}
+		paths = append(paths, rec[3:])
+		if rec[0] == 'R' || rec[0] == 'C' {
+			i++ // a rename's source follows it, a record of its own
+			if i < len(recs) {
+				paths = append(paths, recs[i])
+			}
+		}
+	}
+	return paths, nil
 }
 
 func (w *Watcher) rel(p string) string {
@@ -309,24 +330,9 @@ func (w *Watcher) recover() error {
 	if err := w.addTree(w.root); err != nil {
 		return err
 	}
-	out, err := exec.Command("git", "-C", w.root, "status", "--porcelain", "-z", "--untracked-files=all").Output()
+	paths, err := w.gitChanged()
 	if err != nil {
-		return fmt.Errorf("git status: %w", err)
-	}
-	var paths []string
-	recs := strings.Split(string(out), "\x00")
-	for i := 0; i < len(recs); i++ {
-		rec := recs[i]
-		if len(rec) < 4 {
-			continue
-		}
-		paths = append(paths, rec[3:])
-		if rec[0] == 'R' || rec[0] == 'C' {
-			i++ // a rename's source follows it
-			if i < len(recs) {
-				paths = append(paths, recs[i])
-			}
-		}
+		return err
 	}
 	w.mu.Lock()
 	for p := range w.snap {
