@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -198,18 +199,28 @@ func (h *Hub) End(ctx context.Context, id int, e End) ([]Message, error) {
 	return h.drainLocked(), nil
 }
 
-// Abandon ends a command whose end will never come (its shim was killed,
-// with SIGKILL or by a timeout, and its connection closed): its changes
-// so far are its own, its exit is unknown (-1), and it no longer holds
-// the hub in a command, where native edits wait. Its messages stay
-// pending for the next command.
-func (h *Hub) Abandon(ctx context.Context, id int) error {
+// abandon ends the commands begun on connection from that will never see
+// their end (their shim was killed, by SIGKILL or a timeout, and the
+// connection closed), in the order they began: their changes so far are
+// their own, their exit is unknown (-1), and they no longer hold the hub
+// in a command, where native edits wait. Their messages stay pending for
+// the next command.
+func (h *Hub) abandon(ctx context.Context, from origin) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if _, ok := h.running[id]; !ok || h.closed {
-		return nil
+	if h.closed {
+		return
 	}
-	return h.endLocked(ctx, id, End{Exit: -1}, "no end: the shell's connection to the hub closed first")
+	var ids []int
+	for id, r := range h.running {
+		if r.from == from {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		h.endLocked(ctx, id, End{Exit: -1}, "no end: the shell's connection to the hub closed first")
+	}
 }
 
 // EndAnswering is End for a caller waiting on the other side of a socket:

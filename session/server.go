@@ -7,9 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"net"
-	"slices"
 	"sync"
 	"syscall"
 
@@ -143,16 +141,10 @@ func (h *Hub) serveConn(ctx context.Context, c io.ReadWriter) {
 	y, yields := c.(yielder)
 	if o, ok := c.(origin); ok {
 		ctx = withOrigin(ctx, o)
+		// a client killed mid-command (a shim, by a timeout's SIGKILL)
+		// never sends the end of what it began
+		defer h.abandon(context.WithoutCancel(ctx), o)
 	}
-	// commands begun on this connection and not ended: a client killed
-	// mid-command (a shim, by a timeout's SIGKILL) never sends their end
-	open := map[int]bool{}
-	defer func() {
-		ids := slices.Sorted(maps.Keys(open))
-		for _, id := range ids {
-			h.Abandon(context.WithoutCancel(ctx), id)
-		}
-	}()
 	for line := 1; sc.Scan(); line++ {
 		req, lean := wire.ParseRequest(sc.Bytes())
 		var resp Response
@@ -164,7 +156,6 @@ func (h *Hub) serveConn(ctx context.Context, c io.ReadWriter) {
 		if err != nil {
 			resp.Error = fmt.Sprintf("line %d: %v", line, err)
 		} else if req.Op == "end" && req.End != nil && (!req.NoReply || yields) {
-			delete(open, req.ID)
 			// answered as soon as the messages are known (see EndAnswering)
 			answered := false
 			err := h.EndAnswering(ctx, req.ID, *req.End, func(m []Message) {
@@ -183,12 +174,6 @@ func (h *Hub) serveConn(ctx context.Context, c io.ReadWriter) {
 			resp.Error = fmt.Sprintf("line %d: %v", line, err)
 		} else {
 			resp = h.call(ctx, req)
-			switch {
-			case req.Op == "begin" && resp.OK:
-				open[resp.ID] = true
-			case req.Op == "end":
-				delete(open, req.ID)
-			}
 			if resp.Error != "" {
 				resp.Error = fmt.Sprintf("line %d: %s", line, resp.Error)
 			}
