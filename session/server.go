@@ -60,10 +60,7 @@ func (h *Hub) Serve(ctx context.Context, l net.Listener) error {
 type trackedConn struct {
 	net.Conn
 	raw syscall.RawConn // nil: cannot be looked at
-
-	mu      sync.Mutex
-	closed  bool
-	waiting bool
+	readState
 }
 
 func (c *trackedConn) Read(p []byte) (int, error) {
@@ -93,32 +90,18 @@ func (c *trackedConn) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-func (c *trackedConn) setWaiting(w bool) {
-	c.mu.Lock()
-	c.waiting = w
-	c.mu.Unlock()
-}
-
 func (c *trackedConn) unread() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closed || c.raw == nil {
+	if c.raw == nil {
 		return false
 	}
-	if !c.waiting {
-		return true
-	}
-	readable := false
-	c.raw.Control(func(fd uintptr) { readable = pollNow(int(fd)) })
-	return readable
+	return c.readState.unread(func() bool {
+		readable := false
+		c.raw.Control(func(fd uintptr) { readable = pollNow(int(fd)) })
+		return readable
+	})
 }
 
-func (c *trackedConn) close() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.closed = true
-	c.Conn.Close()
-}
+func (c *trackedConn) close() { c.closeWith(func() { c.Conn.Close() }) }
 
 // yielder is a connection that can step aside for its client after an
 // answer (see fdConn.yield).

@@ -158,11 +158,56 @@ type fdConn struct {
 	// answer
 	spare func()
 
+	readState
+}
+
+// readState is what a connection's reader says of itself, so that others
+// can tell whether its client has said something not taken yet (unread).
+type readState struct {
 	mu     sync.Mutex
 	closed bool
 	// waiting is set while the thread waits for the client with nothing
 	// taken; it is cleared, under mu, before anything is
 	waiting bool
+}
+
+func (s *readState) setWaiting(w bool) {
+	s.mu.Lock()
+	s.waiting = w
+	s.mu.Unlock()
+}
+
+// unread reports whether the client has said something the hub has not
+// taken yet: whenever the connection's thread is not waiting for it (it
+// has a line in hand, or in its buffer), or when something has come
+// (arrived, which looks at the socket) that the waiting thread has not
+// woken for yet. Holding mu keeps the thread from taking it meanwhile. A
+// connection gone has nothing.
+func (s *readState) unread(arrived func() bool) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false
+	}
+	return !s.waiting || arrived()
+}
+
+// whileOpen runs f unless the connection is closed, and keeps it open
+// meanwhile.
+func (s *readState) whileOpen(f func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.closed {
+		f()
+	}
+}
+
+// closeWith marks the connection closed and closes it with f.
+func (s *readState) closeWith(f func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+	f()
 }
 
 func (c *fdConn) startSpare() {
@@ -202,12 +247,6 @@ func (c *fdConn) Read(p []byte) (int, error) {
 	}
 }
 
-func (c *fdConn) setWaiting(w bool) {
-	c.mu.Lock()
-	c.waiting = w
-	c.mu.Unlock()
-}
-
 func (c *fdConn) Write(p []byte) (int, error) {
 	written := 0
 	for written < len(p) {
@@ -238,19 +277,7 @@ func rawIO(trap uintptr, fd int, p []byte, flags int) (int, error) {
 	return int(n), nil
 }
 
-// unread reports whether the client has said something the hub has not
-// taken yet: whenever the connection's thread is not waiting for it (it
-// has a line in hand, or in its buffer), or when something has come that
-// the waiting thread has not woken for yet. Holding mu keeps the thread
-// from taking it meanwhile. A connection gone has nothing.
-func (c *fdConn) unread() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closed {
-		return false
-	}
-	return !c.waiting || pollNow(c.fd)
-}
+func (c *fdConn) unread() bool { return c.readState.unread(func() bool { return pollNow(c.fd) }) }
 
 // pollNow reports whether fd has something to read, or was hung up on,
 // without waiting (a raw system call: with a zero timeout it cannot block).
@@ -263,20 +290,9 @@ func pollNow(fd int) bool {
 
 // hangUp wakes a thread blocked reading the socket; the descriptor stays
 // the owner's to close.
-func (c *fdConn) hangUp() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if !c.closed {
-		syscall.Shutdown(c.fd, syscall.SHUT_RDWR)
-	}
-}
+func (c *fdConn) hangUp() { c.whileOpen(func() { syscall.Shutdown(c.fd, syscall.SHUT_RDWR) }) }
 
-func (c *fdConn) close() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.closed = true
-	syscall.Close(c.fd)
-}
+func (c *fdConn) close() { c.closeWith(func() { syscall.Close(c.fd) }) }
 
 // yield keeps the thread off the CPU while a client that is going away
 // goes: it waits, up to 200 µs, for the client to hang up (or say more),
