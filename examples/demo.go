@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/swetouch/swetouch/policy"
+	"github.com/swetouch/swetouch/sandbox"
 	"github.com/swetouch/swetouch/score"
 	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/task"
@@ -23,6 +24,10 @@ type DemoConfig struct {
 	// executable, else this executable).
 	Shim string
 	Log  io.Writer
+	// Sandbox isolates each run's agent and tests (nil: none), with
+	// SandboxEnv and SandboxVisible as session.RunConfig has them.
+	Sandbox                    *sandbox.Runner
+	SandboxEnv, SandboxVisible []string
 }
 
 // DemoRun is one row of the demo: a task, a condition, an agent.
@@ -77,7 +82,9 @@ func Demo(ctx context.Context, cfg DemoConfig) ([]DemoRun, []score.Row, error) {
 				fmt.Fprintf(cfg.Log, "%-12s %-12s %-8s ", t.Name, cond, agent)
 				r, err := session.Run(ctx, session.RunConfig{
 					Task: t, Record: rec, Condition: cond, Out: out, Shim: cfg.Shim, KeepWorkspace: true, AgentName: agent,
-					Agent: []string{cfg.Swetouch, "agent", "script", "--plan", plan, "--behaviour", agent},
+					Agent:   []string{cfg.Swetouch, "agent", "script", "--plan", plan, "--behaviour", agent},
+					Sandbox: cfg.Sandbox, SandboxEnv: cfg.SandboxEnv, SandboxVisible: cfg.SandboxVisible,
+					Visible: []string{plan}, Hidden: []string{cfg.Report},
 				})
 				if err != nil {
 					return runs, nil, err

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -108,19 +109,26 @@ var presets = map[string]Preset{
 				"hooks": []any{map[string]any{"type": "command", "command": shellQuote(swetouch) + " hook codex", "timeout": 30}}}}}}
 			b, _ := json.MarshalIndent(hook, "", "  ")
 			os.WriteFile(filepath.Join(home, "hooks.json"), b, 0o644)
-			env := []string{"CODEX_HOME=" + home}
+			// INITIAL_AGENT_MODE is the ACP adapter's: full access, which
+			// is Codex's sandbox off, from the first prompt
+			env := []string{"CODEX_HOME=" + home, "INITIAL_AGENT_MODE=agent-full-access"}
+			// Codex's own sandbox off: swetouch's is the boundary, and with
+			// bwrap installed Codex wraps each command in it, which fails
+			// inside ours and, beside it, hides the command from the shim
+			cfg := codexUnsandboxed
 			if url != "" {
-				cfg := fmt.Sprintf("model = %q\nmodel_provider = \"swetouch\"\n\n[model_providers.swetouch]\nname = \"swetouch\"\nbase_url = %q\nenv_key = \"OFFLINE_MODEL_KEY\"\nwire_api = \"responses\"\n", "gpt-5.5", url+"/v1")
-				os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o644)
+				cfg += fmt.Sprintf("model = %q\nmodel_provider = \"swetouch\"\n\n[model_providers.swetouch]\nname = \"swetouch\"\nbase_url = %q\nenv_key = \"OFFLINE_MODEL_KEY\"\nwire_api = \"responses\"\n", "gpt-5.5", url+"/v1")
 				env = append(env, "OFFLINE_MODEL_KEY=swetouch-offline")
 			} else if user, err := os.UserHomeDir(); err == nil {
 				// keep the user's own settings and login
-				for _, f := range []string{"config.toml", "auth.json"} {
-					if b, err := os.ReadFile(filepath.Join(user, ".codex", f)); err == nil {
-						os.WriteFile(filepath.Join(home, f), b, 0o600)
-					}
+				if b, err := os.ReadFile(filepath.Join(user, ".codex", "config.toml")); err == nil {
+					cfg += withoutKeys(string(b), "sandbox_mode", "approval_policy")
+				}
+				if b, err := os.ReadFile(filepath.Join(user, ".codex", "auth.json")); err == nil {
+					os.WriteFile(filepath.Join(home, "auth.json"), b, 0o600)
 				}
 			}
+			os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o600)
 			return env
 		},
 	},
@@ -157,6 +165,31 @@ var presets = map[string]Preset{
 		},
 		Observe: opencodeEvents,
 	},
+}
+
+// codexUnsandboxed opens Codex's config.toml: no sandbox of its own and
+// no approvals (its top-level keys must come before any table).
+const codexUnsandboxed = "sandbox_mode = \"danger-full-access\"\napproval_policy = \"never\"\n"
+
+// withoutKeys is a TOML file without the top-level settings of keys (the
+// lines before the first table that set them).
+func withoutKeys(toml string, keys ...string) string {
+	var b strings.Builder
+	top := true
+	for _, line := range strings.SplitAfter(toml, "\n") {
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "[") {
+			top = false
+		}
+		if top {
+			k, _, ok := strings.Cut(t, "=")
+			if ok && slices.Contains(keys, strings.Trim(strings.TrimSpace(k), `"'`)) {
+				continue
+			}
+		}
+		b.WriteString(line)
+	}
+	return b.String()
 }
 
 // shellQuote quotes a path for a hook command line.

@@ -16,6 +16,7 @@ import (
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/replay"
 	"github.com/swetouch/swetouch/replay/model"
+	"github.com/swetouch/swetouch/sandbox"
 	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/task"
 )
@@ -68,10 +69,17 @@ func agentSession(t *testing.T, shimDir, agent, modelName, readTool string, deli
 	defer recorded.Close()
 	tk, _ := task.Load(filepath.Join("tasks", "py-discount"))
 	recs, _ := task.LoadRecords(filepath.Join("tasks", "py-discount", "records.jsonl"))
-	out := t.TempDir()
+	out, scratch := t.TempDir(), t.TempDir()
+	// sandboxed, as swetouch run runs it, where the sandbox can run
+	sb := &sandbox.Runner{}
+	if err := sb.Check(); err != nil {
+		t.Logf("unsandboxed: %v", err)
+		sb = nil
+	}
 	res, err := session.Run(context.Background(), session.RunConfig{
 		Task: tk, Record: recs[0], Condition: policy.CounterEdit, Out: out, Shim: filepath.Join(shimDir, "swetouch-shim"),
-		Agent: p.Command(bin, "{instruction}", modelName, filepath.Join(shimDir, "swetouch")), Env: p.Env(recorded.URL, filepath.Join(shimDir, "swetouch"), t.TempDir()), Observe: p.Observe,
+		Agent: p.Command(bin, "{instruction}", modelName, filepath.Join(shimDir, "swetouch")), Env: p.Env(recorded.URL, filepath.Join(shimDir, "swetouch"), scratch), Observe: p.Observe,
+		Sandbox: sb, Scratch: []string{scratch},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -115,6 +123,9 @@ func agentSession(t *testing.T, shimDir, agent, modelName, readTool string, deli
 	}
 	if !reached && delivers {
 		t.Errorf("the model's next request does not carry the user's message")
+	}
+	if sb != nil && res.Sandbox != sandbox.Bwrap {
+		t.Errorf("result.json: sandbox %q, want bwrap", res.Sandbox)
 	}
 	if _, err := os.Stat(filepath.Join(out, "result.json")); err != nil || res.Resolved == nil {
 		t.Errorf("result: %v resolved %v (%s)", err, res.Resolved, res.Reason)

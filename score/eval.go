@@ -13,6 +13,7 @@ import (
 
 	"github.com/swetouch/swetouch/event"
 	"github.com/swetouch/swetouch/policy"
+	"github.com/swetouch/swetouch/sandbox"
 	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/task"
 )
@@ -25,6 +26,9 @@ type Agent struct {
 	Command func(t *task.Task, scratch string) (args, env []string, err error)
 	// Observe reads the agent's output for events (nil for none).
 	Observe func(ws string, line []byte) []event.Event
+	// Visible are the host paths the sandboxed agent reads on a task (a
+	// scripted agent's plan); nil for none.
+	Visible func(t *task.Task) []string
 }
 
 // EvalConfig is a set of paired trials: every task under every condition
@@ -38,7 +42,14 @@ type EvalConfig struct {
 	Concurrency int
 	Out         string
 	Shim        string
-	Progress    io.Writer
+	// Sandbox isolates every trial's agent and tests (nil: none), with
+	// SandboxEnv and SandboxVisible as session.RunConfig has them.
+	Sandbox                    *sandbox.Runner
+	SandboxEnv, SandboxVisible []string
+	// Hidden are host paths no agent may see besides the tasks and Out
+	// (a shared records file).
+	Hidden   []string
+	Progress io.Writer
 	// Bar draws a progress bar under the finished trials' lines, for a
 	// terminal; without it every trial is one plain line.
 	Bar bool
@@ -138,13 +149,28 @@ func runTrial(ctx context.Context, cfg EvalConfig, a Agent, c policy.Condition, 
 	if err != nil {
 		return nil, err
 	}
-	rc := session.RunConfig{Task: t, Condition: c, Out: dir, Agent: args, Env: env, AgentName: a.Name, Shim: cfg.Shim, Observe: a.Observe}
+	rc := session.RunConfig{Task: t, Condition: c, Out: dir, Agent: args, Env: env, AgentName: a.Name, Shim: cfg.Shim, Observe: a.Observe,
+		Sandbox: cfg.Sandbox, SandboxEnv: cfg.SandboxEnv, SandboxVisible: cfg.SandboxVisible, Scratch: []string{scratch}, Hidden: hidden(cfg)}
+	if a.Visible != nil {
+		rc.Visible = a.Visible(t)
+	}
 	if cfg.Records != nil {
 		if rc.Record, err = cfg.Records(t); err != nil {
 			return nil, err
 		}
 	}
 	return session.Run(ctx, rc)
+}
+
+// hidden is what a trial's agent must not see: the whole results folder
+// (other trials' results), every task (their tests and solutions), and
+// what the caller names.
+func hidden(cfg EvalConfig) []string {
+	out := append([]string{cfg.Out}, cfg.Hidden...)
+	for _, t := range cfg.Tasks {
+		out = append(out, t.Dir)
+	}
+	return out
 }
 
 // done reports whether a trial finished (interrupted trials run again).

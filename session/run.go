@@ -16,6 +16,7 @@ import (
 	"github.com/swetouch/swetouch/event"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/replay"
+	"github.com/swetouch/swetouch/sandbox"
 	"github.com/swetouch/swetouch/task"
 )
 
@@ -45,6 +46,18 @@ type RunConfig struct {
 	// a native Read tool's line range; each becomes one agent action.
 	Observe func(ws string, line []byte) []event.Event
 	Clock   func() time.Time
+	// Sandbox runs the agent, and the verifier's tests, isolated (nil:
+	// unsandboxed, and result.json says so).
+	Sandbox *sandbox.Runner
+	// Visible are host paths the sandboxed agent needs to read (its plan,
+	// its install); Scratch are folders of its own it may write (its
+	// configuration, a home). Hidden must stay out of its sight besides
+	// the task and the output folder (a records file, an eval folder).
+	Visible, Scratch, Hidden []string
+	// SandboxEnv is added to the sandboxed agent's and tests' environment,
+	// and both see SandboxVisible (gocache.Sandboxed's build cache, and
+	// the swetouch that serves it).
+	SandboxEnv, SandboxVisible []string
 }
 
 // RunResult is what result.json holds.
@@ -62,8 +75,14 @@ type RunResult struct {
 	Interventions []event.Attempt `json:"interventions"`
 	Applied       int             `json:"interventions_applied"`
 	Delivered     int             `json:"messages_delivered"`
-	Workspace     string          `json:"workspace,omitempty"`
-	Timings       Timings         `json:"timings"`
+	// Sandbox is the isolation the agent and the tests had: "bwrap" or
+	// "none".
+	Sandbox string `json:"sandbox"`
+	// VerifyLeftOut are the workspace's entries the verifier's copy did
+	// not hold (FIFOs, sockets, links out of the workspace), with why.
+	VerifyLeftOut []string `json:"verify_left_out,omitempty"`
+	Workspace     string   `json:"workspace,omitempty"`
+	Timings       Timings  `json:"timings"`
 }
 
 // Timings of a run, in seconds.
@@ -89,7 +108,13 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
 		return nil, err
 	}
-	res := &RunResult{Task: cfg.Task.Name, Condition: string(policy.Vanilla), Agent: cfg.Agent, AgentName: cfg.AgentName, Interventions: []event.Attempt{}}
+	res := &RunResult{Task: cfg.Task.Name, Condition: string(policy.Vanilla), Agent: cfg.Agent, AgentName: cfg.AgentName, Interventions: []event.Attempt{}, Sandbox: sandbox.None}
+	if cfg.Sandbox != nil {
+		if err := cfg.Sandbox.Check(); err != nil {
+			return nil, err
+		}
+		res.Sandbox = sandbox.Bwrap
+	}
 	if res.AgentName == "" && len(cfg.Agent) > 0 {
 		res.AgentName = filepath.Base(cfg.Agent[0])
 	}
@@ -144,26 +169,32 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 		defer pw.Close()
 	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	proc, err := agentProcess(cfg, cmd, host, ws)
+	if err != nil {
+		closed = true
+		host.Close("agent failed to start: " + err.Error())
+		return nil, fmt.Errorf("agent: %w", err)
+	}
 	interrupted := false
-	if err := cmd.Start(); err != nil {
+	if err := proc.Start(); err != nil {
 		closed = true
 		host.Close("agent failed to start: " + err.Error())
 		return nil, fmt.Errorf("agent: %w", err)
 	}
 	waited := make(chan error, 1)
-	go func() { waited <- cmd.Wait() }()
+	go func() { waited <- proc.Wait() }()
 	select {
 	case err = <-waited:
 	case <-ctx.Done():
 		interrupted = true
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+		syscall.Kill(-proc.cmd.Process.Pid, syscall.SIGTERM)
 		err = <-waited
 	}
 	if observed != nil {
 		cmd.Stdout.(*os.File).Close()
 		<-observed
 	}
-	res.AgentExit = cmd.ProcessState.ExitCode()
+	res.AgentExit = proc.ExitCode()
 	res.Timings.Agent = time.Since(agentStart).Seconds()
 	hub.Idle(context.Background()) // the agent's last native edits
 	if d, err := finalDiff(ws); err == nil {
@@ -175,9 +206,9 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 		host.Close("interrupted")
 	} else {
 		vStart := time.Now()
-		v := task.Verify(context.Background(), cfg.Task, ws)
+		v := task.Verify(context.Background(), cfg.Task, ws, task.WithSandbox(cfg.Sandbox, cfg.SandboxEnv, cfg.SandboxVisible))
 		res.Timings.Verify = time.Since(vStart).Seconds()
-		res.Resolved, res.Reason = v.Resolved, v.Reason
+		res.Resolved, res.Reason, res.VerifyLeftOut = v.Resolved, v.Reason, v.LeftOut
 		note := "resolved=null: " + v.Reason
 		if v.Resolved != nil {
 			note = fmt.Sprintf("resolved=%v", *v.Resolved)
@@ -198,6 +229,86 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 		return res, context.Cause(ctx)
 	}
 	return res, nil
+}
+
+// process is a started agent: exec.Cmd, or the same in a sandbox.
+type process interface {
+	Start() error
+	Wait() error
+}
+
+// agentProc is the agent's process and how its exit is read.
+type agentProc struct {
+	process
+	cmd *exec.Cmd
+}
+
+// ExitCode is the agent's exit code (-1 when killed by a signal, or when
+// its sandbox could not be made).
+func (p agentProc) ExitCode() int {
+	if sb, ok := p.process.(*sandbox.Sandboxed); ok && !sb.Started() {
+		return -1
+	}
+	return p.cmd.ProcessState.ExitCode()
+}
+
+// agentProcess is cmd as it runs: in a sandbox that holds the workspace,
+// the shim and the hub's socket, the agent's own install and scratch
+// folders, and none of the evaluation's data, when cfg.Sandbox is set.
+func agentProcess(cfg RunConfig, cmd *exec.Cmd, host *Host, ws string) (agentProc, error) {
+	if cfg.Sandbox == nil {
+		return agentProc{cmd, cmd}, nil
+	}
+	if !filepath.IsAbs(cmd.Path) {
+		return agentProc{}, fmt.Errorf("%s: %w", cmd.Path, cmd.Err)
+	}
+	spec := sandbox.Spec{Writable: append([]string{ws}, cfg.Scratch...), Dir: ws,
+		ReadOnly: append(append([]string{host.private}, cfg.Visible...), cfg.SandboxVisible...),
+		Hidden:   append([]string{cfg.Task.Dir, cfg.Out}, cfg.Hidden...)}
+	if exe, err := filepath.EvalSymlinks(filepath.Join(host.ShimDir, "bash")); err == nil {
+		spec.ReadOnly = append(spec.ReadOnly, exe)
+	}
+	spec.ReadOnly = append(spec.ReadOnly, sandbox.Install(cmd.Path)...)
+	// a path the agent is given on its command line (a plan, a
+	// configuration) is its own to read, unless it is evaluation data,
+	// which the sandbox then refuses to show
+	for _, a := range cmd.Args[1:] {
+		if !filepath.IsAbs(a) || sandboxedUnder(a, spec.Writable) {
+			continue
+		}
+		if _, err := os.Stat(a); err == nil {
+			spec.ReadOnly = append(spec.ReadOnly, filepath.Clean(a))
+		}
+	}
+	spec.ReadOnly = append(spec.ReadOnly, sandbox.Tools(cmd.Env, nil)...)
+	spec.Home = envValue(cmd.Env, "HOME")
+	// the host's TMPDIR is not there; the sandbox's /tmp is its own
+	cmd.Env = append(append(cmd.Env, cfg.SandboxEnv...), "TMPDIR=/tmp")
+	sb, err := cfg.Sandbox.Command(cmd, spec)
+	if err != nil {
+		return agentProc{}, err
+	}
+	return agentProc{sb, sb.Cmd}, nil
+}
+
+func sandboxedUnder(p string, dirs []string) bool {
+	for _, d := range dirs {
+		if rel, err := filepath.Rel(d, p); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+			return true
+		}
+	}
+	return false
+}
+
+// envValue is the last value of key in env.
+func envValue(env []string, key string) string {
+	v := ""
+	for _, kv := range env {
+		if after, ok := strings.CutPrefix(kv, key+"="); ok {
+			v = after
+		}
+	}
+	return v
 }
 
 // observe copies the agent's output through and hands each line to fn.
@@ -275,7 +386,7 @@ func Workspace(repo string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if err := task.CopyTree(repo, ws); err != nil {
+	if _, err := task.CopyRegular(repo, ws); err != nil {
 		os.RemoveAll(ws)
 		return "", err
 	}

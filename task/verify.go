@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"time"
+
+	"github.com/swetouch/swetouch/sandbox"
 )
 
 // Verdict is the verifier's answer: Resolved is nil when the verifier
@@ -19,52 +21,159 @@ type Verdict struct {
 	Exit     int           `json:"exit"`
 	Output   string        `json:"output,omitempty"`
 	Duration time.Duration `json:"duration_ns"`
+	// LeftOut are the workspace's entries the tests' copy does not hold,
+	// each with why: what is not a regular file, a directory or a link
+	// inside the workspace.
+	LeftOut []string `json:"left_out,omitempty"`
+}
+
+// VerifyOption configures Verify.
+type VerifyOption func(*verifier)
+
+type verifier struct {
+	sandbox *sandbox.Runner
+	env     []string
+	visible []string
+}
+
+// WithSandbox runs the tests in a sandbox (nil: unsandboxed), with env
+// added to their environment and visible, read-only, beside the system
+// directories (a build cache). The tests run the agent's code: in a
+// sandbox it sees the workspace's copy and the tests, and cannot reach
+// the task, the output folder or the agent's own workspace.
+func WithSandbox(r *sandbox.Runner, env, visible []string) VerifyOption {
+	return func(v *verifier) { v.sandbox, v.env, v.visible = r, env, visible }
 }
 
 // Verify runs the task's tests/test.sh against a copy of workspace, with
-// the tests copied beside it (TESTS_DIR), so neither the agent's workspace
-// nor the task is touched. Exit 0 is resolved, exit 1 is not; anything
-// else (a missing interpreter, a timeout, a crash) is an infrastructure
-// error.
-func Verify(ctx context.Context, t *Task, workspace string) Verdict {
+// the tests copied beside it (TESTS_DIR) from the task, so neither the
+// agent's workspace nor the task is touched, and nothing the agent wrote
+// decides which tests run. Exit 0 is resolved; any other exit, and a
+// timeout, is not: what the agent left in its workspace decides them.
+// Only a verifier that cannot run here is an infrastructure error (nil):
+// a copy or a sandbox that could not be made, or test.sh exiting 126 or
+// 127 (a program it needs is missing) when it does the same for the
+// task's reference solution (or, with none, its starting code). So an
+// agent cannot turn its failure into an error that scores leave out.
+func Verify(ctx context.Context, t *Task, workspace string, opts ...VerifyOption) Verdict {
+	var vc verifier
+	for _, o := range opts {
+		o(&vc)
+	}
 	start := time.Now()
-	v := verify(ctx, t, workspace)
+	v := vc.verify(ctx, t, workspace)
+	if v.Resolved != nil && !*v.Resolved && (v.Exit == 126 || v.Exit == 127) {
+		vc.crossCheck(ctx, t, &v)
+	}
 	v.Duration = time.Since(start)
 	return v
 }
 
-func verify(ctx context.Context, t *Task, workspace string) Verdict {
+// crossCheck decides whether a verdict of a program not found is the
+// agent's or the machine's, by verifying the reference solution (or the
+// starting code, when the task has none) the same way.
+func (vc verifier) crossCheck(ctx context.Context, t *Task, v *Verdict) {
+	against, dir := "the task's starting code", t.Repo
+	if t.Solution != "" {
+		against = "the task's reference solution"
+		tmp, err := os.MkdirTemp("", "swetouch-reference-")
+		if err != nil {
+			v.Resolved, v.Reason = nil, err.Error()
+			return
+		}
+		defer os.RemoveAll(tmp)
+		if _, err := CopyRegular(t.Repo, tmp); err != nil {
+			v.Resolved, v.Reason = nil, "copying the task's code: "+err.Error()
+			return
+		}
+		cmd := exec.CommandContext(ctx, "/bin/bash", t.Solution)
+		cmd.Dir = tmp
+		if out, err := cmd.CombinedOutput(); err != nil {
+			v.Resolved, v.Reason = nil, fmt.Sprintf("test.sh exit %d, and the reference solution does not run here: %v: %s", v.Exit, err, tail(string(bytes.TrimSpace(out)), 400))
+			return
+		}
+		dir = tmp
+	}
+	ref := vc.verify(ctx, t, dir)
+	switch {
+	case ref.Resolved == nil:
+		v.Resolved, v.Reason = nil, fmt.Sprintf("test.sh exit %d; on %s the verifier does not run: %s", v.Exit, against, ref.Reason)
+	case t.Solution != "" && !*ref.Resolved, t.Solution == "" && ref.Exit == v.Exit:
+		v.Resolved, v.Reason = nil, fmt.Sprintf("test.sh exit %d here, and %s on %s: the verifier cannot run on this machine", v.Exit, describe(ref), against)
+	default:
+		v.Reason += fmt.Sprintf(" (%s on %s)", describe(ref), against)
+	}
+}
+
+func describe(v Verdict) string {
+	switch {
+	case v.Resolved != nil && *v.Resolved:
+		return "resolved"
+	case v.Reason != "":
+		return v.Reason
+	}
+	return fmt.Sprintf("test.sh exit %d", v.Exit)
+}
+
+// verify runs the tests once.
+func (vc verifier) verify(ctx context.Context, t *Task, workspace string) Verdict {
 	tmp, err := os.MkdirTemp("", "swetouch-verify-")
 	if err != nil {
 		return Verdict{Reason: err.Error()}
 	}
 	defer os.RemoveAll(tmp)
 	ws, tests := filepath.Join(tmp, "workspace"), filepath.Join(tmp, "tests")
-	if err := CopyTree(workspace, ws); err != nil {
+	left, err := CopyRegular(workspace, ws)
+	if err != nil {
 		return Verdict{Reason: "copying the workspace: " + err.Error()}
 	}
-	if err := CopyTree(t.Tests, tests); err != nil {
+	if _, err := CopyRegular(t.Tests, tests); err != nil {
 		return Verdict{Reason: "copying the tests: " + err.Error()}
 	}
 	ctx, cancel := context.WithTimeout(ctx, t.Timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "bash", filepath.Join(tests, "test.sh"))
+	cmd := exec.Command("/bin/bash", filepath.Join(tests, "test.sh"))
 	cmd.Dir = ws
 	cmd.Env = append(os.Environ(), "TESTS_DIR="+tests, "WORKSPACE="+ws)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	err = cmd.Run()
-	v := Verdict{Output: tail(out.String(), 4000)}
+	cmd.SysProcAttr = processGroup()
+	var proc interface {
+		Start() error
+		Wait() error
+	} = cmd
+	var sb *sandbox.Sandboxed
+	if vc.sandbox != nil {
+		cmd.Env = append(append(cmd.Env, vc.env...), "TMPDIR=/tmp")
+		spec := sandbox.Spec{Writable: []string{ws}, ReadOnly: append(append([]string{tests}, vc.visible...), sandbox.Tools(cmd.Env, nil)...),
+			Hidden: []string{t.Dir}, Home: os.Getenv("HOME"), Dir: ws}
+		if sb, err = vc.sandbox.Command(cmd, spec); err != nil {
+			return Verdict{Reason: err.Error()}
+		}
+		proc, cmd = sb, sb.Cmd
+	}
+	if err := proc.Start(); err != nil {
+		return Verdict{Reason: "starting the tests: " + err.Error()}
+	}
+	// the whole group goes at the deadline: test.sh, and what the
+	// agent's code started from it
+	stop := context.AfterFunc(ctx, func() { killGroup(cmd) })
+	err = proc.Wait()
+	stop()
+	v := Verdict{Output: tail(out.String(), 4000), LeftOut: left}
 	var ee *exec.ExitError
+	var se *sandbox.SetupError
 	switch {
+	case errors.As(err, &se):
+		v.Reason = se.Error()
 	case ctx.Err() != nil:
-		v.Reason = fmt.Sprintf("tests timed out after %s", t.Timeout)
+		v.Exit, v.Resolved, v.Reason = -1, ptr(false), fmt.Sprintf("tests timed out after %s", t.Timeout)
 	case err == nil:
 		v.Resolved = ptr(true)
 	case errors.As(err, &ee) && ee.ExitCode() == 1:
 		v.Exit, v.Resolved = 1, ptr(false)
 	case errors.As(err, &ee):
-		v.Exit, v.Reason = ee.ExitCode(), fmt.Sprintf("test.sh failed to run (exit %d)", ee.ExitCode())
+		v.Exit, v.Resolved, v.Reason = ee.ExitCode(), ptr(false), fmt.Sprintf("test.sh exit %d", ee.ExitCode())
 	default:
 		v.Reason = err.Error()
 	}
@@ -78,35 +187,4 @@ func tail(s string, n int) string {
 		return s
 	}
 	return "…" + s[len(s)-n:]
-}
-
-// CopyTree copies a directory tree (files, directories, symlinks, modes),
-// skipping .git.
-func CopyTree(src, dst string) error {
-	return filepath.Walk(src, func(p string, info os.FileInfo, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if info.IsDir() && info.Name() == ".git" && rel != "." {
-			return filepath.SkipDir
-		}
-		to := filepath.Join(dst, rel)
-		switch {
-		case info.IsDir():
-			return os.MkdirAll(to, info.Mode().Perm()|0o700)
-		case info.Mode()&os.ModeSymlink != 0:
-			l, err := os.Readlink(p)
-			if err != nil {
-				return err
-			}
-			return os.Symlink(l, to)
-		default:
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			return os.WriteFile(to, b, info.Mode().Perm())
-		}
-	})
 }

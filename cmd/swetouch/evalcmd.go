@@ -25,6 +25,7 @@ func evalCmd() *cobra.Command {
 	var emit, image, swetouchImage, pvc, namespace string
 	var agents []string
 	var runs, concurrency int
+	var noSandbox bool
 	c := &cobra.Command{
 		Use:   "eval --tasks DIR [--records FILE] --agent NAME... [--conditions vanilla,counter-edit] [--runs N] [--concurrency C] --out DIR",
 		Short: "Paired trials: every task under every condition with every agent, N runs; resumable",
@@ -103,6 +104,14 @@ func evalCmd() *cobra.Command {
 					Command: score.TrialArgs{SharedRecords: records != "", ModelURL: modelURL, Model: modelName,
 						Scripted: func(a string) bool { return a == examples.Naive || a == examples.Careful }}.Command})
 			}
+			if cfg.Sandbox, err = sandboxFlag(noSandbox); err != nil {
+				return err
+			}
+			cfg.SandboxEnv, cfg.SandboxVisible = sandboxGo(cfg.Sandbox, exe)
+			if records != "" {
+				abs, _ := filepath.Abs(records)
+				cfg.Hidden = append(cfg.Hidden, abs)
+			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			n, err := score.Eval(ctx, cfg)
@@ -123,6 +132,7 @@ func evalCmd() *cobra.Command {
 	c.Flags().StringVar(&plans, "plans", "", "the scripted agent's plans (default: the tasks folder's sibling agents/)")
 	c.Flags().StringVar(&modelURL, "model-url", "", "the model endpoint for real agents")
 	c.Flags().StringVar(&modelName, "model", "", "the model name for real agents")
+	c.Flags().BoolVar(&noSandbox, "no-sandbox", false, "run agents and tests without isolation (results say so)")
 	c.Flags().StringVar(&emit, "emit", "", "write a job per trial for an orchestrator instead of running: k8s")
 	c.Flags().StringVar(&image, "image", "", "with --emit: the trial's container image ({task} is the task's name)")
 	c.Flags().StringVar(&swetouchImage, "swetouch-image", "", "with --emit: an image holding the static swetouch binary at /swetouch")
@@ -137,9 +147,10 @@ func evalCmd() *cobra.Command {
 // evalAgent turns an agent name into how eval starts it on a task.
 func evalAgent(name, plans, exe, modelURL, modelName string) (score.Agent, error) {
 	if name == examples.Naive || name == examples.Careful {
+		plan := func(t *task.Task) string { return filepath.Join(plans, t.Name+".json") }
 		return score.Agent{Name: name, Command: func(t *task.Task, scratch string) ([]string, []string, error) {
-			return []string{exe, "agent", "script", "--plan", filepath.Join(plans, t.Name+".json"), "--behaviour", name}, nil, nil
-		}}, nil
+			return []string{exe, "agent", "script", "--plan", plan(t), "--behaviour", name}, nil, nil
+		}, Visible: func(t *task.Task) []string { return []string{plan(t)} }}, nil
 	}
 	p, bin, err := examples.PresetFor(name)
 	if err != nil {

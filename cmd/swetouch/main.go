@@ -71,6 +71,6 @@ func newRoot() *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(classifyCmd(), importCmd(), patchCmd(), policyCmd(), runCmd(), agentCmd(), demoCmd(), modelCmd(), hookCmd(), mcpCmd(), agentConfigCmd(), gateCmd(), scoreCmd(), evalCmd(), mineCmd(), reportCmd(), assembleCmd(), installCmd(), replayCmd(), acpCmd())
+	root.AddCommand(classifyCmd(), importCmd(), patchCmd(), policyCmd(), runCmd(), agentCmd(), demoCmd(), modelCmd(), hookCmd(), mcpCmd(), agentConfigCmd(), gateCmd(), scoreCmd(), evalCmd(), mineCmd(), reportCmd(), assembleCmd(), installCmd(), replayCmd(), acpCmd(), gocacheCmd())
 	return root
 }

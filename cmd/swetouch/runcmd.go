@@ -12,6 +12,7 @@ import (
 
 	"github.com/swetouch/swetouch/examples"
 	"github.com/swetouch/swetouch/policy"
+	"github.com/swetouch/swetouch/sandbox"
 	"github.com/swetouch/swetouch/score"
 	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/task"
@@ -19,7 +20,8 @@ import (
 
 func runCmd() *cobra.Command {
 	var taskDir, records, instance, condition, match, out, agent, agentName, modelURL, modelName string
-	var keep bool
+	var keep, noSandbox bool
+	var visible []string
 	c := &cobra.Command{
 		Use:   "run --task DIR [--records FILE --instance ID] [--condition C] [--match M] --out DIR (--agent claude|codex|gemini|opencode [--model-url URL] [--model M] | -- AGENT ARGS...)",
 		Short: "Run an agent on a task through the shim, verify, and write trajectory.jsonl and result.json",
@@ -46,7 +48,7 @@ func runCmd() *cobra.Command {
 					return err
 				}
 				defer os.RemoveAll(scratch)
-				cfg.Env, cfg.Observe = p.Env(modelURL, exe, scratch), p.Observe
+				cfg.Env, cfg.Observe, cfg.Scratch = p.Env(modelURL, exe, scratch), p.Observe, []string{scratch}
 			case len(args) == 0:
 				return badInput("give --agent NAME, or the agent's command after --")
 			}
@@ -65,6 +67,8 @@ func runCmd() *cobra.Command {
 				if cfg.Record, err = task.Find(recs, id); err != nil {
 					return badInput("--instance: %v", err)
 				}
+				abs, _ := filepath.Abs(records)
+				cfg.Hidden = append(cfg.Hidden, abs)
 			}
 			if cfg.Condition, err = policy.ParseCondition(condition); err != nil {
 				return badInput("--condition: %v", err)
@@ -74,6 +78,16 @@ func runCmd() *cobra.Command {
 			}
 			if cfg.Record == nil && cfg.Condition != policy.Vanilla && c.Flags().Changed("condition") {
 				return badInput("--condition %s needs --records", condition)
+			}
+			if cfg.Sandbox, err = sandboxFlag(noSandbox); err != nil {
+				return err
+			}
+			if exe, err := os.Executable(); err == nil {
+				cfg.SandboxEnv, cfg.SandboxVisible = sandboxGo(cfg.Sandbox, exe)
+			}
+			for _, p := range visible {
+				abs, _ := filepath.Abs(p)
+				cfg.Visible = append(cfg.Visible, abs)
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
@@ -95,6 +109,8 @@ func runCmd() *cobra.Command {
 	c.Flags().StringVar(&condition, "condition", "counter-edit", "vanilla, counter-edit, co-edit, message-only or code-only")
 	c.Flags().StringVar(&match, "match", "reference", "reference or precise")
 	c.Flags().StringVar(&out, "out", "", "output directory")
+	c.Flags().BoolVar(&noSandbox, "no-sandbox", false, "run the agent and the tests without isolation (result.json says so)")
+	c.Flags().StringSliceVar(&visible, "visible", nil, "a host path the sandboxed agent may read (repeat): its own files outside the system directories")
 	c.Flags().BoolVar(&keep, "keep", false, "keep the workspace (its path is in result.json)")
 	c.Flags().StringVar(&agent, "agent", "", "a known agent to run unmodified: claude, codex, gemini or opencode")
 	c.Flags().StringVar(&agentName, "agent-name", "", "the agent's name in result.json, which score groups by (default: --agent)")
@@ -103,6 +119,19 @@ func runCmd() *cobra.Command {
 	c.MarkFlagRequired("task")
 	c.MarkFlagRequired("out")
 	return c
+}
+
+// sandboxFlag is the sandbox runs get: bwrap unless --no-sandbox; an
+// error saying how to get it, or to opt out, when it cannot run here.
+func sandboxFlag(none bool) (*sandbox.Runner, error) {
+	if none {
+		return nil, nil
+	}
+	r := &sandbox.Runner{}
+	if err := r.Check(); err != nil {
+		return nil, badInput("%v", err)
+	}
+	return r, nil
 }
 
 func showBool(b *bool) string {
@@ -139,8 +168,9 @@ func agentCmd() *cobra.Command {
 
 func demoCmd() *cobra.Command {
 	var dir, report string
+	var noSandbox bool
 	c := &cobra.Command{
-		Use:   "demo [--examples DIR] [--report DIR]",
+		Use:   "demo [--examples DIR] [--report DIR] [--no-sandbox]",
 		Short: "Run the example tasks under Vanilla and Counter-Edit with both scripted agents (offline)",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
@@ -150,7 +180,19 @@ func demoCmd() *cobra.Command {
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			_, rows, err := examples.Demo(ctx, examples.DemoConfig{Examples: dir, Report: report, Swetouch: exe, Log: c.ErrOrStderr()})
+			cfg := examples.DemoConfig{Examples: dir, Report: report, Swetouch: exe, Log: c.ErrOrStderr()}
+			if !noSandbox {
+				// the demo runs on a fresh machine: without bwrap it runs
+				// unsandboxed and says so, where run and eval refuse
+				r := &sandbox.Runner{}
+				if err := r.Check(); err != nil {
+					fmt.Fprintf(c.ErrOrStderr(), "swetouch demo: running without a sandbox: %v\n", err)
+				} else {
+					cfg.Sandbox = r
+					cfg.SandboxEnv, cfg.SandboxVisible = sandboxGo(r, exe)
+				}
+			}
+			_, rows, err := examples.Demo(ctx, cfg)
 			if err != nil {
 				return err
 			}
@@ -166,5 +208,6 @@ func demoCmd() *cobra.Command {
 	}
 	c.Flags().StringVar(&dir, "examples", "examples", "the examples directory")
 	c.Flags().StringVar(&report, "report", "swetouch-demo", "the report folder")
+	c.Flags().BoolVar(&noSandbox, "no-sandbox", false, "run the agents and tests without isolation")
 	return c
 }

@@ -1,0 +1,43 @@
+package main
+
+import (
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/swetouch/swetouch/internal/gocache"
+	"github.com/swetouch/swetouch/sandbox"
+)
+
+func gocacheCmd() *cobra.Command {
+	var l gocache.Layers
+	c := &cobra.Command{
+		Use:    "gocache --base DIR --dir DIR",
+		Short:  "A GOCACHEPROG server for sandboxes: reads the host's Go build cache, writes its own",
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			if l.Dir == "" {
+				return badInput("--dir: required")
+			}
+			return l.Serve(os.Stdin, os.Stdout)
+		},
+	}
+	c.Flags().StringSliceVar(&l.Base, "base", nil, "a Go build cache to read, never written (repeat)")
+	c.Flags().StringVar(&l.Dir, "dir", "", "where builds are cached")
+	return c
+}
+
+// sandboxGo is what sandboxed runs add to build Go quickly from the
+// host's cache without being able to write it: the environment and the
+// paths to show (the cache and this executable).
+func sandboxGo(r *sandbox.Runner, exe string) (env, visible []string) {
+	if r == nil {
+		return nil, nil
+	}
+	env, visible = gocache.Sandboxed(exe)
+	if env != nil {
+		visible = append(visible, exe)
+	}
+	return env, visible
+}

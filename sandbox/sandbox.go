@@ -1,0 +1,427 @@
+// Package sandbox runs a process in a mount, PID and user namespace of its
+// own with bubblewrap (bwrap): the agent under test, and the verifier's
+// run of the task's tests, which executes the agent's code. What it sees
+// is the system directories read-only, the paths a Spec names, a fresh
+// /tmp and home, its own /proc, and nothing else of the host. docs/isolation.md
+// says what this stops and what it does not.
+package sandbox
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"golang.org/x/sys/unix"
+)
+
+// Name is how result.json names the isolation a run had.
+const (
+	Bwrap = "bwrap"
+	None  = "none"
+)
+
+// Spec is what a sandboxed process may see besides the system
+// directories. Paths are absolute host paths, mounted at the same place.
+type Spec struct {
+	// Writable are bound read-write (the workspace, a scratch folder).
+	Writable []string
+	// ReadOnly are bound read-only (the shim, the agent's own install).
+	ReadOnly []string
+	// Hidden must never be visible: a bind that holds one, or lies in
+	// one, is refused (the task, its records, the output folder).
+	Hidden []string
+	// Home is the HOME inside: a fresh tmpfs there unless a Writable
+	// path holds it.
+	Home string
+	// Dir is the working directory inside.
+	Dir string
+}
+
+// ErrUnavailable is wrapped by Check's error when bwrap cannot run here.
+var ErrUnavailable = errors.New("sandbox unavailable")
+
+// Runner builds sandboxed commands. Its zero value finds bwrap on PATH.
+type Runner struct {
+	// Bwrap is the bwrap executable ("" = on PATH).
+	Bwrap string
+	// System are the host directories every sandbox sees read-only
+	// (nil = DefaultSystem).
+	System []string
+
+	once sync.Once
+	err  error
+}
+
+// DefaultSystem is what a process needs of the host to run: programs,
+// libraries, configuration. Nothing in them is evaluation data.
+var DefaultSystem = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/sys"}
+
+func (r *Runner) bwrap() string {
+	if r.Bwrap != "" {
+		return r.Bwrap
+	}
+	if p, err := exec.LookPath("bwrap"); err == nil {
+		return p
+	}
+	return "bwrap"
+}
+
+// Check reports whether sandboxes can be made here: bwrap is installed
+// and the kernel lets it make its namespaces. It runs bwrap once.
+func (r *Runner) Check() error {
+	r.once.Do(func() {
+		bw := r.bwrap()
+		if _, err := exec.LookPath(bw); err != nil {
+			r.err = fmt.Errorf("%w: bwrap not found (Debian: apt-get install bubblewrap), or run with --no-sandbox: %v", ErrUnavailable, err)
+			return
+		}
+		out, err := exec.Command(bw, "--unshare-user", "--unshare-pid", "--die-with-parent", "--cap-drop", "ALL",
+			"--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "true").CombinedOutput()
+		if err != nil {
+			r.err = fmt.Errorf("%w: bwrap cannot make its namespaces here (%v: %s); in a container, allow user namespaces, or run with --no-sandbox", ErrUnavailable, err, strings.TrimSpace(string(out)))
+		}
+	})
+	return r.err
+}
+
+// Command returns cmd wrapped to run inside the sandbox spec describes;
+// cmd's Path, Args, Env, Dir, standard streams and SysProcAttr carry over.
+// Start and Wait the returned Sandboxed instead of cmd.
+func (r *Runner) Command(cmd *exec.Cmd, spec Spec) (*Sandboxed, error) {
+	if err := r.Check(); err != nil {
+		return nil, err
+	}
+	args, err := r.args(cmd, spec)
+	if err != nil {
+		return nil, err
+	}
+	argsR, argsW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	startedR, startedW, err := os.Pipe()
+	if err != nil {
+		argsR.Close()
+		argsW.Close()
+		return nil, err
+	}
+	// the mounts go through a descriptor (--args), so the sandbox's pid 1,
+	// whose command line its processes can read, shows only the command.
+	// bwrap's own failures and the command's exit 1 look alike (both exit
+	// 1, and bwrap reports its child before it sets the sandbox up), so a
+	// shell inside says on descriptor 4 that the sandbox is made, closes
+	// it, and becomes the command.
+	// bwrap says on descriptor 5 which process is the sandbox's pid 1.
+	statusR, statusW, err := os.Pipe()
+	if err != nil {
+		argsR.Close()
+		argsW.Close()
+		startedR.Close()
+		startedW.Close()
+		return nil, err
+	}
+	w := exec.Command(r.bwrap(), append([]string{"--args", "3", "--json-status-fd", "5", "--", "/bin/sh", "-c", startedScript, cmd.Path}, cmd.Args[1:]...)...)
+	w.Env, w.Stdin, w.Stdout, w.Stderr, w.SysProcAttr = cmd.Env, cmd.Stdin, cmd.Stdout, cmd.Stderr, cmd.SysProcAttr
+	w.ExtraFiles = []*os.File{argsR, startedW, statusW}
+	return &Sandboxed{Cmd: w, args: args, argsR: argsR, argsW: argsW, startedR: startedR, startedW: startedW, statusR: statusR, statusW: statusW}, nil
+}
+
+// startedScript runs inside the sandbox before the command: it writes one
+// byte on descriptor 4 and closes it, so the command does not inherit it.
+const startedScript = `printf . >&4 && exec 4>&- 5>&- && exec "$0" "$@"`
+
+func (r *Runner) args(cmd *exec.Cmd, spec Spec) ([]string, error) {
+	a := []string{"--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+		"--die-with-parent", "--cap-drop", "ALL", "--hostname", "sandbox"}
+	system := r.System
+	if system == nil {
+		system = DefaultSystem
+	}
+	for _, p := range system {
+		info, err := os.Lstat(p)
+		switch {
+		case err != nil:
+			continue
+		case info.Mode()&os.ModeSymlink != 0:
+			l, err := os.Readlink(p)
+			if err != nil {
+				return nil, err
+			}
+			a = append(a, "--symlink", l, p)
+		default:
+			a = append(a, "--ro-bind", p, p)
+		}
+	}
+	a = append(a, "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", "/var/tmp", "--tmpfs", "/run")
+	binds, err := spec.binds()
+	if err != nil {
+		return nil, err
+	}
+	if spec.Home != "" && !under(spec.Home, spec.Writable) {
+		a = append(a, "--tmpfs", spec.Home)
+	}
+	a = append(a, binds...)
+	a = append(a, spec.masks(append(slices.Clone(system), append(spec.Writable, spec.ReadOnly...)...))...)
+	if spec.Dir != "" {
+		a = append(a, "--chdir", spec.Dir)
+	}
+	return a, nil
+}
+
+// binds are the Spec's bind mounts, parents before children so a
+// read-only path inside a writable one stays read-only.
+func (s Spec) binds() ([]string, error) {
+	type bind struct {
+		path string
+		rw   bool
+	}
+	var bs []bind
+	for _, p := range s.Writable {
+		bs = append(bs, bind{filepath.Clean(p), true})
+	}
+	for _, p := range s.ReadOnly {
+		bs = append(bs, bind{filepath.Clean(p), false})
+	}
+	slices.SortStableFunc(bs, func(x, y bind) int { return strings.Count(x.path, "/") - strings.Count(y.path, "/") })
+	var a []string
+	seen := map[bind]bool{}
+	for _, b := range bs {
+		if !filepath.IsAbs(b.path) {
+			return nil, fmt.Errorf("sandbox: %s: not an absolute path", b.path)
+		}
+		for _, h := range s.Hidden {
+			if within(b.path, filepath.Clean(h)) {
+				return nil, fmt.Errorf("sandbox: %s would show the agent %s, which it must not see; move one of them, or run with --no-sandbox", b.path, h)
+			}
+		}
+		if seen[b] {
+			continue
+		}
+		seen[b] = true
+		if _, err := os.Stat(b.path); err != nil {
+			return nil, fmt.Errorf("sandbox: %w", err)
+		}
+		if b.rw {
+			a = append(a, "--bind", b.path, b.path)
+		} else {
+			a = append(a, "--ro-bind", b.path, b.path)
+		}
+	}
+	return a, nil
+}
+
+// masks cover each hidden path that a bound directory holds: an empty
+// directory over a directory, /dev/null over a file (a task kept under
+// /opt, an output folder inside a scratch folder).
+func (s Spec) masks(bound []string) []string {
+	var a []string
+	for _, h := range s.Hidden {
+		h = filepath.Clean(h)
+		if !under(h, bound) {
+			continue
+		}
+		info, err := os.Stat(h)
+		switch {
+		case err != nil:
+			// not there yet (an output folder made later): nothing to hide
+		case info.IsDir():
+			a = append(a, "--tmpfs", h, "--remount-ro", h)
+		default:
+			a = append(a, "--ro-bind", "/dev/null", h)
+		}
+	}
+	return a
+}
+
+// within reports whether p is dir or lies inside it.
+func within(p, dir string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
+}
+
+func under(p string, dirs []string) bool {
+	return slices.ContainsFunc(dirs, func(d string) bool { return within(filepath.Clean(p), filepath.Clean(d)) })
+}
+
+// Sandboxed is a command wrapped in a sandbox.
+type Sandboxed struct {
+	*exec.Cmd
+	args           []string
+	argsR, argsW   *os.File
+	startedR       *os.File
+	startedW       *os.File
+	statusR        *os.File
+	statusW        *os.File
+	started        chan bool // whether the shell inside said the sandbox is made
+	init           chan int  // a pidfd on the sandbox's pid 1, or -1
+	startedProcess bool
+}
+
+// Start starts bwrap; the command inside starts once the sandbox is made.
+func (s *Sandboxed) Start() error {
+	if err := s.Cmd.Start(); err != nil {
+		s.argsR.Close()
+		s.argsW.Close()
+		s.startedR.Close()
+		s.startedW.Close()
+		s.statusR.Close()
+		s.statusW.Close()
+		return err
+	}
+	s.argsR.Close()
+	s.startedW.Close()
+	s.statusW.Close()
+	args := s.args
+	go func() {
+		// NUL-separated, as --args takes them; written after the start
+		// so a list larger than a pipe's buffer does not block
+		var b bytes.Buffer
+		for _, a := range args {
+			b.WriteString(a)
+			b.WriteByte(0)
+		}
+		s.argsW.Write(b.Bytes())
+		s.argsW.Close()
+	}()
+	s.started = make(chan bool, 1)
+	go func() {
+		var b [1]byte
+		n, _ := io.ReadFull(s.startedR, b[:])
+		s.startedR.Close()
+		s.started <- n == 1
+	}()
+	s.init = make(chan int, 1)
+	go func() { s.init <- initPidfd(s.statusR) }()
+	return nil
+}
+
+// SetupError is the error of a sandbox that bwrap could not make: the
+// command inside never started, so its exit says nothing about it.
+type SetupError struct{ Exit int }
+
+func (e *SetupError) Error() string {
+	return fmt.Sprintf("sandbox: bwrap failed before the command started (exit %d)", e.Exit)
+}
+
+// Wait waits for the sandbox to end. When bwrap failed before starting
+// the command it returns a *SetupError; otherwise what exec.Cmd.Wait
+// returns for the command's own exit. The whole process tree inside has
+// ended by then: when the command exits, the sandbox's pid 1 does, and
+// the kernel kills every process left in its namespace.
+func (s *Sandboxed) Wait() error {
+	err := s.Cmd.Wait()
+	// bwrap exits once its pid 1 has passed on the command's exit, which
+	// may be before that pid 1 has finished killing what is left: wait
+	// for it to be gone too
+	if fd := <-s.init; fd >= 0 {
+		waitExit(fd)
+	}
+	s.startedProcess = <-s.started
+	if !s.startedProcess {
+		return &SetupError{Exit: s.Cmd.ProcessState.ExitCode()}
+	}
+	return err
+}
+
+// Started reports, after Wait, whether the command inside had started.
+func (s *Sandboxed) Started() bool { return s.startedProcess }
+
+// Tools are the directories a process finds its programs in, from the
+// PATH of env, that the system directories do not already hold: for an
+// entry under home the top folder of home holding it (a version manager
+// such as ~/.pyenv needs all of its tree), else the entry itself.
+func Tools(env []string, system []string) []string {
+	if system == nil {
+		system = DefaultSystem
+	}
+	var path, home string
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			path = v
+		} else if v, ok := strings.CutPrefix(kv, "HOME="); ok {
+			home = v
+		}
+	}
+	var out []string
+	for _, dir := range filepath.SplitList(path) {
+		if !filepath.IsAbs(dir) {
+			continue
+		}
+		dir = filepath.Clean(dir)
+		if under(dir, system) || under(dir, []string{"/tmp"}) {
+			continue
+		}
+		if home != "" && home != "/" && within(dir, home) && dir != home {
+			rel, _ := filepath.Rel(home, dir)
+			dir = filepath.Join(home, strings.Split(rel, string(filepath.Separator))[0])
+		}
+		if info, err := os.Stat(dir); err != nil || !info.IsDir() || slices.Contains(out, dir) {
+			continue
+		}
+		out = append(out, dir)
+	}
+	return out
+}
+
+// Install is what an executable needs to run: the file itself, and for a
+// program installed by npm the node_modules folder that holds it and its
+// dependencies.
+func Install(exe string) []string {
+	out := []string{exe}
+	real, err := filepath.EvalSymlinks(exe)
+	if err != nil {
+		return out
+	}
+	if real != exe {
+		out = append(out, real)
+	}
+	for _, p := range []string{exe, real} {
+		if i := strings.LastIndex(p, "/node_modules/"); i >= 0 {
+			out = append(out, p[:i+len("/node_modules")])
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// initPidfd reads bwrap's status lines for the sandbox's pid 1 and opens a
+// pidfd on it while it still runs (the command inside keeps it alive), so
+// the pid cannot have been reused; -1 when there is none to wait for.
+func initPidfd(status *os.File) int {
+	defer status.Close()
+	fd := -1
+	sc := bufio.NewScanner(status)
+	for sc.Scan() {
+		var m struct {
+			ChildPID int `json:"child-pid"`
+		}
+		if fd < 0 && json.Unmarshal(sc.Bytes(), &m) == nil && m.ChildPID > 0 {
+			if pfd, err := unix.PidfdOpen(m.ChildPID, 0); err == nil {
+				fd = pfd
+			}
+		}
+	}
+	return fd
+}
+
+// waitExit waits until the process of pidfd fd has exited, and closes fd.
+// The kernel lets a PID namespace's pid 1 exit only once every other
+// process in it has.
+func waitExit(fd int) {
+	defer unix.Close(fd)
+	for {
+		_, err := unix.Poll([]unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}, -1)
+		if err != unix.EINTR {
+			return
+		}
+	}
+}
