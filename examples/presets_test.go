@@ -16,6 +16,7 @@ import (
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/replay"
 	"github.com/swetouch/swetouch/replay/model"
+	"github.com/swetouch/swetouch/internal/gocache"
 	"github.com/swetouch/swetouch/sandbox"
 	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/task"
@@ -72,14 +73,15 @@ func agentSession(t *testing.T, shimDir, agent, modelName, readTool string, deli
 	out, scratch := t.TempDir(), t.TempDir()
 	// sandboxed, as swetouch run runs it, where the sandbox can run
 	sb := &sandbox.Runner{}
+	sbEnv, sbVisible := gocache.Sandboxed(filepath.Join(shimDir, "swetouch"))
 	if err := sb.Check(); err != nil {
 		t.Logf("unsandboxed: %v", err)
-		sb = nil
+		sb, sbEnv, sbVisible = nil, nil, nil
 	}
 	res, err := session.Run(context.Background(), session.RunConfig{
 		Task: tk, Record: recs[0], Condition: policy.CounterEdit, Out: out, Shim: filepath.Join(shimDir, "swetouch-shim"),
 		Agent: p.Command(bin, "{instruction}", modelName, filepath.Join(shimDir, "swetouch")), Env: p.Env(recorded.URL, filepath.Join(shimDir, "swetouch"), scratch), Observe: p.Observe,
-		Sandbox: sb, Scratch: []string{scratch},
+		Sandbox: sb, Scratch: []string{scratch}, SandboxEnv: sbEnv, SandboxVisible: append(sbVisible, filepath.Join(shimDir, "swetouch")),
 	})
 	if err != nil {
 		t.Fatal(err)

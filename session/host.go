@@ -104,10 +104,10 @@ func Start(cfg HostConfig) (host *Host, err error) {
 	if h.watcher, err = watch.New(cfg.Root, watch.Ignoring(append(cfg.Ignore, h.private)...)); err != nil {
 		return nil, fmt.Errorf("watching %s: %w", cfg.Root, err)
 	}
-	if h.Hub, err = New(cfg.Root, append(opts, WithWatcher(h.watcher))...); err != nil {
+	if h.ShimDir, err = shims(h.private, cfg.Shim); err != nil {
 		return nil, err
 	}
-	if h.ShimDir, err = shims(h.private, cfg.Shim); err != nil {
+	if h.Hub, err = New(cfg.Root, append(opts, WithWatcher(h.watcher), WithClients(clients(h.ShimDir)...))...); err != nil {
 		return nil, err
 	}
 	h.Socket = filepath.Join(h.private, "hub.sock")
@@ -120,6 +120,19 @@ func Start(cfg HostConfig) (host *Host, err error) {
 	go func() { h.Hub.ServeUnix(ctx, l); close(h.served) }()
 	go h.takeNativeEdits(ctx)
 	return h, nil
+}
+
+// clients are the executables that may act on a hub: the shim, the
+// swetouch beside it (hooks, relays), and this process's own.
+func clients(shimDir string) []string {
+	var out []string
+	if shim, err := filepath.EvalSymlinks(filepath.Join(shimDir, "bash")); err == nil {
+		out = append(out, shim, filepath.Join(filepath.Dir(shim), "swetouch"))
+	}
+	if self, err := os.Executable(); err == nil {
+		out = append(out, self)
+	}
+	return out
 }
 
 // takeNativeEdits hands the hub the edits made while no command runs. An

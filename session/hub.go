@@ -49,6 +49,10 @@ type Hub struct {
 	outbox   []Message
 	attempts []event.Attempt
 	closed   bool
+	clients  []string // the executables that may act (WithClients)
+	// disarmed says why nothing may fire any more (the agent has exited):
+	// decisions are then recorded as skipped
+	disarmed string
 }
 
 // Option configures a Hub.
@@ -233,8 +237,10 @@ func (h *Hub) abandon(ctx context.Context, from origin) {
 func (h *Hub) EndAnswering(ctx context.Context, id int, e End, answer func([]Message)) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if _, ok := h.running[id]; !ok {
+	if r, ok := h.running[id]; !ok {
 		return fmt.Errorf("unknown command %d", id)
+	} else if from, _ := ctx.Value(originKey{}).(origin); r.from != nil && from != nil && from != r.from {
+		return fmt.Errorf("command %d was begun on another connection", id)
 	}
 	early := !h.armedLocked()
 	if early {
@@ -253,6 +259,9 @@ func (h *Hub) endLocked(ctx context.Context, id int, e End, note string) error {
 	r, ok := h.running[id]
 	if !ok {
 		return fmt.Errorf("unknown command %d", id)
+	}
+	if from, _ := ctx.Value(originKey{}).(origin); r.from != nil && from != nil && from != r.from {
+		return fmt.Errorf("command %d was begun on another connection", id)
 	}
 	b := r.Begin
 	delete(h.running, id)
@@ -408,7 +417,29 @@ func (h *Hub) actLocked(ctx context.Context, evs []event.Event) error {
 	if d == nil {
 		return nil
 	}
+	if h.disarmed != "" {
+		return h.skipLocked(d)
+	}
 	return h.interveneLocked(ctx, d)
+}
+
+// Disarm stops interventions for good: why says so on each decision the
+// policy still takes, recorded as skipped. swetouch run disarms the hub
+// once the agent has exited, so its last native edits, taken then, are
+// recorded but never answered with a Counter-Edit it cannot see.
+func (h *Hub) Disarm(why string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.disarmed = why
+}
+
+// skipLocked records a decision that was not acted on.
+func (h *Hub) skipLocked(d *policy.Decision) error {
+	step := d.Step
+	att := event.Attempt{Order: d.Order, PatchID: d.PatchID, Trigger: string(d.Event), Why: h.disarmed, Outcome: "skipped"}
+	h.pol.Outcome(d, "skipped")
+	h.attempts = append(h.attempts, att)
+	return h.recordLocked(event.Event{Kind: event.Intervention, Source: "harness", Actor: event.Harness, Step: &step, Attempt: &att})
 }
 
 // interveneLocked applies a decision. The attempt is recorded before the
@@ -514,7 +545,9 @@ func (h *Hub) Armed() bool {
 	return h.armedLocked()
 }
 
-func (h *Hub) armedLocked() bool { return len(h.outbox) > 0 || h.pol != nil && h.pol.Armed() }
+func (h *Hub) armedLocked() bool {
+	return len(h.outbox) > 0 || h.disarmed == "" && h.pol != nil && h.pol.Armed()
+}
 
 // Drain returns the pending messages and records their delivery.
 func (h *Hub) Drain(channel string) []Message { return h.drain(context.Background(), channel) }

@@ -196,7 +196,10 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	}
 	res.AgentExit = proc.ExitCode()
 	res.Timings.Agent = time.Since(agentStart).Seconds()
-	hub.Idle(context.Background()) // the agent's last native edits
+	// the agent's last native edits are its own, recorded, and answered
+	// by nothing: it cannot see a Counter-Edit any more
+	hub.Disarm("agent finished")
+	hub.Idle(context.Background())
 	if d, err := finalDiff(ws); err == nil {
 		os.WriteFile(filepath.Join(cfg.Out, "final.diff"), d, 0o644)
 	}

@@ -123,7 +123,8 @@ func startRun(t *testing.T, out string, extra []string, script string) *exec.Cmd
 		t.Fatal(err)
 	}
 	args := append([]string{"run", "--task", example, "--out", out}, extra...)
-	args = append(args, "--", "sh", "-c", script+"; echo > "+fifo+"; exec sleep 30")
+	// the FIFO is an argument of the agent's, so the sandbox shows it
+	args = append(args, "--", "sh", "-c", script+`; echo > "$1"; exec sleep 30`, "sh", fifo)
 	run := exec.Command(filepath.Join(binDir, "swetouch"), args...)
 	if err := run.Start(); err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/swetouch/swetouch/event"
 	"github.com/swetouch/swetouch/session/wire"
 )
 
@@ -128,6 +129,7 @@ func (h *Hub) serveConn(ctx context.Context, c io.ReadWriter) {
 		// never sends the end of what it began
 		defer h.abandon(context.WithoutCancel(ctx), o)
 	}
+	admitted, refused := false, error(nil)
 	for line := 1; sc.Scan(); line++ {
 		req, lean := wire.ParseRequest(sc.Bytes())
 		var resp Response
@@ -135,6 +137,16 @@ func (h *Hub) serveConn(ctx context.Context, c io.ReadWriter) {
 		if !lean {
 			req = Request{}
 			err = json.Unmarshal(sc.Bytes(), &req)
+		}
+		if err == nil && req.Op != "status" && !admitted {
+			// once per connection, at its first act
+			refused, admitted = h.admit(c), true
+		}
+		if err == nil && req.Op != "status" && refused != nil {
+			err = refused
+		}
+		if err == nil {
+			err = checkRequest(req)
 		}
 		if err != nil {
 			resp.Error = fmt.Sprintf("line %d: %v", line, err)
@@ -168,6 +180,53 @@ func (h *Hub) serveConn(ctx context.Context, c io.ReadWriter) {
 		}
 		h.lineDone()
 	}
+}
+
+// checkRequest refuses what a client may not say: events only the hub
+// makes (the user's edits and messages, interventions, verdicts, the
+// session's own). An adapter reports the agent's actions (observe, and
+// the events inside end) and the traffic it relays (record), by whichever
+// side sent it (the ACP relay's own requests are the harness's); nothing
+// scores traffic.
+func checkRequest(req Request) error {
+	switch req.Op {
+	case "observe":
+		if req.Event != nil {
+			return checkAction("event", *req.Event)
+		}
+	case "end":
+		if req.End != nil {
+			for i, ev := range req.End.Events {
+				if err := checkAction(fmt.Sprintf("end.events[%d]", i), ev); err != nil {
+					return err
+				}
+			}
+		}
+	case "record":
+		if req.Event != nil {
+			ev := req.Event
+			if ev.Kind != event.Traffic {
+				return fmt.Errorf(`field "event.kind": a client records only traffic, not %q`, ev.Kind)
+			}
+		}
+	}
+	return nil
+}
+
+// checkAction refuses an event that is not an agent's action.
+func checkAction(field string, ev event.Event) error {
+	switch ev.Kind {
+	case event.Read, event.Edit, event.Test, event.Run:
+	default:
+		return fmt.Errorf("field %q: a client reports the agent's reads, edits, tests and runs, not %q", field+".kind", ev.Kind)
+	}
+	if ev.Actor != "" && ev.Actor != event.Agent {
+		return fmt.Errorf("field %q: a client reports only the agent's actions, not %q's", field+".actor", ev.Actor)
+	}
+	if ev.Attempt != nil {
+		return fmt.Errorf("field %q: interventions are the hub's", field+".attempt")
+	}
+	return nil
 }
 
 // call does one request, for the connection ctx names (withOrigin).

@@ -28,16 +28,14 @@ func gocacheCmd() *cobra.Command {
 	return c
 }
 
-// sandboxGo is what sandboxed runs add to build Go quickly from the
-// host's cache without being able to write it: the environment and the
-// paths to show (the cache and this executable).
+// sandboxGo is what sandboxed runs add: this executable, which the
+// agents' hooks call back and GOCACHEPROG runs, and the environment and
+// paths that build Go quickly from the host's cache without being able to
+// write it.
 func sandboxGo(r *sandbox.Runner, exe string) (env, visible []string) {
 	if r == nil {
 		return nil, nil
 	}
 	env, visible = gocache.Sandboxed(exe)
-	if env != nil {
-		visible = append(visible, exe)
-	}
-	return env, visible
+	return env, append(visible, exe)
 }

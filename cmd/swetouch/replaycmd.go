@@ -45,7 +45,7 @@ func loadRecording(path string) (*replay.Trajectory, error) {
 
 func replayCmd() *cobra.Command {
 	var taskDir, records, instance, condition, match, out, whatIf, cassette, agent, modelName string
-	var check bool
+	var check, noSandbox bool
 	var timeout time.Duration
 	c := &cobra.Command{
 		Use:   "replay TRAJECTORY --task DIR [--records FILE] [--condition C] [--check] --out DIR",
@@ -112,6 +112,16 @@ func replayCmd() *cobra.Command {
 			}
 			cfg := session.RunConfig{Task: t, Record: record, Condition: cond, Match: m, Out: out,
 				AgentName: "replay", KeepWorkspace: true, Stdout: io.Discard, Stderr: c.ErrOrStderr()}
+			// sandboxed as the recording was, so what the agent sees (its
+			// environment, its processes) is the same
+			if cfg.Sandbox, err = sandboxFlag(noSandbox); err != nil {
+				return err
+			}
+			cfg.SandboxEnv, cfg.SandboxVisible = sandboxGo(cfg.Sandbox, exe)
+			if records != "" {
+				abs, _ := filepath.Abs(records)
+				cfg.Hidden = append(cfg.Hidden, abs)
+			}
 			if cassette != "" {
 				stop, err := replayAgent(&cfg, cassette, agent, modelName, exe)
 				if err != nil {
@@ -126,7 +136,18 @@ func replayCmd() *cobra.Command {
 				if err := replay.WriteFile(recorded, rec); err != nil {
 					return err
 				}
-				cfg.Agent = []string{exe, "agent", "replay", "--trajectory", recorded, "--root", rec.Header.Root, "--timeout", timeout.String()}
+				// the replaying agent reads its own copy: the output
+				// folder is not for it to see
+				own, err := os.MkdirTemp("", "swetouch-replay-")
+				if err != nil {
+					return err
+				}
+				defer os.RemoveAll(own)
+				script := filepath.Join(own, "recorded.jsonl")
+				if err := replay.WriteFile(script, rec); err != nil {
+					return err
+				}
+				cfg.Agent = []string{exe, "agent", "replay", "--trajectory", script, "--root", rec.Header.Root, "--timeout", timeout.String()}
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
@@ -167,6 +188,7 @@ func replayCmd() *cobra.Command {
 	c.Flags().StringVar(&cassette, "cassette", "", "re-run a real agent against this model cassette (with --agent)")
 	c.Flags().StringVar(&agent, "agent", "", "with --cassette: claude, codex, gemini or opencode")
 	c.Flags().StringVar(&modelName, "model", "", "with --cassette: the model name the agent asks for")
+	c.Flags().BoolVar(&noSandbox, "no-sandbox", false, "replay without isolation")
 	return c
 }
 
@@ -194,7 +216,7 @@ func replayAgent(cfg *session.RunConfig, cassette, agent, modelName, exe string)
 	}
 	url := "http://" + ln.Addr().String()
 	cfg.Agent = p.Command(bin, "{instruction}", modelName, exe)
-	cfg.Env, cfg.Observe, cfg.AgentName = p.Env(url, exe, scratch), p.Observe, agent
+	cfg.Env, cfg.Observe, cfg.AgentName, cfg.Scratch = p.Env(url, exe, scratch), p.Observe, agent, []string{scratch}
 	return func() { srv.Close(); os.RemoveAll(scratch) }, nil
 }
 
