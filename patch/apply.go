@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/swetouch/swetouch/internal/safefile"
 )
 
 // How a hunk landed.
@@ -61,7 +63,27 @@ func (d Dir) path(name string) (string, error) {
 	if filepath.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
 		return "", fmt.Errorf("path %q leaves the directory", name)
 	}
-	return filepath.Join(string(d), clean), nil
+	p := filepath.Join(string(d), clean)
+	// beneath the root through links too: the nearest existing parent,
+	// its links resolved, must still be inside (a workspace's directory
+	// linked to /etc would take the write there)
+	root, err := filepath.EvalSymlinks(string(d))
+	if err != nil {
+		return "", err
+	}
+	for dir := filepath.Dir(p); ; dir = filepath.Dir(dir) {
+		real, err := filepath.EvalSymlinks(dir)
+		if err == nil {
+			if !safefile.Inside(real, root) {
+				return "", fmt.Errorf("path %q leaves the directory through a link", name)
+			}
+			break
+		}
+		if dir == string(d) || dir == filepath.Dir(dir) {
+			return "", err
+		}
+	}
+	return p, nil
 }
 
 // ReadFile reads a file and its permission bits.
@@ -74,7 +96,7 @@ func (d Dir) ReadFile(name string) ([]byte, fs.FileMode, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	b, err := os.ReadFile(p)
+	b, err := safefile.ReadIn(string(d), filepath.Clean(filepath.FromSlash(name)))
 	return b, st.Mode().Perm(), err
 }
 

@@ -69,19 +69,34 @@ func Eval(ctx context.Context, cfg EvalConfig) (int, error) {
 	}
 	var todo []trial
 	total := 0
+	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
+		return 0, err
+	}
+	man, err := openManifest(cfg.Out)
+	if err != nil {
+		return 0, err
+	}
+	var redo []string
 	for _, a := range cfg.Agents {
 		for _, c := range cfg.Conditions {
 			for _, t := range cfg.Tasks {
 				for r := 0; r < max(cfg.Runs, 1); r++ {
 					total++
 					dir := filepath.Join(cfg.Out, a.Name, string(c), t.Name, fmt.Sprintf("run-%d", r))
-					if done(dir) {
+					why := man.why(cfg.Out, dir)
+					if why == "" && done(dir) {
 						continue
+					}
+					if why != "not run" && why != "" {
+						redo = append(redo, fmt.Sprintf("%s: %s", dir, why))
 					}
 					todo = append(todo, trial{a, c, t, r, dir})
 				}
 			}
 		}
+	}
+	for _, r := range redo {
+		fmt.Fprintf(orDiscard(cfg.Progress), "swetouch eval: running again %s\n", r)
 	}
 	sort.SliceStable(todo, func(i, j int) bool { return todo[i].run < todo[j].run }) // whole runs first
 	fmt.Fprintf(orDiscard(cfg.Progress), "swetouch eval: %d trials, %d done, %d to run\n", total, total-len(todo), len(todo))
@@ -96,7 +111,15 @@ func Eval(ctx context.Context, cfg EvalConfig) (int, error) {
 		go func() {
 			defer wg.Done()
 			for tr := range jobs {
+				// a result of an earlier attempt goes first: eval's own is
+				// the one this trial writes
+				os.RemoveAll(tr.dir)
 				res, err := runTrial(ctx, cfg, tr.agent, tr.cond, tr.t, tr.dir)
+				if res != nil && res.Reason != "interrupted" {
+					if merr := man.add(cfg.Out, tr.dir); merr != nil && err == nil {
+						err = merr
+					}
+				}
 				mu.Lock()
 				ran++
 				line := fmt.Sprintf("[%d/%d] %s %s %s run %d", ran, len(todo), tr.agent.Name, tr.cond, tr.t.Name, tr.run)

@@ -10,13 +10,17 @@ import (
 
 // Row summarises one agent under one condition.
 type Row struct {
-	Agent       string         `json:"agent"`
-	Condition   string         `json:"condition"`
-	Trials      int            `json:"trials"`
-	Resolved    int            `json:"resolved"`
-	Unknown     int            `json:"infrastructure_errors"` // resolved null: not failures
-	Rate        float64        `json:"resolve_rate"`          // mean over runs
-	RateSD      float64        `json:"resolve_rate_sd"`       // over runs
+	Agent     string `json:"agent"`
+	Condition string `json:"condition"`
+	Trials    int    `json:"trials"`
+	Resolved  int    `json:"resolved"`
+	Unknown   int    `json:"infrastructure_errors"` // resolved null: not failures
+	// Unsandboxed are the trials whose agent ran without isolation (an
+	// older result says nothing, and counts here): their verdicts are
+	// only as good as the agent's honesty.
+	Unsandboxed int            `json:"unsandboxed"`
+	Rate        float64        `json:"resolve_rate"`    // mean over runs
+	RateSD      float64        `json:"resolve_rate_sd"` // over runs
 	Delta       float64        `json:"delta_vs_vanilla"`
 	Retention   *float64       `json:"retention"` // of the tasks vanilla majority-solves
 	Steps       float64        `json:"steps_mean"`
@@ -50,6 +54,9 @@ func Summarize(trials []Trial) []Row {
 		row.Steps += float64(r.Steps)
 		row.Applied += r.Applied
 		row.Delivered += r.Delivered
+		if r.Sandbox != "bwrap" {
+			row.Unsandboxed++
+		}
 		if t.Fate != "" {
 			row.Fates[t.Fate]++
 		}
@@ -174,6 +181,9 @@ func WriteTable(w io.Writer, rows []Row) {
 		res := fmt.Sprintf("%d/%d", r.Resolved, r.Trials-r.Unknown)
 		if r.Unknown > 0 {
 			res += fmt.Sprintf(" (+%d null)", r.Unknown)
+		}
+		if r.Unsandboxed > 0 {
+			res += fmt.Sprintf(" (%d unsandboxed)", r.Unsandboxed)
 		}
 		delta := "-"
 		if r.Condition != "vanilla" {

@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"sync"
 	"time"
 
 	"github.com/swetouch/swetouch/event"
+	"github.com/swetouch/swetouch/internal/safefile"
 	"github.com/swetouch/swetouch/patch"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/replay"
@@ -513,7 +513,7 @@ func (h *Hub) applyLocked(ctx context.Context, diff string, step int) (outcome, 
 	}
 	if h.w != nil {
 		for _, f := range rep.Changed {
-			if b, err := os.ReadFile(filepath.Join(h.root, filepath.FromSlash(f))); err == nil {
+			if b, err := safefile.ReadIn(h.root, f); err == nil {
 				s := string(b)
 				h.w.Accept(f, &s)
 			} else {

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/swetouch/swetouch/internal/safefile"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -23,7 +24,8 @@ func (d DirSource) ReadFile(p string) ([]byte, error) {
 	if filepath.IsAbs(p) || strings.HasPrefix(p, "../") {
 		return nil, os.ErrNotExist
 	}
-	return os.ReadFile(filepath.Join(string(d), filepath.FromSlash(p)))
+	// what the agent left may be a FIFO: the classifier never waits
+	return safefile.ReadIn(string(d), p)
 }
 
 // Option configures a Session.

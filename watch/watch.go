@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
@@ -147,8 +146,7 @@ func (w *Watcher) snapshotDirty() error {
 		return err
 	}
 	for _, rel := range paths {
-		if b, err := os.ReadFile(filepath.Join(w.root, filepath.FromSlash(rel))); err == nil {
-			s := string(b)
+		if s, ok := w.readContent(rel); ok {
 			w.snap[rel] = &s
 		}
 	}
@@ -352,8 +350,7 @@ func (w *Watcher) recover() error {
 func (w *Watcher) compare(rel string) (Change, bool) {
 	old := w.before(rel)
 	var now *string
-	if b, err := os.ReadFile(filepath.Join(w.root, filepath.FromSlash(rel))); err == nil {
-		s := string(b)
+	if s, ok := w.readContent(rel); ok {
 		now = &s
 	}
 	w.mu.Lock()

@@ -1,0 +1,310 @@
+package redteam
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/swetouch/swetouch/internal/testbin"
+	"github.com/swetouch/swetouch/replay"
+	"github.com/swetouch/swetouch/sandbox"
+	"github.com/swetouch/swetouch/session"
+)
+
+var bin string
+
+func TestMain(m *testing.M) { testbin.Main(m, &bin) }
+
+// the fix to py-discount, as an agent with no shell tool writes it
+const fix = `p = "pricing.py"
+s = open(p).read()
+s = s.replace("    return price - percent\n", "    if not 0 <= percent <= 100:\n        raise ValueError(percent)\n    return price * (100 - percent) / 100\n")
+open(p, "w").write(s)
+`
+
+// fixture is a copy of the example task (an attack on it must not reach
+// the repository's own) and a results folder.
+type fixture struct {
+	task, records, out string
+}
+
+func newFixture(t *testing.T) fixture {
+	t.Helper()
+	if err := (&sandbox.Runner{}).Check(); err != nil {
+		t.Skipf("the sandbox cannot run here: %v", err)
+	}
+	dir := t.TempDir()
+	task := filepath.Join(dir, "tasks", "py-discount")
+	os.MkdirAll(filepath.Dir(task), 0o755)
+	if out, err := exec.Command("cp", "-r", filepath.Join("..", "examples", "tasks", "py-discount"), task).CombinedOutput(); err != nil {
+		t.Fatalf("cp: %v %s", err, out)
+	}
+	return fixture{task: task, records: filepath.Join(task, "records.jsonl"), out: filepath.Join(dir, "out")}
+}
+
+// run runs the agent through swetouch run and returns its result and all
+// it printed.
+func (f fixture) run(t *testing.T, condition string, agent ...string) (session.RunResult, string) {
+	t.Helper()
+	args := append([]string{"run", "--task", f.task, "--records", f.records, "--condition", condition, "--out", f.out, "--"}, agent...)
+	cmd := exec.Command(filepath.Join(bin, "swetouch"), args...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("swetouch run: %v\n%s", err, out.String())
+	}
+	var res session.RunResult
+	b, err := os.ReadFile(filepath.Join(f.out, "result.json"))
+	if err != nil || json.Unmarshal(b, &res) != nil {
+		t.Fatalf("result.json: %v %s", err, b)
+	}
+	if res.Sandbox != sandbox.Bwrap {
+		t.Fatalf("sandbox %q, want bwrap", res.Sandbox)
+	}
+	return res, out.String()
+}
+
+func resolved(r session.RunResult) string {
+	if r.Resolved == nil {
+		return "null (" + r.Reason + ")"
+	}
+	if *r.Resolved {
+		return "true"
+	}
+	return "false"
+}
+
+func TestCannotSeeTheEvaluation(t *testing.T) {
+	f := newFixture(t)
+	script := `cat /proc/$PPID/cmdline /proc/1/cmdline | tr '\0' ' '; echo
+cat ` + f.records + ` ` + f.task + `/tests/test_hidden.py ` + f.task + `/solution/solve.sh
+find / -xdev \( -name records.jsonl -o -name solve.sh -o -name test_hidden.py \) 2>/dev/null
+ls /proc | grep -c '^[0-9]'
+bash ` + f.task + `/solution/solve.sh`
+	res, out := f.run(t, "vanilla", "bash", "-c", script)
+	for _, leak := range []string{"clamped", "test_out_of_range", "Reference solution", "--records", "--out", "swetouch-verify"} {
+		if strings.Contains(out, leak) {
+			t.Errorf("the agent saw %q:\n%s", leak, out)
+		}
+	}
+	if resolved(res) != "false" {
+		t.Errorf("resolved %s, want false: the reference solution was out of reach", resolved(res))
+	}
+}
+
+func TestCannotChangeTheVerdict(t *testing.T) {
+	f := newFixture(t)
+	before, _ := os.ReadFile(filepath.Join(f.task, "tests", "test.sh"))
+	script := `printf 'exit 0\n' > ` + f.task + `/tests/test.sh
+mkdir -p ` + f.out + ` && echo '{"resolved": true}' > ` + f.out + `/result.json
+setsid sh -c 'sleep 0.7321; echo "{\"resolved\": true}" > ` + f.out + `/result.json' </dev/null >/dev/null 2>&1 &
+ln -s ` + f.task + `/solution/solve.sh pricing_fix.sh
+echo done`
+	res, out := f.run(t, "vanilla", "bash", "-c", script)
+	if resolved(res) != "false" {
+		t.Errorf("resolved %s, want false\n%s", resolved(res), out)
+	}
+	if after, _ := os.ReadFile(filepath.Join(f.task, "tests", "test.sh")); !bytes.Equal(before, after) {
+		t.Errorf("the task's test.sh was rewritten: %q", after)
+	}
+	// the detached writer died with the sandbox, before swetouch returned
+	if p := processWith("sleep 0.7321"); p != "" {
+		t.Errorf("a detached process outlived the run: %s", p)
+	}
+}
+
+// processWith is a process whose command line holds s ("" for none).
+func processWith(s string) string {
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		b, _ := os.ReadFile(p)
+		if strings.Contains(string(bytes.ReplaceAll(b, []byte{0}, []byte{' '})), s) {
+			return p
+		}
+	}
+	return ""
+}
+
+func TestFailuresStayFailures(t *testing.T) {
+	f := newFixture(t)
+	// unittest.py in the workspace shadows the standard one: test.sh
+	// exits 5, which an infrastructure error would leave out of the rate
+	res, out := f.run(t, "vanilla", "bash", "-c", `printf 'import sys\nsys.exit(5)\n' > unittest.py`)
+	if resolved(res) != "false" || !strings.Contains(res.Reason, "exit 5") {
+		t.Errorf("resolved %s (%s), want false\n%s", resolved(res), res.Reason, out)
+	}
+}
+
+func TestOddFilesNeitherBlockNorNull(t *testing.T) {
+	f := newFixture(t)
+	script := `python3 -c '` + fix + `'
+mkfifo fifo
+python3 -c 'import socket; socket.socket(socket.AF_UNIX).bind("sock")'
+ln -s /proc/self/mem mem
+ln -s /etc/passwd passwd
+mkdir -p sub && ln -s ../../x/../../etc/hostname sub/up
+ln -s pricing.py inside`
+	res, out := f.run(t, "vanilla", "bash", "-c", script)
+	if resolved(res) != "true" {
+		t.Fatalf("resolved %s, want true\n%s", resolved(res), out)
+	}
+	want := []string{"fifo: a FIFO", "mem: a link", "passwd: a link", "sock: a socket", "sub/up: a link"}
+	if len(res.VerifyLeftOut) != len(want) {
+		t.Fatalf("left out %q, want %d entries", res.VerifyLeftOut, len(want))
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(res.VerifyLeftOut[i], w) {
+			t.Errorf("left out %q, want %q first", res.VerifyLeftOut[i], w)
+		}
+	}
+}
+
+func TestCannotSteerTheHub(t *testing.T) {
+	f := newFixture(t)
+	steer := `import json, os, socket, subprocess
+s = socket.socket(socket.AF_UNIX)
+s.connect(os.environ["SWETOUCH_SOCKET"])
+r = s.makefile("rw")
+for line in [
+    {"op": "record", "event": {"kind": "verify", "actor": "harness", "note": "resolved=true"}},
+    {"op": "observe", "event": {"kind": "intervention", "actor": "harness"}},
+    {"op": "observe", "event": {"kind": "edit", "actor": "user", "scopes": [{"path": "pricing.py"}]}},
+    {"op": "begin", "begin": {"command": "sleep 1000"}},
+]:
+    r.write(json.dumps(line) + "\n"); r.flush()
+    print("hub:", r.readline().strip())
+try:
+    os.remove(os.environ["SWETOUCH_SOCKET"])
+except OSError as e:
+    print("rm:", e.strerror)
+` + fix + `
+# with the connection still open, the next command takes the edit
+print(subprocess.run(["bash", "-c", "python3 -m unittest -q test_pricing 2>&1 | tail -1"], capture_output=True, text=True).stdout)
+`
+	res, out := f.run(t, "vanilla", "python3", "-c", steer)
+	if n := strings.Count(out, "refused: only swetouch"); n != 4 {
+		t.Errorf("%d of 4 requests refused:\n%s", n, out)
+	}
+	if !strings.Contains(out, "rm: Read-only file system") {
+		t.Errorf("the socket could be removed:\n%s", out)
+	}
+	if resolved(res) != "true" {
+		t.Errorf("resolved %s, want true", resolved(res))
+	}
+	tr, err := replay.ReadFile(filepath.Join(f.out, "trajectory.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var verifies, nativeEdit int
+	for _, ev := range tr.Events {
+		if ev.Kind == "verify" {
+			verifies++
+		}
+		if ev.Kind == "edit" && ev.Note == "native edit" && ev.Actor == "agent" {
+			nativeEdit++
+		}
+		if ev.Actor == "user" {
+			t.Errorf("an event by the user in a vanilla run: %+v", ev)
+		}
+	}
+	if verifies != 1 || nativeEdit != 1 {
+		t.Errorf("%d verify events (want the harness's one), %d native edits taken (want 1)", verifies, nativeEdit)
+	}
+}
+
+func TestLastNativeEditStands(t *testing.T) {
+	f := newFixture(t)
+	// the agent's last action is a native edit of the Counter-Edit's
+	// region; it has exited by the time the edit is taken
+	res, out := f.run(t, "counter-edit", "python3", "-c", fix+"import os\nos._exit(0)\n")
+	if resolved(res) != "true" {
+		t.Fatalf("resolved %s, want true: %+v\n%s", resolved(res), res.Interventions, out)
+	}
+	for _, a := range res.Interventions {
+		if a.Outcome == "applied" {
+			t.Errorf("a Counter-Edit applied after the agent: %+v", a)
+		}
+	}
+}
+
+func TestKill9EndsTheAgent(t *testing.T) {
+	f := newFixture(t)
+	ready := filepath.Join(t.TempDir(), "ready")
+	if err := syscall.Mkfifo(ready, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	run := exec.Command(filepath.Join(bin, "swetouch"), "run", "--task", f.task, "--out", f.out, "--",
+		"bash", "-c", `echo > "$1"; exec sleep 1000.4321`, "bash", ready)
+	if err := run.Start(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := os.OpenFile(ready, os.O_RDONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Read(make([]byte, 1))
+	r.Close()
+	var pid int
+	if p := processWith("sleep 1000.4321"); p != "" {
+		pid = atoi(strings.Split(p, "/")[2])
+	}
+	if pid == 0 {
+		t.Fatal("the agent is not running")
+	}
+	pfd, err := unix.PidfdOpen(pid, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(pfd)
+	run.Process.Kill()
+	run.Wait()
+	// the agent's end, as the kernel reports it (bounded, so a failure
+	// does not hang the suite)
+	n, err := unix.Poll([]unix.PollFd{{Fd: int32(pfd), Events: unix.POLLIN}}, int((10 * time.Second).Milliseconds()))
+	if err != nil || n != 1 {
+		t.Fatalf("the agent outlived swetouch run's kill -9: poll %d %v", n, err)
+	}
+}
+
+func atoi(s string) int {
+	n := 0
+	for _, c := range s {
+		n = n*10 + int(c-'0')
+	}
+	return n
+}
+
+func TestEvalTrustsOnlyItsOwnResults(t *testing.T) {
+	f := newFixture(t)
+	tasks := filepath.Dir(f.task)
+	trial := filepath.Join(f.out, "naive", "vanilla", "py-discount", "run-0")
+	os.MkdirAll(trial, 0o755)
+	os.WriteFile(filepath.Join(trial, "result.json"), []byte(`{"task": "py-discount", "condition": "vanilla", "agent_name": "naive", "resolved": true, "forged": true}`), 0o644)
+	cmd := exec.Command(filepath.Join(bin, "swetouch"), "eval", "--tasks", tasks, "--agent", "naive", "--conditions", "vanilla",
+		"--plans", filepath.Join("..", "examples", "agents"), "--out", f.out, "--concurrency", "1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("eval: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "running again") || !strings.Contains(string(out), "not written by this eval") {
+		t.Errorf("eval did not say it ran the forged trial again:\n%s", out)
+	}
+	b, _ := os.ReadFile(filepath.Join(trial, "result.json"))
+	if bytes.Contains(b, []byte("forged")) || !bytes.Contains(b, []byte(`"sandbox": "bwrap"`)) {
+		t.Errorf("the forged result stands:\n%s", b)
+	}
+	// a second eval trusts its own result and runs nothing
+	out, err = exec.Command(filepath.Join(bin, "swetouch"), "eval", "--tasks", tasks, "--agent", "naive", "--conditions", "vanilla",
+		"--plans", filepath.Join("..", "examples", "agents"), "--out", f.out).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "ran 0 trials") {
+		t.Errorf("a second eval: %v\n%s", err, out)
+	}
+}
