@@ -54,6 +54,19 @@ type FileSystem interface {
 	Remove(name string) error
 }
 
+// EscapeError is a path that would take a read or a write outside a Dir.
+type EscapeError struct {
+	Path string
+	Link bool // through a linked directory
+}
+
+func (e *EscapeError) Error() string {
+	if e.Link {
+		return fmt.Sprintf("path %q leaves the directory through a link", e.Path)
+	}
+	return fmt.Sprintf("path %q leaves the directory", e.Path)
+}
+
 // Dir is a FileSystem rooted at a directory; writes are atomic (a temp file
 // renamed over the target).
 type Dir string
@@ -61,7 +74,7 @@ type Dir string
 func (d Dir) path(name string) (string, error) {
 	clean := filepath.Clean(filepath.FromSlash(name))
 	if filepath.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
-		return "", fmt.Errorf("path %q leaves the directory", name)
+		return "", &EscapeError{Path: name}
 	}
 	p := filepath.Join(string(d), clean)
 	// beneath the root through links too: the nearest existing parent,
@@ -75,7 +88,7 @@ func (d Dir) path(name string) (string, error) {
 		real, err := filepath.EvalSymlinks(dir)
 		if err == nil {
 			if !safefile.Inside(real, root) {
-				return "", fmt.Errorf("path %q leaves the directory through a link", name)
+				return "", &EscapeError{Path: name, Link: true}
 			}
 			break
 		}
@@ -98,6 +111,13 @@ func (d Dir) ReadFile(name string) ([]byte, fs.FileMode, error) {
 	}
 	b, err := safefile.ReadIn(string(d), filepath.Clean(filepath.FromSlash(name)))
 	return b, st.Mode().Perm(), err
+}
+
+// Check refuses a name that leaves the directory, by itself or through
+// a linked directory.
+func (d Dir) Check(name string) error {
+	_, err := d.path(name)
+	return err
 }
 
 // WriteFile replaces a file atomically with the given mode.
@@ -153,6 +173,20 @@ func Apply(fsys FileSystem, diffs []*FileDiff, opts ...Option) (*Report, error) 
 	var cfg config
 	for _, o := range opts {
 		o(&cfg)
+	}
+	// every path first: one that escapes refuses the whole patch before
+	// anything is read or written
+	if c, ok := fsys.(interface{ Check(name string) error }); ok {
+		for _, fd := range diffs {
+			for _, p := range []string{fd.OldPath, fd.NewPath} {
+				if p == "" {
+					continue
+				}
+				if err := c.Check(p); err != nil {
+					return nil, err
+				}
+			}
+		}
 	}
 	rep := &Report{Applied: true, Hunks: []HunkReport{}, Changed: []string{}}
 	type write struct {

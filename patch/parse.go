@@ -27,6 +27,8 @@ type Hunk struct {
 // FileDiff is the change to one file. OldPath is empty for a new file,
 // NewPath empty for a deletion.
 type FileDiff struct {
+	// Line is where the file's section starts in the diff (1-based).
+	Line             int
 	OldPath, NewPath string
 	OldMode, NewMode string
 	Rename           bool
@@ -76,7 +78,7 @@ func Parse(text string) ([]*FileDiff, error) {
 			if !ok {
 				return nil, &ParseError{no, "diff --git header without a/ and b/ paths"}
 			}
-			cur = &FileDiff{OldPath: a, NewPath: b}
+			cur = &FileDiff{Line: no, OldPath: a, NewPath: b}
 			files = append(files, cur)
 			gitHeader = true
 		case cur != nil && gitHeader && strings.HasPrefix(l, "new file mode "):
@@ -88,9 +90,9 @@ func Parse(text string) ([]*FileDiff, error) {
 		case cur != nil && gitHeader && strings.HasPrefix(l, "new mode "):
 			cur.NewMode = strings.TrimPrefix(l, "new mode ")
 		case cur != nil && gitHeader && strings.HasPrefix(l, "rename from "):
-			cur.OldPath, cur.Rename = strings.TrimPrefix(l, "rename from "), true
+			cur.OldPath, cur.Rename = unquote(strings.TrimPrefix(l, "rename from ")), true
 		case cur != nil && gitHeader && strings.HasPrefix(l, "rename to "):
-			cur.NewPath, cur.Rename = strings.TrimPrefix(l, "rename to "), true
+			cur.NewPath, cur.Rename = unquote(strings.TrimPrefix(l, "rename to ")), true
 		case cur != nil && gitHeader && strings.HasPrefix(l, "index "):
 			if f := strings.Fields(l); len(f) == 3 && cur.NewMode == "" {
 				cur.OldMode, cur.NewMode = f[2], f[2]
@@ -106,7 +108,7 @@ func Parse(text string) ([]*FileDiff, error) {
 			newP := headerPath(strings.TrimRight(lines[i+1][4:], "\r\n"))
 			i++
 			if cur == nil || !gitHeader || len(cur.Hunks) > 0 {
-				cur = &FileDiff{}
+				cur = &FileDiff{Line: no}
 				files = append(files, cur)
 			}
 			gitHeader = false
@@ -129,28 +131,127 @@ func Parse(text string) ([]*FileDiff, error) {
 	}
 	for _, f := range files {
 		if f.OldPath == "" && f.NewPath == "" {
-			return nil, &ParseError{1, "a file diff names no file"}
+			return nil, &ParseError{max(f.Line, 1), "a file diff names no file"}
+		}
+		for _, p := range []string{f.OldPath, f.NewPath} {
+			if err := CheckPath(p); err != nil {
+				return nil, &ParseError{max(f.Line, 1), err.Error()}
+			}
 		}
 	}
 	return files, nil
 }
 
-// gitPaths splits "a/X b/Y" (possibly quoted).
+// gitPaths splits "a/X b/Y", either name C-quoted as git writes one with
+// unusual bytes ("a/tab\there").
 func gitPaths(s string) (string, string, bool) {
 	if strings.HasPrefix(s, `"`) {
-		parts := strings.SplitN(s, `" "`, 2)
-		if len(parts) != 2 {
+		a, rest, ok := quoted(s)
+		if !ok || !strings.HasPrefix(rest, " ") {
 			return "", "", false
 		}
-		a := strings.TrimPrefix(parts[0], `"`)
-		b := strings.TrimSuffix(parts[1], `"`)
+		rest = rest[1:]
+		b := rest
+		if strings.HasPrefix(rest, `"`) {
+			if b, rest, ok = quoted(rest); !ok || rest != "" {
+				return "", "", false
+			}
+		}
 		return strip(a), strip(b), true
+	}
+	if k := strings.Index(s, ` "b/`); k > 0 && strings.HasPrefix(s, "a/") {
+		b, rest, ok := quoted(s[k+1:])
+		if ok && rest == "" {
+			return s[2:k], strip(b), true
+		}
 	}
 	// the names are equal except for the prefix in the common case
 	if k := strings.Index(s, " b/"); k > 0 && strings.HasPrefix(s, "a/") {
 		return s[2:k], s[k+3:], true
 	}
 	return "", "", false
+}
+
+// quoted reads a C-quoted name at the start of s and returns it unquoted
+// and what follows it.
+func quoted(s string) (name, rest string, ok bool) {
+	for i := 1; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '"':
+			return unquote(s[:i+1]), s[i+1:], true
+		}
+	}
+	return "", "", false
+}
+
+// unquote undoes git's C quoting of a path (\t, \n, \", \\, octal bytes);
+// a name that is not quoted comes back as it is.
+func unquote(s string) string {
+	if len(s) < 2 || s[0] != '"' || s[len(s)-1] != '"' {
+		return s
+	}
+	s = s[1 : len(s)-1]
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' || i+1 == len(s) {
+			b.WriteByte(c)
+			continue
+		}
+		i++
+		switch e := s[i]; e {
+		case 'a':
+			b.WriteByte('\a')
+		case 'b':
+			b.WriteByte('\b')
+		case 'f':
+			b.WriteByte('\f')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 't':
+			b.WriteByte('\t')
+		case 'v':
+			b.WriteByte('\v')
+		case '0', '1', '2', '3':
+			if i+2 < len(s) && isOctal(s[i+1]) && isOctal(s[i+2]) {
+				b.WriteByte((e-'0')<<6 | (s[i+1]-'0')<<3 | (s[i+2] - '0'))
+				i += 2
+			} else {
+				b.WriteByte(e)
+			}
+		default:
+			b.WriteByte(e)
+		}
+	}
+	return b.String()
+}
+
+func isOctal(c byte) bool { return c >= '0' && c <= '7' }
+
+// CheckPath refuses a path a diff may not touch: absolute, climbing out
+// with "..", inside .git, or holding a NUL ("" is no file: fine).
+func CheckPath(p string) error {
+	switch {
+	case p == "":
+		return nil
+	case strings.HasPrefix(p, "/"):
+		return fmt.Errorf("path %q is absolute", p)
+	case strings.ContainsRune(p, 0):
+		return fmt.Errorf("path %q holds a NUL", p)
+	}
+	for _, part := range strings.Split(p, "/") {
+		switch part {
+		case "..":
+			return fmt.Errorf("path %q leaves the workspace", p)
+		case ".git":
+			return fmt.Errorf("path %q is inside .git", p)
+		}
+	}
+	return nil
 }
 
 func strip(p string) string {
@@ -165,7 +266,10 @@ func headerPath(s string) string {
 	if i := strings.IndexByte(s, '\t'); i >= 0 {
 		s = s[:i]
 	}
-	s = strings.TrimSpace(strings.Trim(s, `"`))
+	s = strings.TrimSpace(s)
+	if strings.HasPrefix(s, `"`) {
+		s = unquote(s)
+	}
 	if s == "/dev/null" {
 		return ""
 	}

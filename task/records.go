@@ -9,6 +9,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/swetouch/swetouch/patch"
 )
 
 // Region is a span of a file, 1-based inclusive, in base-commit lines.
@@ -244,11 +246,29 @@ func (r *Record) Validate() error {
 		if iv.Patch != nil && !strings.HasPrefix(iv.Patch.Diff, "diff --git ") {
 			return bad(f+".patch.diff", "must start with \"diff --git \"")
 		}
+		if iv.Patch != nil {
+			if err := checkDiff(iv.Patch.Diff); err != nil {
+				return bad(f+".patch.diff", "%v", err)
+			}
+		}
 		if iv.Delivery != "message_only" && iv.Patch == nil {
 			return bad(f+".patch", "delivery %s needs a patch", iv.Delivery)
 		}
 	}
+	if he := r.Controls.HelpfulEdit; he != nil && he.Patch != nil {
+		if err := checkDiff(he.Patch.Diff); err != nil {
+			return bad("controls.helpful_edit.patch.diff", "%v", err)
+		}
+	}
 	return nil
+}
+
+// checkDiff parses a record's diff when the file is loaded, so a bad one
+// (malformed, or naming a path outside the workspace) is refused up front
+// rather than failing, or writing, when it fires.
+func checkDiff(diff string) error {
+	_, err := patch.Parse(diff)
+	return err
 }
 
 func (r Region) check() string {

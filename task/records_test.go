@@ -35,6 +35,10 @@ func TestMalformedRecordNamesWhere(t *testing.T) {
 		{"unknown", strings.Replace(good, `"split"`, `"splat"`, 1), "field splat: unknown field"},
 		{"syntax", good[:50], "r.jsonl:2: invalid JSON"},
 		{"count", strings.Replace(good, `"max_interventions":1`, `"max_interventions":3`, 1), "field counter_edit.interventions: 1 interventions, max_interventions is 3"},
+		{"escaping diff", strings.Replace(good, `"delivery":"message_only"`, `"delivery":"patch_and_message","patch":{"id":"p","diff":"diff --git a/../x b/../x\n--- a/../x\n+++ b/../x\n@@ -1 +1 @@\n-a\n+b\n","target_regions":[],"mistaken_belief":"","expected_failure":""}`, 1),
+			`r.jsonl:2: field counter_edit.interventions[0].patch.diff: line 1: path "../x" leaves the workspace`},
+		{"malformed diff", strings.Replace(good, `"delivery":"message_only"`, `"delivery":"patch_and_message","patch":{"id":"p","diff":"diff --git a/x b/x\n@@ -1 +1\n-a\n","target_regions":[],"mistaken_belief":"","expected_failure":""}`, 1),
+			`field counter_edit.interventions[0].patch.diff: line 2: hunk header without closing @@`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

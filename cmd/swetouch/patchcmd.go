@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 
@@ -24,14 +25,30 @@ func patchCmd() *cobra.Command {
 				return badInput("%v", err)
 			}
 			fds, err := patch.Parse(string(data))
+			var pe *patch.ParseError
+			if errors.As(err, &pe) {
+				return badInput("%s:%d: %s", args[0], pe.Line, pe.Msg)
+			}
 			if err != nil {
-				return badInput("%s:%v", args[0], err)
+				return badInput("%s: %v", args[0], err)
 			}
 			var opts []patch.Option
 			if dry {
 				opts = append(opts, patch.DryRun())
 			}
 			rep, err := patch.Apply(patch.Dir(dir), fds, opts...)
+			var esc *patch.EscapeError
+			if errors.As(err, &esc) {
+				// bad input, named where it is; Apply wrote nothing
+				line := 1
+				for _, fd := range fds {
+					if fd.OldPath == esc.Path || fd.NewPath == esc.Path {
+						line = fd.Line
+						break
+					}
+				}
+				return badInput("%s:%d: %v", args[0], line, err)
+			}
 			if err != nil {
 				return err
 			}
