@@ -50,6 +50,7 @@ type Hub struct {
 	attempts []event.Attempt
 	closed   bool
 	clients  []string // the executables that may act (WithClients)
+	maxLine  int      // WithLineLimit; 0 for maxLine
 	// disarmed says why nothing may fire any more (the agent has exited):
 	// decisions are then recorded as skipped
 	disarmed string
@@ -68,6 +69,10 @@ func WithRecorder(w *replay.Writer) Option { return func(h *Hub) { h.rec = w } }
 // WithWatcher attributes the workspace's file changes to commands and
 // native edits.
 func WithWatcher(w *watch.Watcher) Option { return func(h *Hub) { h.w = w } }
+
+// WithLineLimit sets the longest request line the hub takes (tests use a
+// small one).
+func WithLineLimit(n int) Option { return func(h *Hub) { h.maxLine = n } }
 
 // WithClock sets the clock used for event times (tests pass a fixed one).
 func WithClock(now func() time.Time) Option { return func(h *Hub) { h.now = now } }

@@ -2,6 +2,7 @@ package session
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -110,8 +111,7 @@ type yielder interface{ yield() }
 
 // serveConn answers one client's lines until it hangs up.
 func (h *Hub) serveConn(ctx context.Context, c io.ReadWriter) {
-	sc := bufio.NewScanner(c)
-	sc.Buffer(nil, 64<<20)
+	sc := newLineReader(c, h.lineLimit())
 	enc := json.NewEncoder(c)
 	var out []byte
 	send := func(r Response) error {
@@ -131,6 +131,15 @@ func (h *Hub) serveConn(ctx context.Context, c io.ReadWriter) {
 	}
 	admitted, refused := false, error(nil)
 	for line := 1; sc.Scan(); line++ {
+		if sc.TooLong() {
+			// the rest of the line is dropped; the next one is read as
+			// usual, so the session goes on
+			if err := send(Response{Error: fmt.Sprintf("line %d: longer than the hub's limit of %d bytes", line, h.lineLimit())}); err != nil {
+				return
+			}
+			h.lineDone()
+			continue
+		}
 		req, lean := wire.ParseRequest(sc.Bytes())
 		var resp Response
 		var err error
@@ -228,6 +237,63 @@ func checkAction(field string, ev event.Event) error {
 	}
 	return nil
 }
+
+// maxLine is the longest line the hub takes (a command's output is
+// elided long before this).
+const maxLine = 64 << 20
+
+func (h *Hub) lineLimit() int {
+	if h.maxLine > 0 {
+		return h.maxLine
+	}
+	return maxLine
+}
+
+// lineReader reads newline-ended lines of at most limit bytes; a longer
+// one is reported (TooLong) and skipped to its newline, not an error that
+// ends the connection as bufio.Scanner's is.
+type lineReader struct {
+	br      *bufio.Reader
+	limit   int
+	buf     []byte
+	tooLong bool
+}
+
+func newLineReader(r io.Reader, limit int) *lineReader {
+	return &lineReader{br: bufio.NewReaderSize(r, 64<<10), limit: limit}
+}
+
+// Scan reads the next line; false at the end of the input.
+func (l *lineReader) Scan() bool {
+	l.buf, l.tooLong = l.buf[:0], false
+	for {
+		chunk, err := l.br.ReadSlice('\n')
+		if !l.tooLong {
+			if len(l.buf)+len(chunk) > l.limit+1 {
+				l.tooLong, l.buf = true, l.buf[:0]
+			} else {
+				l.buf = append(l.buf, chunk...)
+			}
+		}
+		switch {
+		case err == bufio.ErrBufferFull:
+			continue
+		case err != nil:
+			// a last line without its newline still counts
+			return len(l.buf) > 0 || l.tooLong
+		}
+		if !l.tooLong {
+			l.buf = bytes.TrimSuffix(bytes.TrimSuffix(l.buf, []byte("\n")), []byte("\r"))
+		}
+		return true
+	}
+}
+
+// Bytes is the line, without its newline.
+func (l *lineReader) Bytes() []byte { return l.buf }
+
+// TooLong reports that the line was over the limit and dropped.
+func (l *lineReader) TooLong() bool { return l.tooLong }
 
 // call does one request, for the connection ctx names (withOrigin).
 func (h *Hub) call(ctx context.Context, req Request) Response {

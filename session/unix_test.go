@@ -21,9 +21,9 @@ import (
 
 // serveUnix serves a bare hub over a fresh workspace on a UnixListener;
 // stop ends serving and returns what ServeUnix returned.
-func serveUnix(t *testing.T) (sock string, stop func() error) {
+func serveUnix(t *testing.T, opts ...session.Option) (sock string, stop func() error) {
 	t.Helper()
-	h, err := session.New(t.TempDir())
+	h, err := session.New(t.TempDir(), opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,4 +235,36 @@ func appendTo(t *testing.T, path, s string) {
 	}
 	defer f.Close()
 	f.WriteString(s)
+}
+
+// TestLineOverTheLimit: a line longer than the hub takes gets an error
+// answer, and the connection goes on at the next line (split over many
+// reads, and at the limit exactly).
+func TestLineOverTheLimit(t *testing.T) {
+	const limit = 100
+	sock, _ := serveUnix(t, session.WithLineLimit(limit))
+	c, err := net.Dial("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	r := bufio.NewReader(c)
+	status := `{"op":"status"}`
+	atLimit := status + strings.Repeat(" ", limit-len(status))
+	go func() {
+		io.WriteString(c, status+"\n")
+		io.WriteString(c, `{"op":"status","x":"`+strings.Repeat("y", 100000)+"\"}\n")
+		io.WriteString(c, atLimit+"\n"+atLimit+" \n"+status)
+		c.(*net.UnixConn).CloseWrite()
+	}()
+	want := []string{`"ok":true`, `"error":"line 2: longer than the hub's limit of 100 bytes"`, `"ok":true`, `"error":"line 4: longer`, `"ok":true`}
+	for i, w := range want {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			t.Fatalf("answer %d: %v", i+1, err)
+		}
+		if !strings.Contains(line, w) {
+			t.Errorf("answer %d: %s, want %s", i+1, strings.TrimSpace(line), w)
+		}
+	}
 }

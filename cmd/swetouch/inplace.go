@@ -13,6 +13,7 @@ import (
 	"github.com/swetouch/swetouch/event"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/replay"
+	"github.com/swetouch/swetouch/sandbox"
 	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/task"
 )
@@ -161,17 +162,21 @@ type sessionSummary struct {
 	Interventions []event.Attempt `json:"interventions"`
 	Applied       int             `json:"interventions_applied"`
 	Delivered     int             `json:"messages_delivered"`
+	// Sandbox is always "none": the editor started the agent, so swetouch
+	// cannot isolate it (docs/isolation.md).
+	Sandbox string `json:"sandbox"`
 }
 
 // finish takes the agent's last native edits, ends the trajectory and
 // writes session.json.
 func (s *inPlaceSession) finish(exit int, note string) error {
+	s.Hub.Disarm("agent finished")
 	s.Hub.Idle(context.Background())
 	err := s.Close(note)
 	s.traj.Close()
 	st := s.Hub.Status()
 	sum := sessionSummary{Instance: s.instance, Condition: orString(s.Condition, string(policy.Vanilla)), Match: s.Match,
-		Agent: s.agent, AgentExit: exit, Steps: st.Steps, Interventions: st.Interventions}
+		Agent: s.agent, AgentExit: exit, Steps: st.Steps, Interventions: st.Interventions, Sandbox: sandbox.None}
 	sum.Applied, sum.Delivered = st.Counts()
 	b, _ := json.MarshalIndent(sum, "", "  ")
 	if werr := os.WriteFile(filepath.Join(s.out, "session.json"), append(b, '\n'), 0o644); werr != nil {
