@@ -14,7 +14,7 @@
 //   - a tools/call to an HTTP MCP server through `swetouch mcp
 //     --upstream` vs direct, beside a plain TCP proxy (budget 100 µs).
 //
-// Run: go run ./scripts/bench-runtime [-n 300] [-only shell,grep,mcp,http,watch]
+// Run: go run ./scripts/bench-runtime [-n 300] [-only shell,grep,mcp,http,watch,sandbox]
 package main
 
 import (
@@ -41,11 +41,15 @@ import (
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == helperPairs {
+		pairsHelper(os.Args[1:])
+		return
+	}
 	if len(os.Args) > 1 && helper(os.Args[1:]) {
 		return
 	}
 	n := flag.Int("n", 300, "runs of each trivial command")
-	only := flag.String("only", "", "measure only these parts (comma-separated: shell, grep, mcp, http, watch)")
+	only := flag.String("only", "", "measure only these parts (comma-separated: shell, grep, mcp, http, watch, sandbox)")
 	flag.Parse()
 	parts := map[string]bool{}
 	for _, p := range strings.Split(*only, ",") {
@@ -101,6 +105,11 @@ func run(n int, want func(part string) bool) error {
 	}
 	if want("http") {
 		if err := httpPart(n, bin, sock, ws); err != nil {
+			return err
+		}
+	}
+	if want("sandbox") {
+		if err := sandboxPart(n, bin, ws, host, env); err != nil {
 			return err
 		}
 	}
