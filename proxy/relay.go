@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strconv"
 	"syscall"
 )
 
@@ -123,4 +124,39 @@ func ExitStatus(cmd *exec.Cmd, waitErr error) (int, error) {
 		return 1, waitErr
 	}
 	return cmd.ProcessState.ExitCode(), nil
+}
+
+// IDKey is a JSON-RPC id as a value, for matching a response to its
+// request: a peer may write the id it echoes differently (spaces, 1.0
+// for 1, an escaped string), and the bytes would then miss.
+func IDKey(id json.RawMessage) string {
+	t := bytes.TrimSpace(id)
+	if len(t) == 0 {
+		return ""
+	}
+	switch t[0] {
+	case '"':
+		var s string
+		if json.Unmarshal(t, &s) == nil {
+			return "s:" + s
+		}
+	case 'n':
+		return "null"
+	default:
+		var f json.Number
+		if json.Unmarshal(t, &f) == nil {
+			// integers exactly (float64 would merge 2^53+1 with 2^53)
+			if v, err := f.Int64(); err == nil {
+				return "n:" + strconv.FormatInt(v, 10)
+			}
+			if v, err := f.Float64(); err == nil && v == float64(int64(v)) && v > -1<<53 && v < 1<<53 {
+				return "n:" + strconv.FormatInt(int64(v), 10)
+			}
+			if v, err := f.Float64(); err == nil {
+				return "n:" + strconv.FormatFloat(v, 'g', -1, 64)
+			}
+			return "n:" + f.String()
+		}
+	}
+	return "raw:" + string(t)
 }

@@ -75,7 +75,7 @@ func (r *Relay) inject(sess string, texts []string) { r.send(r.reserve(sess), se
 func (r *Relay) reserve(sess string) string {
 	id := r.nextID()
 	r.mu.Lock()
-	r.injected[id] = sess
+	r.injected[proxy.IDKey(json.RawMessage(id))] = sess
 	r.mu.Unlock()
 	return id
 }
@@ -97,7 +97,7 @@ func (r *Relay) send(id, sess string, texts []string) {
 func (r *Relay) steer(sess string, texts []string) {
 	id := r.nextID()
 	r.mu.Lock()
-	r.steers[id] = steerReq{sess: sess, texts: texts}
+	r.steers[proxy.IDKey(json.RawMessage(id))] = steerReq{sess: sess, texts: texts}
 	r.mu.Unlock()
 	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(id), "method": "_session/steering",
 		"params": map[string]any{"sessionId": sess, "prompt": []any{map[string]any{"type": "text", "text": strings.Join(texts, "\n\n")}},

@@ -91,7 +91,7 @@ func (r *Relay) agentRequest(e proxy.Envelope) {
 		return
 	}
 	r.mu.Lock()
-	r.requests[string(e.ID)] = req
+	r.requests[proxy.IDKey(e.ID)] = req
 	r.mu.Unlock()
 }
 

@@ -241,7 +241,7 @@ func (r *Relay) FromEditor(line []byte) []byte {
 	}
 	switch {
 	case e.IsResponse():
-		r.editorAnswered(string(e.ID), e.Result)
+		r.editorAnswered(proxy.IDKey(e.ID), e.Result)
 	case e.Method == "session/prompt" && e.IsRequest():
 		var p sessionParams
 		json.Unmarshal(e.Params, &p)
@@ -292,7 +292,7 @@ func (r *Relay) FromAgent(line []byte) []byte {
 // is swallowed (and an injected turn's end lets held prompts go); to the
 // editor's prompt it ends the turn (and queued messages are delivered).
 func (r *Relay) agentAnswered(e proxy.Envelope, line []byte) []byte {
-	id := string(e.ID)
+	id := proxy.IDKey(e.ID)
 	r.mu.Lock()
 	if sess, ours := r.injected[id]; ours {
 		delete(r.injected, id)
@@ -319,13 +319,13 @@ func (r *Relay) agentAnswered(e proxy.Envelope, line []byte) []byte {
 		r.steered(req, e)
 		return nil
 	}
-	if strings.HasPrefix(strings.Trim(id, `"`), oursPrefix) {
+	if strings.HasPrefix(id, "s:"+oursPrefix) {
 		r.mu.Unlock()
 		return nil // an answer to nothing we still wait for
 	}
 	var ended string
 	for sess, pid := range r.turns {
-		if string(pid) == id {
+		if proxy.IDKey(pid) == id {
 			ended = sess
 			delete(r.turns, sess)
 			delete(r.cancelled, sess)

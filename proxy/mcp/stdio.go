@@ -145,7 +145,7 @@ func (r *Relay) FromClientIn(scope string, line []byte) []byte {
 		}
 	}
 	r.mu.Lock()
-	r.pending[scope+"\x00"+string(e.ID)] = c
+	r.pending[scope+"\x00"+proxy.IDKey(e.ID)] = c
 	r.mu.Unlock()
 	return line
 }
@@ -159,7 +159,7 @@ func (r *Relay) cancelled(scope string, params json.RawMessage) {
 	if json.Unmarshal(params, &p) != nil {
 		return
 	}
-	key := scope + "\x00" + string(p.RequestID)
+	key := scope + "\x00" + proxy.IDKey(p.RequestID)
 	r.mu.Lock()
 	c, ok := r.pending[key]
 	delete(r.pending, key)
@@ -184,7 +184,7 @@ func (r *Relay) FromServerIn(scope string, line []byte) []byte {
 	if !e.IsResponse() {
 		return line
 	}
-	key := scope + "\x00" + string(e.ID)
+	key := scope + "\x00" + proxy.IDKey(e.ID)
 	r.mu.Lock()
 	c, ok := r.pending[key]
 	delete(r.pending, key)

@@ -1,0 +1,27 @@
+package proxy
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+func TestIDKeyMatchesByValue(t *testing.T) {
+	same := [][]string{
+		{`1`, `1.0`, ` 1 `, `1e0`},
+		{`"a"`, `"\u0061"`},
+		{`null`, ` null`},
+	}
+	for _, group := range same {
+		for _, id := range group[1:] {
+			if IDKey(json.RawMessage(id)) != IDKey(json.RawMessage(group[0])) {
+				t.Errorf("%s and %s are the same id, keys %q and %q", group[0], id, IDKey(json.RawMessage(group[0])), IDKey(json.RawMessage(id)))
+			}
+		}
+	}
+	differ := [][2]string{{`1`, `"1"`}, {`1`, `2`}, {`"a"`, `"A"`}, {`null`, `"null"`}, {`9007199254740993`, `9007199254740992`}}
+	for _, d := range differ {
+		if IDKey(json.RawMessage(d[0])) == IDKey(json.RawMessage(d[1])) {
+			t.Errorf("%s and %s are different ids, both %q", d[0], d[1], IDKey(json.RawMessage(d[0])))
+		}
+	}
+}
