@@ -436,7 +436,9 @@ __attribute__((constructor)) static void swetouch_fast(int argc, char **argv, ch
 	if (isatty(1)) return; // a terminal stays a terminal: the Go path
 	int hub = hub_dial(sock);
 	if (hub < 0) {
-		// the hub is gone: behave as bash
+		// the hub is gone: behave as bash, and say so, since nothing
+		// will record this command (the Go path prints the same)
+		dprintf(2, "swetouch shell: the session hub at %s cannot be reached: this command is not recorded\n", sock);
 		if (!real_shell(name, real, sizeof real)) return;
 		exec_real(real, argv0, argv, envp);
 	}

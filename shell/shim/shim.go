@@ -63,7 +63,9 @@ func Main(argv0 string, args []string) int {
 	}
 	c, err := wire.Dial(sock)
 	if err != nil {
-		// the hub is gone: behave as bash rather than fail the agent
+		// the hub is gone: behave as bash rather than fail the agent,
+		// and say so, since nothing will record this command
+		fmt.Fprintf(os.Stderr, unreachable, sock)
 		err := syscall.Exec(real, append([]string{argv0}, args...), os.Environ())
 		fmt.Fprintf(os.Stderr, "swetouch shell: exec %s: %v\n", real, err)
 		return 127
@@ -71,6 +73,10 @@ func Main(argv0 string, args []string) int {
 	defer c.Close()
 	return Run(c, real, argv0, args, cmd)
 }
+
+// unreachable opens the warning a shim prints when its session's hub
+// cannot be reached (the C fast path prints the same).
+const unreachable = "swetouch shell: the session hub at %s cannot be reached: this command is not recorded\n"
 
 // Exit ends the process with a status from Main: the code, or death by
 // the same signal the shell died of.
