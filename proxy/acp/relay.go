@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/swetouch/swetouch/event"
 	"github.com/swetouch/swetouch/proxy"
@@ -202,7 +203,9 @@ func (r *Relay) log(from string, line []byte) {
 	}
 	// scanned once, and a large line only for the log that keeps it whole
 	small := len(line) <= maxTrafficRaw
-	valid := (small || r.traffic != nil) && json.Valid(line)
+	// a message with invalid UTF-8 is kept as text (its bad bytes become
+	// U+FFFD), so every line of the trajectory and the log stays JSON
+	valid := (small || r.traffic != nil) && json.Valid(line) && utf8.Valid(line)
 	if r.rec != nil {
 		ev := event.Event{Kind: event.Traffic, Source: "acp", Actor: sender(from)}
 		if small && valid {
