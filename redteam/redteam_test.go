@@ -308,3 +308,37 @@ func TestEvalTrustsOnlyItsOwnResults(t *testing.T) {
 		t.Errorf("a second eval: %v\n%s", err, out)
 	}
 }
+
+// TestCommandThatNeverEnds: a command the agent leaves running through
+// the shim does not hide its later native edits from the policy: the
+// Counter-Edit still fires on them, and the agent is told.
+func TestCommandThatNeverEnds(t *testing.T) {
+	f := newFixture(t)
+	script := `bash -c 'exec sleep 1000.5678' </dev/null >/dev/null 2>&1 &
+sleep 0.2
+python3 -c '` + fix + `'
+# the edit is taken within a few seconds although the command never ends
+for i in $(seq 100); do grep -q clamp pricing.py && break; sleep 0.1; done
+grep -c clamp pricing.py`
+	res, out := f.run(t, "counter-edit", "bash", "-c", script)
+	applied := 0
+	for _, a := range res.Interventions {
+		if a.Outcome == "applied" {
+			applied++
+		}
+	}
+	if applied != 1 {
+		t.Fatalf("%d Counter-Edits applied, want 1: %+v\n%s", applied, res.Interventions, out)
+	}
+	tr, err := replay.ReadFile(filepath.Join(f.out, "trajectory.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var held bool
+	for _, ev := range tr.Events {
+		held = held || ev.Kind == "edit" && ev.Note == "taken while the command ran" && strings.Contains(ev.Command, "sleep 1000.5678")
+	}
+	if !held {
+		t.Errorf("the native edit is not in the trajectory as taken while the command ran")
+	}
+}

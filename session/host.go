@@ -140,18 +140,30 @@ func clients(shimDir string) []string {
 // rename): an edit is taken once the files are quiet, or at the next
 // command's begin, whichever is first.
 func (h *Host) takeNativeEdits(ctx context.Context) {
+	var recheck <-chan time.Time
 	for {
 		select {
 		case <-h.watcher.Changed():
 			if !settle(ctx, h.watcher.Changed(), nativeSettle) {
 				return
 			}
-			h.Hub.Idle(ctx)
+		case <-recheck:
 		case <-ctx.Done():
 			return
 		}
+		recheck = nil
+		if wait, _ := h.Hub.IdleHeld(ctx, commandHold); wait > 0 {
+			// a command too young to be held against: look again when
+			// it is not
+			recheck = time.After(wait)
+		}
 	}
 }
+
+// commandHold is how long a command may run before the changes made
+// meanwhile are taken without waiting for its end: longer than a shell
+// command takes, so a command's own writes stay its own in one event.
+const commandHold = 2 * time.Second
 
 // Env is the agent's environment made from env: the shim first on PATH,
 // the hub's socket, and none of swetouch's own settings.

@@ -97,7 +97,8 @@ var ErrClosed = errors.New("session closed")
 // runningCmd is a command begun and not yet ended.
 type runningCmd struct {
 	Begin
-	from origin // the connection it came on; nil for an in-process caller
+	from origin    // the connection it came on; nil for an in-process caller
+	at   time.Time // when it began, by the hub's clock
 }
 
 // origin is a client's connection, which knows whether the client has
@@ -138,7 +139,7 @@ func (h *Hub) beginArmed(ctx context.Context, b Begin) (int, bool, error) {
 	}
 	h.nextCmd++
 	from, _ := ctx.Value(originKey{}).(origin)
-	h.running[h.nextCmd] = runningCmd{b, from}
+	h.running[h.nextCmd] = runningCmd{b, from, time.Now()}
 	return h.nextCmd, h.armedLocked(), nil
 }
 
@@ -364,12 +365,53 @@ func (h *Hub) Sync(ctx context.Context, channel string) ([]Message, error) {
 // rather than at the next Begin. The watcher's owner calls it when files
 // change.
 func (h *Hub) Idle(ctx context.Context) error {
+	_, err := h.IdleHeld(ctx, 0)
+	return err
+}
+
+// IdleHeld is Idle that also takes the changes made while commands run,
+// once every running command has run for at least hold: a command that
+// never ends (a shim's `sleep` left in the background) must not hide the
+// agent's native edits, and the policy's answer to them, for the rest of
+// the run. Such changes are attributed to the running commands, as their
+// end would have. It returns how long to wait before a command still
+// younger than hold is old enough (0: nothing is held). hold 0 takes
+// nothing while a command runs.
+func (h *Hub) IdleHeld(ctx context.Context, hold time.Duration) (time.Duration, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.closed || len(h.running) > 0 {
-		return nil
+	if h.closed {
+		return 0, nil
 	}
-	return h.nativeLocked(ctx)
+	if len(h.running) == 0 {
+		return 0, h.nativeLocked(ctx)
+	}
+	if hold <= 0 || h.w == nil {
+		return 0, nil
+	}
+	var ids []int
+	for id, r := range h.running {
+		if left := hold - time.Since(r.at); left > 0 {
+			return left, nil
+		}
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	changes, err := h.w.Sync(ctx)
+	if err != nil || len(changes) == 0 {
+		return 0, nil
+	}
+	step := h.step
+	h.step++
+	evs := changeEvents(changes, h.running[ids[0]].Command, step, event.Agent)
+	for i := range evs {
+		evs[i].Source = orDefault(h.running[ids[0]].Source, "shell")
+		evs[i].Note = "taken while the command ran"
+		if len(ids) > 1 {
+			evs[i].Note = fmt.Sprintf("taken while %d commands ran", len(ids))
+		}
+	}
+	return 0, h.actLocked(ctx, evs)
 }
 
 func (h *Hub) nativeLocked(ctx context.Context) error {
