@@ -59,7 +59,7 @@ func (c Candidate) Passes() *bool {
 // Gate runs the three states for one candidate diff on fresh workspaces of
 // the task, writing each state's verifier log under logDir ("" keeps
 // none).
-func Gate(ctx context.Context, t *task.Task, instance, candidate, diff, logDir string) Candidate {
+func Gate(ctx context.Context, t *task.Task, instance, candidate, diff, logDir string, opts ...task.VerifyOption) Candidate {
 	c := Candidate{InstanceID: instance, CandidateID: candidate}
 	state := func(name string, userEdit, reference bool) Outcome {
 		ws, err := session.Workspace(t.Repo)
@@ -88,7 +88,7 @@ func Gate(ctx context.Context, t *task.Task, instance, candidate, diff, logDir s
 			}
 			o.ReferenceApplied = &yes
 		}
-		v := task.Verify(ctx, t, ws)
+		v := task.Verify(ctx, t, ws, opts...)
 		o.Resolved = v.Resolved
 		if v.Resolved != nil {
 			o.ExitCode = &v.Exit

@@ -15,6 +15,7 @@ import (
 
 func gateCmd() *cobra.Command {
 	var taskDir, records, instance, diffFile, candidate, candidatesFile, out, logs string
+	var noSandbox bool
 	c := &cobra.Command{
 		Use:   "gate --task DIR (--records FILE [--instance ID] | --candidates FILE | --diff FILE [--candidate ID]) [--out FILE] [--logs DIR]",
 		Short: "Validate Counter-Edits with the task's tests: reference resolves, edit alone does not, edit then reference does not",
@@ -73,10 +74,22 @@ func gateCmd() *cobra.Command {
 			default:
 				return badInput("give --records, --candidates or --diff")
 			}
+			// the tests run candidate code (a generator agent's edit):
+			// sandboxed as a trial's verifier is
+			sb, err := sandboxFlag(noSandbox)
+			if err != nil {
+				return err
+			}
+			var vopts []task.VerifyOption
+			if sb != nil {
+				exe, _ := os.Executable()
+				env, visible := sandboxGo(sb, exe)
+				vopts = append(vopts, task.WithSandbox(sb, env, visible))
+			}
 			res := score.GateResults{SchemaVersion: "1.0.0", Candidates: []score.Candidate{}}
 			all := true
 			for _, cd := range cands {
-				g := score.Gate(context.Background(), t, id, cd.id, cd.diff, logs)
+				g := score.Gate(context.Background(), t, id, cd.id, cd.diff, logs, vopts...)
 				res.Candidates = append(res.Candidates, g)
 				p := g.Passes()
 				all = all && p != nil && *p
@@ -104,6 +117,7 @@ func gateCmd() *cobra.Command {
 	c.Flags().StringVar(&candidate, "candidate", "", "the candidate's id (with --diff)")
 	c.Flags().StringVar(&out, "out", "", "write gate-results-v1 here instead of stdout")
 	c.Flags().StringVar(&logs, "logs", "", "keep each state's verifier log here")
+	c.Flags().BoolVar(&noSandbox, "no-sandbox", false, "run the tests without isolation")
 	c.MarkFlagRequired("task")
 	return c
 }

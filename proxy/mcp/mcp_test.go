@@ -278,3 +278,47 @@ func TestCancellation(t *testing.T) {
 		t.Errorf("the cancelled call is still an open action: %+v", st)
 	}
 }
+
+// TestHugeResult: a 3 MiB tools/call result passes to the client whole;
+// the session is told its head and tail, the relay says so on stderr,
+// and the calls after it are still reported.
+func TestHugeResult(t *testing.T) {
+	fs := serverBin(t, "mcp-server-filesystem")
+	ws, sock, hub := hubFor(t, policy.Vanilla)
+	big := strings.Repeat("0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcde\n", 3<<20/64)
+	if err := os.WriteFile(filepath.Join(ws, "big.txt"), []byte(big), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(filepath.Join(binDir, "swetouch"), "mcp", "--session", sock, "--", fs, ws)
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	r := bufio.NewReaderSize(out, 1<<20)
+	send := func(s string) { io.WriteString(in, s+"\n") }
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	r.ReadString('\n')
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"` + filepath.Join(ws, "big.txt") + `"}}}`)
+	line, err := r.ReadString('\n')
+	if err != nil || len(line) < len(big) || !strings.Contains(line, `"id":2`) {
+		t.Fatalf("the huge result: %d bytes, %v", len(line), err)
+	}
+	send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"` + filepath.Join(ws, "pricing.py") + `"}}}`)
+	if line, _ := r.ReadString('\n'); !strings.Contains(line, `"id":3`) {
+		t.Fatalf("the call after it: %q", line)
+	}
+	in.Close()
+	cmd.Wait()
+	if !strings.Contains(stderr.String(), "relayed whole, reported to the session as its first and last 16384") {
+		t.Errorf("no warning of the huge result: %q", stderr.String())
+	}
+	// both calls reached the session (the relay sends its reports
+	// before it exits)
+	if got := hub.Status().Steps; got != 2 {
+		t.Errorf("%d steps in the session, want the two calls: reporting stopped", got)
+	}
+}

@@ -239,8 +239,18 @@ func (r *Relay) end(c call, e proxy.Envelope) session.End {
 			}
 		}
 	}
+	if n := len(end.Output); n > 2*maxReported {
+		// the hub is told its head and tail, as the shim tells a long
+		// command's output; the client gets the whole result
+		end.Output, end.Tail, end.Elided, end.Bytes = end.Output[:maxReported], end.Output[n-maxReported:], true, n
+		fmt.Fprintf(r.log, "swetouch mcp: %s's result is %d bytes: relayed whole, reported to the session as its first and last %d\n", c.tool, n, maxReported)
+	}
 	return end
 }
+
+// maxReported is how much of a long result's text, at each end, the
+// session is told (the shim keeps as much of a command's output).
+const maxReported = 16 << 10
 
 func argsJSON(a any) []byte {
 	b, err := json.Marshal(a)
