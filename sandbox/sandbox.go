@@ -100,6 +100,10 @@ func (r *Runner) Command(cmd *exec.Cmd, spec Spec) (*Sandboxed, error) {
 	if err := r.Check(); err != nil {
 		return nil, err
 	}
+	spec, err := spec.absolute()
+	if err != nil {
+		return nil, err
+	}
 	args, err := r.args(cmd, spec)
 	if err != nil {
 		return nil, err
@@ -177,6 +181,32 @@ func (r *Runner) args(cmd *exec.Cmd, spec Spec) ([]string, error) {
 	return a, nil
 }
 
+// absolute is the Spec with every path made absolute and clean: a hidden
+// path given relative (a task named from the current directory) must
+// still be found inside the binds that would show it.
+func (s Spec) absolute() (Spec, error) {
+	abs := func(ps []string) ([]string, error) {
+		out := make([]string, len(ps))
+		for i, p := range ps {
+			a, err := filepath.Abs(p)
+			if err != nil {
+				return nil, fmt.Errorf("sandbox: %w", err)
+			}
+			out[i] = a
+		}
+		return out, nil
+	}
+	var err error
+	if s.Writable, err = abs(s.Writable); err != nil {
+		return s, err
+	}
+	if s.ReadOnly, err = abs(s.ReadOnly); err != nil {
+		return s, err
+	}
+	s.Hidden, err = abs(s.Hidden)
+	return s, err
+}
+
 // binds are the Spec's bind mounts, parents before children so a
 // read-only path inside a writable one stays read-only.
 func (s Spec) binds() ([]string, error) {
@@ -195,9 +225,6 @@ func (s Spec) binds() ([]string, error) {
 	var a []string
 	seen := map[bind]bool{}
 	for _, b := range bs {
-		if !filepath.IsAbs(b.path) {
-			return nil, fmt.Errorf("sandbox: %s: not an absolute path", b.path)
-		}
 		for _, h := range s.Hidden {
 			if within(b.path, filepath.Clean(h)) {
 				return nil, fmt.Errorf("sandbox: %s would show the agent %s, which it must not see; move one of them, or run with --no-sandbox", b.path, h)

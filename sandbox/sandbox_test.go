@@ -97,6 +97,15 @@ func TestHiddenPaths(t *testing.T) {
 	if _, err := r.Command(cmd, Spec{ReadOnly: []string{filepath.Join(task)}, Hidden: []string{task}}); err == nil || !strings.Contains(err.Error(), "must not see") {
 		t.Fatalf("a bind of a hidden path: err = %v", err)
 	}
+	// a hidden path given relative is hidden all the same
+	wd, _ := os.Getwd()
+	rel, err := filepath.Rel(wd, task)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Command(exec.Command("/bin/true"), Spec{ReadOnly: []string{filepath.Join(task, "solution.sh")}, Hidden: []string{rel}}); err == nil || !strings.Contains(err.Error(), "must not see") {
+		t.Fatalf("a bind inside a hidden path named relative: err = %v", err)
+	}
 	// a hidden path inside a bind is masked
 	spec := Spec{Writable: []string{ws}, ReadOnly: []string{host}, Hidden: []string{task, filepath.Join(host, "records.jsonl")}, Dir: ws}
 	out, err := run(t, r, spec, "ls "+filepath.Clean(task)+"; cat "+host+"/records.jsonl; echo end")
