@@ -242,7 +242,7 @@ func TestKill9EndsTheAgent(t *testing.T) {
 		t.Fatal(err)
 	}
 	run := exec.Command(filepath.Join(bin, "swetouch"), "run", "--task", f.task, "--out", f.out, "--",
-		"bash", "-c", `echo > "$1"; exec sleep 1000.4321`, "bash", ready)
+		"bash", "-c", `pwd > "$1"; exec sleep 1000.4321`, "bash", ready)
 	if err := run.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -250,8 +250,10 @@ func TestKill9EndsTheAgent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.Read(make([]byte, 1))
+	said := make([]byte, 4096)
+	k, _ := r.Read(said)
 	r.Close()
+	ws := strings.TrimSpace(string(said[:k]))
 	var pid int
 	if p := processWith("sleep 1000.4321"); p != "" {
 		pid = atoi(strings.Split(p, "/")[2])
@@ -271,6 +273,14 @@ func TestKill9EndsTheAgent(t *testing.T) {
 	n, err := unix.Poll([]unix.PollFd{{Fd: int32(pfd), Events: unix.POLLIN}}, int((10 * time.Second).Milliseconds()))
 	if err != nil || n != 1 {
 		t.Fatalf("the agent outlived swetouch run's kill -9: poll %d %v", n, err)
+	}
+	// its workspace is still there; the next run removes it
+	if _, err := os.Stat(ws); err != nil {
+		t.Fatalf("the killed run's workspace %q: %v", ws, err)
+	}
+	f.run(t, "vanilla", "true")
+	if _, err := os.Stat(ws); !os.IsNotExist(err) {
+		t.Errorf("the killed run's workspace %s is still on disk after the next run: %v", ws, err)
 	}
 }
 

@@ -33,7 +33,10 @@ type HostConfig struct {
 	// watcher must not take for the agent's edits when they lie inside
 	// Root.
 	Ignore []string
-	Clock  func() time.Time
+	// Owned are folders this run made (the workspace) that the next run
+	// removes if this one is killed before it can.
+	Owned []string
+	Clock func() time.Time
 }
 
 // Host is a hub at work: its watcher, its socket, the shim directory that
@@ -93,7 +96,12 @@ func Start(cfg HostConfig) (host *Host, err error) {
 		}
 		opts = append(opts, WithRecorder(rec))
 	}
+	// what runs killed outright left behind goes first
+	removeLeftovers(os.TempDir())
 	if h.private, err = os.MkdirTemp("", "swetouch-run-"); err != nil {
+		return nil, err
+	}
+	if err = own(h.private, cfg.Owned...); err != nil {
 		return nil, err
 	}
 	defer func() {

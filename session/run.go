@@ -132,7 +132,11 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 		return nil, err
 	}
 	defer f.Close()
-	host, err := Start(HostConfig{Root: ws, Record: cfg.Record, Condition: cfg.Condition, Match: cfg.Match, Shim: cfg.Shim, Clock: cfg.Clock,
+	owned := cfg.Scratch
+	if !cfg.KeepWorkspace {
+		owned = append(owned[:len(owned):len(owned)], ws)
+	}
+	host, err := Start(HostConfig{Root: ws, Record: cfg.Record, Condition: cfg.Condition, Match: cfg.Match, Shim: cfg.Shim, Clock: cfg.Clock, Owned: owned,
 		Trajectory: f, Header: replay.Header{Task: cfg.Task.Name, Agent: strings.Join(cfg.Agent, " "), Source: "swetouch run", Root: ws}})
 	if err != nil {
 		return nil, err
