@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -207,11 +208,18 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	if d, err := finalDiff(ws); err == nil {
 		os.WriteFile(filepath.Join(cfg.Out, "final.diff"), d, 0o644)
 	}
-	if interrupted {
+	var setup *sandbox.SetupError
+	switch {
+	case interrupted:
 		res.Reason = "interrupted"
 		closed = true
 		host.Close("interrupted")
-	} else {
+	case errors.As(err, &setup):
+		// the agent never ran: not a failure of the agent's
+		res.Reason = setup.Error()
+		closed = true
+		host.Close(res.Reason)
+	default:
 		vStart := time.Now()
 		v := task.Verify(context.Background(), cfg.Task, ws, task.WithSandbox(cfg.Sandbox, cfg.SandboxEnv, cfg.SandboxVisible))
 		res.Timings.Verify = time.Since(vStart).Seconds()

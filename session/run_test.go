@@ -12,6 +12,7 @@ import (
 	"github.com/swetouch/swetouch/event"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/replay"
+	"github.com/swetouch/swetouch/sandbox"
 	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/task"
 )
@@ -164,5 +165,28 @@ func TestIsolation(t *testing.T) {
 		if strings.Contains(out, leak) {
 			t.Errorf("the agent can see %q", leak)
 		}
+	}
+}
+
+// TestSandboxSetupFailure: a sandbox that bwrap could not make is an
+// infrastructure error (resolved null, saying so), never the agent's
+// failure: the agent never ran.
+func TestSandboxSetupFailure(t *testing.T) {
+	tk, err := task.Load(example)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// a bwrap that passes the availability probe and fails every sandbox
+	fake := filepath.Join(t.TempDir(), "bwrap")
+	os.WriteFile(fake, []byte("#!/bin/sh\nfor a; do last=$a; done\n[ \"$last\" = true ] && exit 0\necho 'bwrap: cannot make the sandbox' >&2\nexit 1\n"), 0o755)
+	res, err := session.Run(context.Background(), session.RunConfig{
+		Task: tk, Out: t.TempDir(), Shim: filepath.Join(binDir, "swetouch-shim"),
+		Agent: []string{"/bin/sh", "-c", "exit 0"}, Sandbox: &sandbox.Runner{Bwrap: fake},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Resolved != nil || !strings.Contains(res.Reason, "sandbox") || res.AgentExit != -1 {
+		t.Errorf("resolved %v, reason %q, agent exit %d: want null for the sandbox", res.Resolved, res.Reason, res.AgentExit)
 	}
 }
