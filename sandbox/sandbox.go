@@ -104,44 +104,50 @@ func (r *Runner) Command(cmd *exec.Cmd, spec Spec) (*Sandboxed, error) {
 	if err != nil {
 		return nil, err
 	}
+	if spec.Dir == "" {
+		spec.Dir = cmd.Dir
+	}
 	args, err := r.args(cmd, spec)
 	if err != nil {
 		return nil, err
 	}
-	argsR, argsW, err := os.Pipe()
+	// Three descriptors beside the standard streams: 3 carries the mounts
+	// (--args), so the sandbox's pid 1, whose command line its processes
+	// can read, shows only the command; 4 is where a shell inside says the
+	// sandbox is made before it becomes the command (bwrap's own failures
+	// and the command's exit 1 look alike: both exit 1, and bwrap reports
+	// its child before it sets the sandbox up); 5 is bwrap's status, which
+	// names the sandbox's pid 1.
+	p, err := pipes(3)
 	if err != nil {
-		return nil, err
-	}
-	startedR, startedW, err := os.Pipe()
-	if err != nil {
-		argsR.Close()
-		argsW.Close()
-		return nil, err
-	}
-	// the mounts go through a descriptor (--args), so the sandbox's pid 1,
-	// whose command line its processes can read, shows only the command.
-	// bwrap's own failures and the command's exit 1 look alike (both exit
-	// 1, and bwrap reports its child before it sets the sandbox up), so a
-	// shell inside says on descriptor 4 that the sandbox is made, closes
-	// it, and becomes the command.
-	// bwrap says on descriptor 5 which process is the sandbox's pid 1.
-	statusR, statusW, err := os.Pipe()
-	if err != nil {
-		argsR.Close()
-		argsW.Close()
-		startedR.Close()
-		startedW.Close()
 		return nil, err
 	}
 	w := exec.Command(r.bwrap(), append([]string{"--args", "3", "--json-status-fd", "5", "--", "/bin/sh", "-c", startedScript, cmd.Path}, cmd.Args[1:]...)...)
 	w.Env, w.Stdin, w.Stdout, w.Stderr, w.SysProcAttr = cmd.Env, cmd.Stdin, cmd.Stdout, cmd.Stderr, cmd.SysProcAttr
-	w.ExtraFiles = []*os.File{argsR, startedW, statusW}
-	return &Sandboxed{Cmd: w, args: args, argsR: argsR, argsW: argsW, startedR: startedR, startedW: startedW, statusR: statusR, statusW: statusW}, nil
+	w.ExtraFiles = []*os.File{p[0][0], p[1][1], p[2][1]}
+	return &Sandboxed{Cmd: w, args: args, argsR: p[0][0], argsW: p[0][1], startedR: p[1][0], startedW: p[1][1], statusR: p[2][0], statusW: p[2][1]}, nil
+}
+
+// pipes makes n pipes, each as {read, write}; none when one fails.
+func pipes(n int) ([][2]*os.File, error) {
+	var out [][2]*os.File
+	for range n {
+		r, w, err := os.Pipe()
+		if err != nil {
+			for _, p := range out {
+				p[0].Close()
+				p[1].Close()
+			}
+			return nil, err
+		}
+		out = append(out, [2]*os.File{r, w})
+	}
+	return out, nil
 }
 
 // startedScript runs inside the sandbox before the command: it writes one
-// byte on descriptor 4 and closes it, so the command does not inherit it.
-const startedScript = `printf . >&4 && exec 4>&- 5>&- && exec "$0" "$@"`
+// byte on descriptor 4 and closes 3 to 5, so the command inherits none.
+const startedScript = `printf . >&4 && exec 3<&- 4>&- 5>&- && exec "$0" "$@"`
 
 func (r *Runner) args(cmd *exec.Cmd, spec Spec) ([]string, error) {
 	a := []string{"--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",

@@ -59,7 +59,8 @@ func TestSeesOnlyWhatItIsGiven(t *testing.T) {
 		{"has a fresh home", "ls -A /root | wc -l", "0\n", false},
 		{"cannot write system directories", "touch /usr/x", "Read-only file system", true},
 		{"has no capabilities", "grep CapEff /proc/self/status", "0000000000000000", false},
-		{"inherits none of bwrap's descriptors", "ls /proc/$$/fd | grep -cx '[345]'", "0\n", true},
+		// builtins only: a pipeline's own pipes would show in bash's table
+		{"inherits none of bwrap's descriptors", "n=0; for f in 3 4 5; do [ -e /proc/$$/fd/$f ] && n=$((n+1)); done; echo open: $n", "open: 0", false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
