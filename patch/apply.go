@@ -126,6 +126,9 @@ func (d Dir) WriteFile(name string, data []byte, mode fs.FileMode) error {
 	if err != nil {
 		return err
 	}
+	if err := writeBeneath(string(d), filepath.Clean(filepath.FromSlash(name)), data, mode); err != errNoOpenat2 {
+		return err
+	}
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
 	}
@@ -152,6 +155,9 @@ func (d Dir) WriteFile(name string, data []byte, mode fs.FileMode) error {
 func (d Dir) Remove(name string) error {
 	p, err := d.path(name)
 	if err != nil {
+		return err
+	}
+	if err := removeBeneath(string(d), filepath.Clean(filepath.FromSlash(name))); err != errNoOpenat2 {
 		return err
 	}
 	return os.Remove(p)
