@@ -352,3 +352,13 @@ grep -c clamp pricing.py`
 		t.Errorf("the native edit is not in the trajectory as taken while the command ran")
 	}
 }
+
+// TestDirectoryArgumentShowsNothing: a directory on the agent's command
+// line (here the root) is not mounted for it: only files are.
+func TestDirectoryArgumentShowsNothing(t *testing.T) {
+	f := newFixture(t)
+	_, out := f.run(t, "vanilla", "bash", "-c", `ls "$1"; cat "$2"/records.jsonl; echo end`, "bash", "/", f.task)
+	if strings.Contains(out, "clamped") || strings.Contains(out, "work") {
+		t.Errorf("a directory argument showed the host:\n%s", out)
+	}
+}

@@ -284,14 +284,16 @@ func agentProcess(cfg RunConfig, cmd *exec.Cmd, host *Host, ws string) (agentPro
 		spec.ReadOnly = append(spec.ReadOnly, exe)
 	}
 	spec.ReadOnly = append(spec.ReadOnly, sandbox.Install(cmd.Path)...)
-	// a path the agent is given on its command line (a plan, a
+	// a file the agent is given on its command line (a plan, a
 	// configuration) is its own to read, unless it is evaluation data,
 	// which the sandbox then refuses to show
 	for _, a := range cmd.Args[1:] {
 		if !filepath.IsAbs(a) || sandboxedUnder(a, spec.Writable) {
 			continue
 		}
-		if _, err := os.Stat(a); err == nil {
+		// files only: a directory named on the command line (`find /`)
+		// would show everything under it; --visible names one on purpose
+		if info, err := os.Stat(a); err == nil && info.Mode().IsRegular() {
 			spec.ReadOnly = append(spec.ReadOnly, filepath.Clean(a))
 		}
 	}
