@@ -3,6 +3,7 @@ package redteam
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -237,25 +238,21 @@ func TestLastNativeEditStands(t *testing.T) {
 
 func TestKill9EndsTheAgent(t *testing.T) {
 	f := newFixture(t)
+	// a command line of this test process's own: a leftover of another
+	// run is not taken for this agent
+	sleeper := fmt.Sprintf("sleep 1000.%d", os.Getpid())
 	ready := filepath.Join(t.TempDir(), "ready")
 	if err := syscall.Mkfifo(ready, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	run := exec.Command(filepath.Join(bin, "swetouch"), "run", "--task", f.task, "--out", f.out, "--",
-		"bash", "-c", `pwd > "$1"; exec sleep 1000.4321`, "bash", ready)
+	run := exec.Command(filepath.Join(bin, "swetouch"), "run", "--task", f.task, "--out", f.out, "--visible", ready, "--",
+		"bash", "-c", `pwd > "$1"; exec `+sleeper, "bash", ready)
 	if err := run.Start(); err != nil {
 		t.Fatal(err)
 	}
-	r, err := os.OpenFile(ready, os.O_RDONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	said := make([]byte, 4096)
-	k, _ := r.Read(said)
-	r.Close()
-	ws := strings.TrimSpace(string(said[:k]))
+	ws := strings.TrimSpace(string(testbin.AwaitReady(t, ready, run.Process)))
 	var pid int
-	if p := processWith("sleep 1000.4321"); p != "" {
+	if p := processWith(sleeper); p != "" {
 		pid = atoi(strings.Split(p, "/")[2])
 	}
 	if pid == 0 {

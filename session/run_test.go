@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/swetouch/swetouch/event"
+	"github.com/swetouch/swetouch/internal/testbin"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/replay"
 	"github.com/swetouch/swetouch/sandbox"
@@ -123,19 +124,15 @@ func startRun(t *testing.T, out string, extra []string, script string) *exec.Cmd
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	args := append([]string{"run", "--task", example, "--out", out}, extra...)
-	// the FIFO is an argument of the agent's, so the sandbox shows it
+	// the FIFO is shown to the sandboxed agent (--visible: only files
+	// named on its command line are, by themselves)
+	args := append([]string{"run", "--task", example, "--out", out, "--visible", fifo}, extra...)
 	args = append(args, "--", "sh", "-c", script+`; echo > "$1"; exec sleep 30`, "sh", fifo)
 	run := exec.Command(filepath.Join(binDir, "swetouch"), args...)
 	if err := run.Start(); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.OpenFile(fifo, os.O_RDONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.Read(make([]byte, 1))
-	f.Close()
+	testbin.AwaitReady(t, fifo, run.Process)
 	return run
 }
 
