@@ -21,6 +21,8 @@ import (
 	"sync"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/swetouch/swetouch/internal/safefile"
 )
 
 // Name is how result.json names the isolation a run had.
@@ -176,7 +178,7 @@ func (r *Runner) args(cmd *exec.Cmd, spec Spec) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if spec.Home != "" && !under(spec.Home, spec.Writable) {
+	if spec.Home != "" && !Under(spec.Home, spec.Writable) {
 		a = append(a, "--tmpfs", spec.Home)
 	}
 	a = append(a, binds...)
@@ -232,7 +234,7 @@ func (s Spec) binds() ([]string, error) {
 	seen := map[bind]bool{}
 	for _, b := range bs {
 		for _, h := range s.Hidden {
-			if within(b.path, filepath.Clean(h)) {
+			if safefile.Inside(b.path, filepath.Clean(h)) {
 				return nil, fmt.Errorf("sandbox: %s would show the agent %s, which it must not see; move one of them, or run with --no-sandbox", b.path, h)
 			}
 		}
@@ -259,7 +261,7 @@ func (s Spec) masks(bound []string) []string {
 	var a []string
 	for _, h := range s.Hidden {
 		h = filepath.Clean(h)
-		if !under(h, bound) {
+		if !Under(h, bound) {
 			continue
 		}
 		info, err := os.Stat(h)
@@ -275,14 +277,9 @@ func (s Spec) masks(bound []string) []string {
 	return a
 }
 
-// within reports whether p is dir or lies inside it.
-func within(p, dir string) bool {
-	rel, err := filepath.Rel(dir, p)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
-}
-
-func under(p string, dirs []string) bool {
-	return slices.ContainsFunc(dirs, func(d string) bool { return within(filepath.Clean(p), filepath.Clean(d)) })
+// Under reports whether p is one of dirs or lies inside one.
+func Under(p string, dirs []string) bool {
+	return slices.ContainsFunc(dirs, func(d string) bool { return safefile.Inside(filepath.Clean(p), filepath.Clean(d)) })
 }
 
 // Sandboxed is a command wrapped in a sandbox.
@@ -390,10 +387,10 @@ func Tools(env []string, system []string) []string {
 			continue
 		}
 		dir = filepath.Clean(dir)
-		if under(dir, system) || under(dir, []string{"/tmp"}) {
+		if Under(dir, system) || Under(dir, []string{"/tmp"}) {
 			continue
 		}
-		if home != "" && home != "/" && within(dir, home) && dir != home {
+		if home != "" && home != "/" && safefile.Inside(dir, home) && dir != home {
 			rel, _ := filepath.Rel(home, dir)
 			dir = filepath.Join(home, strings.Split(rel, string(filepath.Separator))[0])
 		}

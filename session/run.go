@@ -288,7 +288,7 @@ func agentProcess(cfg RunConfig, cmd *exec.Cmd, host *Host, ws string) (agentPro
 	// configuration) is its own to read, unless it is evaluation data,
 	// which the sandbox then refuses to show
 	for _, a := range cmd.Args[1:] {
-		if !filepath.IsAbs(a) || sandboxedUnder(a, spec.Writable) {
+		if !filepath.IsAbs(a) || sandbox.Under(a, spec.Writable) {
 			continue
 		}
 		// files only: a directory named on the command line (`find /`)
@@ -306,15 +306,6 @@ func agentProcess(cfg RunConfig, cmd *exec.Cmd, host *Host, ws string) (agentPro
 		return agentProc{}, err
 	}
 	return agentProc{sb, sb.Cmd}, nil
-}
-
-func sandboxedUnder(p string, dirs []string) bool {
-	for _, d := range dirs {
-		if rel, err := filepath.Rel(d, p); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
-			return true
-		}
-	}
-	return false
 }
 
 // envValue is the last value of key in env.
