@@ -1,6 +1,7 @@
 package task
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -105,7 +106,7 @@ func copyFile(from, to string) (why string, err error) {
 		out.Close()
 		os.Remove(to)
 		var pe *fs.PathError
-		if asPathError(err, &pe) && pe.Path == from {
+		if errors.As(err, &pe) && pe.Path == from {
 			return pe.Err.Error(), nil
 		}
 		return "", err
@@ -113,16 +114,10 @@ func copyFile(from, to string) (why string, err error) {
 	return "", out.Close()
 }
 
-func asPathError(err error, pe **fs.PathError) bool {
-	p, ok := err.(*fs.PathError)
-	if ok {
-		*pe = p
-	}
-	return ok
-}
-
+// unwrapPath is err without the path it names (the copy says which).
 func unwrapPath(err error) error {
-	if pe, ok := err.(*fs.PathError); ok {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
 		return pe.Err
 	}
 	return err
