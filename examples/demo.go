@@ -24,10 +24,9 @@ type DemoConfig struct {
 	// executable, else this executable).
 	Shim string
 	Log  io.Writer
-	// Sandbox isolates each run's agent and tests (nil: none), with
-	// SandboxEnv and SandboxVisible as session.RunConfig has them.
-	Sandbox                    *sandbox.Runner
-	SandboxEnv, SandboxVisible []string
+	// Sandbox isolates each run's agent and tests, as
+	// session.RunConfig's does (a nil Runner: none).
+	Sandbox sandbox.Setup
 }
 
 // DemoRun is one row of the demo: a task, a condition, an agent.
@@ -83,8 +82,7 @@ func Demo(ctx context.Context, cfg DemoConfig) ([]DemoRun, []score.Row, error) {
 				r, err := session.Run(ctx, session.RunConfig{
 					Task: t, Record: rec, Condition: cond, Out: out, Shim: cfg.Shim, KeepWorkspace: true, AgentName: agent,
 					Agent:   []string{cfg.Swetouch, "agent", "script", "--plan", plan, "--behaviour", agent},
-					Sandbox: cfg.Sandbox, SandboxEnv: cfg.SandboxEnv, SandboxVisible: cfg.SandboxVisible,
-					Visible: []string{plan}, Hidden: []string{cfg.Report},
+					Sandbox: cfg.Sandbox, Visible: []string{plan}, Hidden: []string{cfg.Report},
 				})
 				if err != nil {
 					return runs, nil, err

@@ -72,16 +72,17 @@ func agentSession(t *testing.T, shimDir, agent, modelName, readTool string, deli
 	recs, _ := task.LoadRecords(filepath.Join("tasks", "py-discount", "records.jsonl"))
 	out, scratch := t.TempDir(), t.TempDir()
 	// sandboxed, as swetouch run runs it, where the sandbox can run
-	sb := &sandbox.Runner{}
-	sbEnv, sbVisible := gocache.Sandboxed(filepath.Join(shimDir, "swetouch"))
-	if err := sb.Check(); err != nil {
-		t.Logf("unsandboxed: %v", err)
-		sb, sbEnv, sbVisible = nil, nil, nil
+	var sb sandbox.Setup
+	if r := (&sandbox.Runner{}); r.Check() != nil {
+		t.Logf("unsandboxed: %v", r.Check())
+	} else {
+		env, visible := gocache.Sandboxed(filepath.Join(shimDir, "swetouch"))
+		sb = sandbox.Setup{Runner: r, Env: env, Visible: append(visible, filepath.Join(shimDir, "swetouch"))}
 	}
 	res, err := session.Run(context.Background(), session.RunConfig{
 		Task: tk, Record: recs[0], Condition: policy.CounterEdit, Out: out, Shim: filepath.Join(shimDir, "swetouch-shim"),
 		Agent: p.Command(bin, "{instruction}", modelName, filepath.Join(shimDir, "swetouch")), Env: p.Env(recorded.URL, filepath.Join(shimDir, "swetouch"), scratch), Observe: p.Observe,
-		Sandbox: sb, Scratch: []string{scratch}, SandboxEnv: sbEnv, SandboxVisible: append(sbVisible, filepath.Join(shimDir, "swetouch")),
+		Sandbox: sb, Scratch: []string{scratch},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -126,7 +127,7 @@ func agentSession(t *testing.T, shimDir, agent, modelName, readTool string, deli
 	if !reached && delivers {
 		t.Errorf("the model's next request does not carry the user's message")
 	}
-	if sb != nil && res.Sandbox != sandbox.Bwrap {
+	if sb.Runner != nil && res.Sandbox != sandbox.Bwrap {
 		t.Errorf("result.json: sandbox %q, want bwrap", res.Sandbox)
 	}
 	if _, err := os.Stat(filepath.Join(out, "result.json")); err != nil || res.Resolved == nil {

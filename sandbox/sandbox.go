@@ -48,6 +48,15 @@ type Spec struct {
 	Dir string
 }
 
+// Setup is how a run isolates its processes: the runner (nil: not at
+// all), and what each of its sandboxes adds, an environment and host paths
+// to read (swetouch's GOCACHEPROG server, and the build cache it serves).
+type Setup struct {
+	Runner  *Runner
+	Env     []string
+	Visible []string
+}
+
 // ErrUnavailable is wrapped by Check's error when bwrap cannot run here.
 var ErrUnavailable = errors.New("sandbox unavailable")
 

@@ -42,10 +42,9 @@ type EvalConfig struct {
 	Concurrency int
 	Out         string
 	Shim        string
-	// Sandbox isolates every trial's agent and tests (nil: none), with
-	// SandboxEnv and SandboxVisible as session.RunConfig has them.
-	Sandbox                    *sandbox.Runner
-	SandboxEnv, SandboxVisible []string
+	// Sandbox isolates every trial's agent and tests, as
+	// session.RunConfig's does (a nil Runner: none).
+	Sandbox sandbox.Setup
 	// Hidden are host paths no agent may see besides the tasks and Out
 	// (a shared records file).
 	Hidden   []string
@@ -173,7 +172,7 @@ func runTrial(ctx context.Context, cfg EvalConfig, a Agent, c policy.Condition, 
 		return nil, err
 	}
 	rc := session.RunConfig{Task: t, Condition: c, Out: dir, Agent: args, Env: env, AgentName: a.Name, Shim: cfg.Shim, Observe: a.Observe,
-		Sandbox: cfg.Sandbox, SandboxEnv: cfg.SandboxEnv, SandboxVisible: cfg.SandboxVisible, Scratch: []string{scratch}, Hidden: hidden(cfg)}
+		Sandbox: cfg.Sandbox, Scratch: []string{scratch}, Hidden: hidden(cfg)}
 	if a.Visible != nil {
 		rc.Visible = a.Visible(t)
 	}

@@ -47,18 +47,15 @@ type RunConfig struct {
 	// a native Read tool's line range; each becomes one agent action.
 	Observe func(ws string, line []byte) []event.Event
 	Clock   func() time.Time
-	// Sandbox runs the agent, and the verifier's tests, isolated (nil:
-	// unsandboxed, and result.json says so).
-	Sandbox *sandbox.Runner
+	// Sandbox isolates the agent and the verifier's tests (a nil Runner:
+	// unsandboxed, and result.json says so); both get its Env and see its
+	// Visible.
+	Sandbox sandbox.Setup
 	// Visible are host paths the sandboxed agent needs to read (its plan,
 	// its install); Scratch are folders of its own it may write (its
 	// configuration, a home). Hidden must stay out of its sight besides
 	// the task and the output folder (a records file, an eval folder).
 	Visible, Scratch, Hidden []string
-	// SandboxEnv is added to the sandboxed agent's and tests' environment,
-	// and both see SandboxVisible (gocache.Sandboxed's build cache, and
-	// the swetouch that serves it).
-	SandboxEnv, SandboxVisible []string
 }
 
 // RunResult is what result.json holds.
@@ -110,8 +107,8 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 		return nil, err
 	}
 	res := &RunResult{Task: cfg.Task.Name, Condition: string(policy.Vanilla), Agent: cfg.Agent, AgentName: cfg.AgentName, Interventions: []event.Attempt{}, Sandbox: sandbox.None}
-	if cfg.Sandbox != nil {
-		if err := cfg.Sandbox.Check(); err != nil {
+	if cfg.Sandbox.Runner != nil {
+		if err := cfg.Sandbox.Runner.Check(); err != nil {
 			return nil, err
 		}
 		res.Sandbox = sandbox.Bwrap
@@ -221,7 +218,7 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 		host.Close(res.Reason)
 	default:
 		vStart := time.Now()
-		v := task.Verify(context.Background(), cfg.Task, ws, task.WithSandbox(cfg.Sandbox, cfg.SandboxEnv, cfg.SandboxVisible))
+		v := task.Verify(context.Background(), cfg.Task, ws, task.WithSandbox(cfg.Sandbox))
 		res.Timings.Verify = time.Since(vStart).Seconds()
 		res.Resolved, res.Reason, res.VerifyLeftOut = v.Resolved, v.Reason, v.LeftOut
 		note := "resolved=null: " + v.Reason
@@ -271,14 +268,14 @@ func (p agentProc) ExitCode() int {
 // the shim and the hub's socket, the agent's own install and scratch
 // folders, and none of the evaluation's data, when cfg.Sandbox is set.
 func agentProcess(cfg RunConfig, cmd *exec.Cmd, host *Host, ws string) (agentProc, error) {
-	if cfg.Sandbox == nil {
+	if cfg.Sandbox.Runner == nil {
 		return agentProc{cmd, cmd}, nil
 	}
 	if !filepath.IsAbs(cmd.Path) {
 		return agentProc{}, fmt.Errorf("%s: %w", cmd.Path, cmd.Err)
 	}
 	spec := sandbox.Spec{Writable: append([]string{ws}, cfg.Scratch...), Dir: ws,
-		ReadOnly: append(append([]string{host.private}, cfg.Visible...), cfg.SandboxVisible...),
+		ReadOnly: append(append([]string{host.private}, cfg.Visible...), cfg.Sandbox.Visible...),
 		Hidden:   append([]string{cfg.Task.Dir, cfg.Out}, cfg.Hidden...)}
 	if exe, err := filepath.EvalSymlinks(filepath.Join(host.ShimDir, "bash")); err == nil {
 		spec.ReadOnly = append(spec.ReadOnly, exe)
@@ -300,8 +297,8 @@ func agentProcess(cfg RunConfig, cmd *exec.Cmd, host *Host, ws string) (agentPro
 	spec.ReadOnly = append(spec.ReadOnly, sandbox.Tools(cmd.Env, nil)...)
 	spec.Home = envValue(cmd.Env, "HOME")
 	// the host's TMPDIR is not there; the sandbox's /tmp is its own
-	cmd.Env = append(append(cmd.Env, cfg.SandboxEnv...), "TMPDIR=/tmp")
-	sb, err := cfg.Sandbox.Command(cmd, spec)
+	cmd.Env = append(append(cmd.Env, cfg.Sandbox.Env...), "TMPDIR=/tmp")
+	sb, err := cfg.Sandbox.Runner.Command(cmd, spec)
 	if err != nil {
 		return agentProc{}, err
 	}

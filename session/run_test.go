@@ -178,7 +178,7 @@ func TestSandboxSetupFailure(t *testing.T) {
 	os.WriteFile(fake, []byte("#!/bin/sh\nfor a; do last=$a; done\n[ \"$last\" = true ] && exit 0\necho 'bwrap: cannot make the sandbox' >&2\nexit 1\n"), 0o755)
 	res, err := session.Run(context.Background(), session.RunConfig{
 		Task: tk, Out: t.TempDir(), Shim: filepath.Join(binDir, "swetouch-shim"),
-		Agent: []string{"/bin/sh", "-c", "exit 0"}, Sandbox: &sandbox.Runner{Bwrap: fake},
+		Agent: []string{"/bin/sh", "-c", "exit 0"}, Sandbox: sandbox.Setup{Runner: &sandbox.Runner{Bwrap: fake}},
 	})
 	if err != nil {
 		t.Fatal(err)

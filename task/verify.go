@@ -30,20 +30,14 @@ type Verdict struct {
 // VerifyOption configures Verify.
 type VerifyOption func(*verifier)
 
-type verifier struct {
-	sandbox *sandbox.Runner
-	env     []string
-	visible []string
-}
+type verifier struct{ sandbox sandbox.Setup }
 
-// WithSandbox runs the tests in a sandbox (nil: unsandboxed), with env
-// added to their environment and visible, read-only, beside the system
-// directories (a build cache). The tests run the agent's code: in a
+// WithSandbox runs the tests as s sets up (a nil Runner: unsandboxed),
+// its Env added to their environment and its Visible shown read-only
+// beside the system directories. The tests run the agent's code: in a
 // sandbox it sees the workspace's copy and the tests, and cannot reach
 // the task, the output folder or the agent's own workspace.
-func WithSandbox(r *sandbox.Runner, env, visible []string) VerifyOption {
-	return func(v *verifier) { v.sandbox, v.env, v.visible = r, env, visible }
-}
+func WithSandbox(s sandbox.Setup) VerifyOption { return func(v *verifier) { v.sandbox = s } }
 
 // Verify runs the task's tests/test.sh against a copy of workspace, with
 // the tests copied beside it (TESTS_DIR) from the task, so neither the
@@ -143,11 +137,11 @@ func (vc verifier) verify(ctx context.Context, t *Task, workspace string) Verdic
 		Wait() error
 	} = cmd
 	var sb *sandbox.Sandboxed
-	if vc.sandbox != nil {
-		cmd.Env = append(append(cmd.Env, vc.env...), "TMPDIR=/tmp")
-		spec := sandbox.Spec{Writable: []string{ws}, ReadOnly: append(append([]string{tests}, vc.visible...), sandbox.Tools(cmd.Env, nil)...),
+	if vc.sandbox.Runner != nil {
+		cmd.Env = append(append(cmd.Env, vc.sandbox.Env...), "TMPDIR=/tmp")
+		spec := sandbox.Spec{Writable: []string{ws}, ReadOnly: append(append([]string{tests}, vc.sandbox.Visible...), sandbox.Tools(cmd.Env, nil)...),
 			Hidden: []string{t.Dir}, Home: os.Getenv("HOME"), Dir: ws}
-		if sb, err = vc.sandbox.Command(cmd, spec); err != nil {
+		if sb, err = vc.sandbox.Runner.Command(cmd, spec); err != nil {
 			return Verdict{Reason: err.Error()}
 		}
 		proc, cmd = sb, sb.Cmd

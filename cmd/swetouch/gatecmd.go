@@ -80,16 +80,10 @@ func gateCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			var vopts []task.VerifyOption
-			if sb != nil {
-				exe, _ := os.Executable()
-				env, visible := sandboxGo(sb, exe)
-				vopts = append(vopts, task.WithSandbox(sb, env, visible))
-			}
 			res := score.GateResults{SchemaVersion: "1.0.0", Candidates: []score.Candidate{}}
 			all := true
 			for _, cd := range cands {
-				g := score.Gate(context.Background(), t, id, cd.id, cd.diff, logs, vopts...)
+				g := score.Gate(context.Background(), t, id, cd.id, cd.diff, logs, task.WithSandbox(sb))
 				res.Candidates = append(res.Candidates, g)
 				p := g.Passes()
 				all = all && p != nil && *p

@@ -28,14 +28,11 @@ func gocacheCmd() *cobra.Command {
 	return c
 }
 
-// sandboxGo is what sandboxed runs add: this executable, which the
+// sandboxGo is what runs in r's sandboxes add: this executable, which the
 // agents' hooks call back and GOCACHEPROG runs, and the environment and
 // paths that build Go quickly from the host's cache without being able to
 // write it.
-func sandboxGo(r *sandbox.Runner, exe string) (env, visible []string) {
-	if r == nil {
-		return nil, nil
-	}
-	env, visible = gocache.Sandboxed(exe)
-	return env, append(visible, exe)
+func sandboxGo(r *sandbox.Runner, exe string) sandbox.Setup {
+	env, visible := gocache.Sandboxed(exe)
+	return sandbox.Setup{Runner: r, Env: env, Visible: append(visible, exe)}
 }

@@ -117,7 +117,6 @@ func replayCmd() *cobra.Command {
 			if cfg.Sandbox, err = sandboxFlag(noSandbox); err != nil {
 				return err
 			}
-			cfg.SandboxEnv, cfg.SandboxVisible = sandboxGo(cfg.Sandbox, exe)
 			if records != "" {
 				abs, _ := filepath.Abs(records)
 				cfg.Hidden = append(cfg.Hidden, abs)

@@ -82,9 +82,6 @@ func runCmd() *cobra.Command {
 			if cfg.Sandbox, err = sandboxFlag(noSandbox); err != nil {
 				return err
 			}
-			if exe, err := os.Executable(); err == nil {
-				cfg.SandboxEnv, cfg.SandboxVisible = sandboxGo(cfg.Sandbox, exe)
-			}
 			for _, p := range visible {
 				abs, _ := filepath.Abs(p)
 				cfg.Visible = append(cfg.Visible, abs)
@@ -121,20 +118,25 @@ func runCmd() *cobra.Command {
 	return c
 }
 
-// sandboxFlag is the sandbox runs get: bwrap unless --no-sandbox; an
-// error saying how to get it, or to opt out, when it cannot run here.
+// sandboxFlag is the sandbox runs get: bwrap unless --no-sandbox (the
+// zero Setup); an error saying how to get it, or to opt out, when it
+// cannot run here.
 // SWETOUCH_SANDBOX=none is the same as --no-sandbox, for a harness that
 // isolates swetouch itself (a container of its own) and for test suites
 // on a machine where bwrap cannot run; results say "none" all the same.
-func sandboxFlag(none bool) (*sandbox.Runner, error) {
+func sandboxFlag(none bool) (sandbox.Setup, error) {
 	if none || os.Getenv("SWETOUCH_SANDBOX") == sandbox.None {
-		return nil, nil
+		return sandbox.Setup{}, nil
 	}
 	r := &sandbox.Runner{}
 	if err := r.Check(); err != nil {
-		return nil, badInput("%v", err)
+		return sandbox.Setup{}, badInput("%v", err)
 	}
-	return r, nil
+	exe, err := os.Executable()
+	if err != nil {
+		return sandbox.Setup{}, err
+	}
+	return sandboxGo(r, exe), nil
 }
 
 func showBool(b *bool) string {
@@ -184,16 +186,10 @@ func demoCmd() *cobra.Command {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			cfg := examples.DemoConfig{Examples: dir, Report: report, Swetouch: exe, Log: c.ErrOrStderr()}
-			if !noSandbox && os.Getenv("SWETOUCH_SANDBOX") != sandbox.None {
-				// the demo runs on a fresh machine: without bwrap it runs
-				// unsandboxed and says so, where run and eval refuse
-				r := &sandbox.Runner{}
-				if err := r.Check(); err != nil {
-					fmt.Fprintf(c.ErrOrStderr(), "swetouch demo: running without a sandbox: %v\n", err)
-				} else {
-					cfg.Sandbox = r
-					cfg.SandboxEnv, cfg.SandboxVisible = sandboxGo(r, exe)
-				}
+			// the demo runs on a fresh machine: without bwrap it runs
+			// unsandboxed and says so, where run and eval refuse
+			if cfg.Sandbox, err = sandboxFlag(noSandbox); err != nil {
+				fmt.Fprintf(c.ErrOrStderr(), "swetouch demo: running without a sandbox: %v\n", err)
 			}
 			_, rows, err := examples.Demo(ctx, cfg)
 			if err != nil {
