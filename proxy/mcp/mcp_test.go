@@ -199,15 +199,7 @@ func TestFilesystemInPlace(t *testing.T) {
 func TestMalformedLines(t *testing.T) {
 	fs := serverBin(t, "mcp-server-filesystem")
 	ws, sock, _ := hubFor(t, policy.Vanilla)
-	cmd := exec.Command(filepath.Join(binDir, "swetouch"), "mcp", "--session", sock, "--", fs, ws)
-	in, _ := cmd.StdinPipe()
-	out, _ := cmd.StdoutPipe()
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	r := bufio.NewReader(out)
+	cmd, in, r, stderr := startRelay(t, sock, fs, ws)
 	send := func(s string) { io.WriteString(in, s+"\n") }
 	send(`this is not json`)
 	send(`{"jsonrpc":"2.0","id":"a-1","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
@@ -233,6 +225,22 @@ func TestMalformedLines(t *testing.T) {
 	if !strings.Contains(stderr.String(), "not a JSON-RPC object") {
 		t.Errorf("garbage not logged: %q", stderr.String())
 	}
+}
+
+// startRelay starts `swetouch mcp` on the hub's socket in front of the
+// stdio server, with pipes to write it lines and read its answers, and
+// what it says on stderr.
+func startRelay(t *testing.T, sock string, server ...string) (*exec.Cmd, io.WriteCloser, *bufio.Reader, *strings.Builder) {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(binDir, "swetouch"), append([]string{"mcp", "--session", sock, "--"}, server...)...)
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	stderr := &strings.Builder{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd, in, bufio.NewReaderSize(out, 1<<20), stderr
 }
 
 // TestCancellation: a call the client cancels mid-way (after its first
@@ -289,15 +297,7 @@ func TestHugeResult(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(ws, "big.txt"), []byte(big), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(filepath.Join(binDir, "swetouch"), "mcp", "--session", sock, "--", fs, ws)
-	in, _ := cmd.StdinPipe()
-	out, _ := cmd.StdoutPipe()
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	r := bufio.NewReaderSize(out, 1<<20)
+	cmd, in, r, stderr := startRelay(t, sock, fs, ws)
 	send := func(s string) { io.WriteString(in, s+"\n") }
 	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
 	r.ReadString('\n')
