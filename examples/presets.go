@@ -33,13 +33,71 @@ type Preset struct {
 	// workspace, for making paths repo-relative. nil when the agent's
 	// hooks report its tool calls instead.
 	Observe func(ws string, line []byte) []event.Event
-	bin     string
+	// OfflineModel is the model asked for when an endpoint is given and
+	// no model is: one the scripted server plays, where the agent's own
+	// default would route through models it does not (Gemini's "auto").
+	OfflineModel string
+	// instructionLast: the instruction is the command line's last
+	// argument, and extra flags go before it.
+	instructionLast bool
+	// mcp gives the agent MCP servers in its own configuration
+	mcp func(servers []MCPServer, swetouch, scratch string, argv, env []string) ([]string, []string, error)
+	bin string
+}
+
+// Launch is what one run of a preset is given.
+type Launch struct {
+	Bin      string // the agent's binary
+	ModelURL string // the endpoint ("" keeps the agent's own)
+	Model    string // the model ("" for OfflineModel with an endpoint, else the agent's default)
+	Swetouch string // this tool's executable, for hooks and relays
+	Scratch  string // a folder of the run's own, for homes and configuration
+	Args     []string
+	// MCP are servers the agent is given, each behind `swetouch mcp`,
+	// with their tools allowed in the agent's own terms
+	MCP []MCPServer
+}
+
+// Started is how a preset's run starts.
+type Started struct {
+	Argv, Env []string
+	// Visible are host paths the sandboxed agent needs besides its own
+	// install: the MCP servers' installs
+	Visible []string
+}
+
+// Start is a preset's command line and environment for one run: the
+// preset's flags, then l.Args (before the instruction where it comes
+// last), and the MCP servers in the agent's own configuration.
+func (p *Preset) Start(l Launch) (Started, error) {
+	model := l.Model
+	if model == "" && l.ModelURL != "" {
+		model = p.OfflineModel
+	}
+	argv := p.Command(l.Bin, "{instruction}", model, l.Swetouch)
+	var instruction []string
+	if p.instructionLast {
+		argv, instruction = slices.Clip(argv[:len(argv)-1]), slices.Clone(argv[len(argv)-1:])
+	}
+	argv = append(argv, l.Args...)
+	st := Started{Env: p.Env(l.ModelURL, l.Swetouch, l.Scratch)}
+	if len(l.MCP) > 0 {
+		var err error
+		if argv, st.Env, err = p.mcp(l.MCP, l.Swetouch, l.Scratch, argv, st.Env); err != nil {
+			return Started{}, fmt.Errorf("%s: MCP servers: %w", p.Name, err)
+		}
+		for _, s := range l.MCP {
+			st.Visible = append(st.Visible, s.Install()...)
+		}
+	}
+	st.Argv = append(argv, instruction...)
+	return st, nil
 }
 
 // Presets are the agents swetouch knows how to run.
 var presets = map[string]Preset{
 	"claude": {
-		Name: "claude", bin: "claude",
+		Name: "claude", bin: "claude", mcp: claudeMCP, OfflineModel: "claude-sonnet-4-5",
 		Command: func(bin, instruction, model, swetouch string) []string {
 			args := []string{bin, "-p", instruction, "--output-format", "stream-json", "--verbose",
 				"--allowedTools", "Bash,Read,Edit,Write,Glob,Grep", "--permission-mode", "acceptEdits",
@@ -57,11 +115,25 @@ var presets = map[string]Preset{
 					env = append(env, "ANTHROPIC_API_KEY=swetouch-offline")
 				}
 			}
-			return env
+			// a home of the run's own: the user's settings, hooks, memory
+			// and sessions stay out of the run, and the run out of them;
+			// without an endpoint, the user's login comes along
+			home, err := os.MkdirTemp(scratch, "claude-home-")
+			if err != nil {
+				return env
+			}
+			config := filepath.Join(home, ".claude")
+			os.MkdirAll(config, 0o700)
+			if user, err := os.UserHomeDir(); err == nil && url == "" {
+				if b, err := os.ReadFile(filepath.Join(user, ".claude", ".credentials.json")); err == nil {
+					os.WriteFile(filepath.Join(config, ".credentials.json"), b, 0o600)
+				}
+			}
+			return append(env, "HOME="+home, "CLAUDE_CONFIG_DIR="+config)
 		},
 	},
 	"gemini": {
-		Name: "gemini", bin: "gemini",
+		Name: "gemini", bin: "gemini", mcp: geminiMCP, OfflineModel: "gemini-2.5-pro",
 		Command: func(bin, instruction, model, swetouch string) []string {
 			args := []string{bin, "-p", instruction, "-o", "stream-json", "--yolo", "--skip-trust"}
 			if model != "" {
@@ -89,7 +161,8 @@ var presets = map[string]Preset{
 		Observe: geminiEvents,
 	},
 	"codex": {
-		Name: "codex", bin: "codex",
+		// the endpoint's model is set in its config.toml
+		Name: "codex", bin: "codex", mcp: codexMCP, instructionLast: true,
 		Command: func(bin, instruction, model, swetouch string) []string {
 			args := []string{bin, "exec", "--json", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", "--dangerously-bypass-hook-trust"}
 			if model != "" {
@@ -133,7 +206,8 @@ var presets = map[string]Preset{
 		},
 	},
 	"opencode": {
-		Name: "opencode", bin: "opencode",
+		// the endpoint's model is set in its opencode.json
+		Name: "opencode", bin: "opencode", mcp: opencodeMCP, instructionLast: true,
 		Command: func(bin, instruction, model, swetouch string) []string {
 			args := []string{bin, "run", "--format", "json"}
 			if model != "" {
@@ -261,15 +335,20 @@ var ErrNoPreset = errors.New("no preset")
 func PresetFor(name string) (*Preset, string, error) {
 	p, ok := presets[name]
 	if !ok {
-		var names []string
-		for n := range presets {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		return nil, "", fmt.Errorf("%w for agent %q (have %s)", ErrNoPreset, name, strings.Join(names, ", "))
+		return nil, "", fmt.Errorf("%w for agent %q (have %s)", ErrNoPreset, name, strings.Join(PresetNames(), ", "))
 	}
 	bin, err := FindAgent(p.bin)
 	return &p, bin, err
+}
+
+// PresetNames are the agents with a preset, sorted.
+func PresetNames() []string {
+	names := make([]string, 0, len(presets))
+	for n := range presets {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
 }
 
 // FindAgent looks for an agent's binary on PATH, then where

@@ -103,7 +103,8 @@ var masks = []*regexp.Regexp{
 	regexp.MustCompile(`swetouch-ws-\d+`),                                              // a workspace's name
 	regexp.MustCompile(`"user_id":"[^"]*"`),
 	regexp.MustCompile(`cc_version=[^;"]*`),
-	regexp.MustCompile(`/(gemini|codex)-home-\d+`),
+	regexp.MustCompile(`/(gemini|codex|claude)-home-\d+`),
+	regexp.MustCompile(`device_id\\?":\\?"[0-9a-f]{64}`),          // Claude's install id: a fresh home makes a fresh one
 	regexp.MustCompile(`/tmp/Test[^"/\\]*/\d+`),                   // t.TempDir()
 	regexp.MustCompile(`_\d{13}_\d+`),                             // Gemini's call ids carry the time in ms
 	regexp.MustCompile(`ses_[0-9A-Za-z]+`),                        // opencode's session ids

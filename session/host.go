@@ -50,6 +50,7 @@ type Host struct {
 	// record).
 	Condition, Match string
 
+	root    string
 	private string
 	watcher *watch.Watcher
 	stop    context.CancelFunc
@@ -76,7 +77,7 @@ func Start(cfg HostConfig) (host *Host, err error) {
 	if cfg.Clock == nil {
 		cfg.Clock = time.Now
 	}
-	h := &Host{}
+	h := &Host{root: cfg.Root}
 	opts := []Option{WithClock(cfg.Clock)}
 	if cfg.Record != nil {
 		pol, cond, match, err := NewPolicy(cfg.Record, cfg.Condition, cfg.Match)
@@ -175,7 +176,7 @@ const commandHold = 2 * time.Second
 
 // Env is the agent's environment made from env: the shim first on PATH,
 // the hub's socket, and none of swetouch's own settings.
-func (h *Host) Env(env []string) []string { return agentEnv(env, h.ShimDir, h.Socket) }
+func (h *Host) Env(env []string) []string { return agentEnv(env, h.ShimDir, h.Socket, h.root) }
 
 // Close records the session's end with note, stops serving and
 // watching, and removes the private directory. Call Hub.Idle first to

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -47,10 +48,13 @@ type Hub struct {
 	progress chan struct{}
 	waiting  int
 	outbox   []Message
-	attempts []event.Attempt
-	closed   bool
-	clients  []string // the executables that may act (WithClients)
-	maxLine  int      // WithLineLimit; 0 for maxLine
+	// unconfirmed counts the messages handed to a channel that cannot be
+	// shown to reach the model
+	unconfirmed int
+	attempts    []event.Attempt
+	closed      bool
+	clients     []string // the executables that may act (WithClients)
+	maxLine     int      // WithLineLimit; 0 for maxLine
 	// disarmed says why nothing may fire any more (the agent has exited):
 	// decisions are then recorded as skipped
 	disarmed string
@@ -206,7 +210,7 @@ func (h *Hub) End(ctx context.Context, id int, e End) ([]Message, error) {
 	if err := h.endLocked(ctx, id, e, ""); err != nil {
 		return nil, err
 	}
-	return h.drainLocked(), nil
+	return h.drainLockedOn(orDefault(e.Channel, "tool-output")), nil
 }
 
 // abandon ends the commands begun on connection from that will never see
@@ -254,7 +258,7 @@ func (h *Hub) EndAnswering(ctx context.Context, id int, e End, answer func([]Mes
 	}
 	err := h.endLocked(ctx, id, e, "")
 	if err == nil && !early {
-		answer(h.drainLocked())
+		answer(h.drainLockedOn(orDefault(e.Channel, "tool-output")))
 	}
 	return err
 }
@@ -606,11 +610,12 @@ func (h *Hub) drain(ctx context.Context, channel string) []Message {
 	return h.drainLockedOn(channel)
 }
 
-func (h *Hub) drainLocked() []Message { return h.drainLockedOn("tool-output") }
-
 func (h *Hub) drainLockedOn(channel string) []Message {
 	out := h.outbox
 	h.outbox = nil
+	if strings.HasPrefix(channel, wire.UnconfirmedChannel) {
+		h.unconfirmed += len(out)
+	}
 	for _, m := range out {
 		h.recordLocked(event.Event{Kind: event.Message, Source: "harness", Actor: event.User, Text: m.Text, Note: channel})
 	}
@@ -624,7 +629,7 @@ func (h *Hub) status(ctx context.Context) Status {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.awaitEndsLocked(ctx)
-	return Status{Seq: h.seq, Steps: h.step, Running: len(h.running), Pending: len(h.outbox), Interventions: append([]event.Attempt{}, h.attempts...)}
+	return Status{Seq: h.seq, Steps: h.step, Running: len(h.running), Pending: len(h.outbox), Unconfirmed: h.unconfirmed, Interventions: append([]event.Attempt{}, h.attempts...)}
 }
 
 // Close records the end of the session; later calls fail with ErrClosed.

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/swetouch/swetouch/event"
+	"github.com/swetouch/swetouch/internal/envlist"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/replay"
 	"github.com/swetouch/swetouch/sandbox"
@@ -73,6 +74,9 @@ type RunResult struct {
 	Interventions []event.Attempt `json:"interventions"`
 	Applied       int             `json:"interventions_applied"`
 	Delivered     int             `json:"messages_delivered"`
+	// Unconfirmed are messages handed to the agent on a channel that
+	// cannot be shown to reach its model (not counted as delivered)
+	Unconfirmed int `json:"messages_unconfirmed,omitempty"`
 	// Sandbox is the isolation the agent and the tests had: "bwrap" or
 	// "none".
 	Sandbox string `json:"sandbox"`
@@ -232,6 +236,7 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	st := hub.Status()
 	res.Steps, res.Interventions = st.Steps, st.Interventions
 	res.Applied, res.Delivered = st.Counts()
+	res.Unconfirmed = st.Unconfirmed
 	res.Timings.Total = time.Since(start).Seconds()
 	b, _ := json.MarshalIndent(res, "", "  ")
 	if err := os.WriteFile(filepath.Join(cfg.Out, "result.json"), append(b, '\n'), 0o644); err != nil {
@@ -295,7 +300,7 @@ func agentProcess(cfg RunConfig, cmd *exec.Cmd, host *Host, ws string) (agentPro
 		}
 	}
 	spec.ReadOnly = append(spec.ReadOnly, sandbox.Tools(cmd.Env, nil)...)
-	spec.Home = envValue(cmd.Env, "HOME")
+	spec.Home = envlist.Value(cmd.Env, "HOME")
 	// the host's TMPDIR is not there; the sandbox's /tmp is its own
 	cmd.Env = append(append(cmd.Env, cfg.Sandbox.Env...), "TMPDIR=/tmp")
 	sb, err := cfg.Sandbox.Runner.Command(cmd, spec)
@@ -303,17 +308,6 @@ func agentProcess(cfg RunConfig, cmd *exec.Cmd, host *Host, ws string) (agentPro
 		return agentProc{}, err
 	}
 	return agentProc{sb, sb.Cmd}, nil
-}
-
-// envValue is the last value of key in env.
-func envValue(env []string, key string) string {
-	v := ""
-	for _, kv := range env {
-		if after, ok := strings.CutPrefix(kv, key+"="); ok {
-			v = after
-		}
-	}
-	return v
 }
 
 // observe copies the agent's output through and hands each line to fn.
@@ -441,9 +435,10 @@ func isExecutable(p string) bool {
 }
 
 // agentEnv is the agent's environment: this process's, minus swetouch's
-// own settings, plus the shim on PATH and the hub's socket. Nothing in it
-// says where the evaluation data is.
-func agentEnv(env []string, shimDir, sock string) []string {
+// own settings, plus the shim on PATH, the hub's socket and the workspace
+// (for the relays the agent starts). Nothing in it says where the
+// evaluation data is.
+func agentEnv(env []string, shimDir, sock, ws string) []string {
 	var out []string
 	path := ""
 	for _, kv := range env {
@@ -459,7 +454,7 @@ func agentEnv(env []string, shimDir, sock string) []string {
 	}
 	bash := filepath.Join(shimDir, "bash")
 	return append(out, "PATH="+shimDir+string(os.PathListSeparator)+path, "SHELL="+bash, "CLAUDE_CODE_SHELL="+bash,
-		"SWETOUCH_SOCKET="+sock, "SWETOUCH_SHIM_DIR="+shimDir)
+		"SWETOUCH_SOCKET="+sock, "SWETOUCH_SHIM_DIR="+shimDir, "SWETOUCH_WORKSPACE="+ws)
 }
 
 func subst(args []string, instruction, ws string) []string {

@@ -23,7 +23,8 @@ import (
 func evalCmd() *cobra.Command {
 	var tasksDir, records, conditions, out, plans, modelURL, modelName string
 	var emit, image, swetouchImage, pvc, namespace string
-	var agents []string
+	var agents, agentArgs []string
+	var mcpFile string
 	var runs, concurrency int
 	var noSandbox bool
 	c := &cobra.Command{
@@ -89,8 +90,14 @@ func evalCmd() *cobra.Command {
 			if plans, err = filepath.Abs(plans); err != nil {
 				return err
 			}
+			var servers []examples.MCPServer
+			if mcpFile != "" {
+				if servers, err = examples.LoadMCPServers(mcpFile); err != nil {
+					return badInput("--mcp: %v", err)
+				}
+			}
 			for _, name := range agents {
-				a, err := evalAgent(name, plans, exe, modelURL, modelName)
+				a, err := evalAgent(name, plans, exe, modelURL, modelName, agentArgs, servers)
 				if err != nil && emit != "" && !errors.Is(err, examples.ErrNoPreset) {
 					err = nil // the agent runs in the trial's container, not here
 				}
@@ -114,10 +121,11 @@ func evalCmd() *cobra.Command {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			n, err := score.Eval(ctx, cfg)
-			fmt.Fprintf(c.ErrOrStderr(), "swetouch eval: ran %d trials; score with: swetouch score %s\n", n, out)
 			if ctx.Err() != nil {
+				fmt.Fprintf(c.ErrOrStderr(), "swetouch eval: interrupted after %d finished trials (kept in %s); the same command again runs only the trials not yet done\n", n, out)
 				return exitError{130}
 			}
+			fmt.Fprintf(c.ErrOrStderr(), "swetouch eval: ran %d trials; score with: swetouch score %s\n", n, out)
 			return err
 		},
 	}
@@ -131,6 +139,8 @@ func evalCmd() *cobra.Command {
 	c.Flags().StringVar(&plans, "plans", "", "the scripted agent's plans (default: the tasks folder's sibling agents/)")
 	c.Flags().StringVar(&modelURL, "model-url", "", "the model endpoint for real agents")
 	c.Flags().StringVar(&modelName, "model", "", "the model name for real agents")
+	c.Flags().StringVar(&mcpFile, "mcp", "", `MCP servers for every real agent, each behind the relay: {"mcpServers": {NAME: {"command", "args", "env"}}}`)
+	c.Flags().StringArrayVar(&agentArgs, "agent-arg", nil, "an extra flag for every real agent's command line (repeat)")
 	c.Flags().BoolVar(&noSandbox, "no-sandbox", false, "run agents and tests without isolation (results say so)")
 	c.Flags().StringVar(&emit, "emit", "", "write a job per trial for an orchestrator instead of running: k8s")
 	c.Flags().StringVar(&image, "image", "", "with --emit: the trial's container image ({task} is the task's name)")
@@ -144,7 +154,7 @@ func evalCmd() *cobra.Command {
 }
 
 // evalAgent turns an agent name into how eval starts it on a task.
-func evalAgent(name, plans, exe, modelURL, modelName string) (score.Agent, error) {
+func evalAgent(name, plans, exe, modelURL, modelName string, agentArgs []string, servers []examples.MCPServer) (score.Agent, error) {
 	if name == examples.Naive || name == examples.Careful {
 		plan := func(t *task.Task) string { return filepath.Join(plans, t.Name+".json") }
 		return score.Agent{Name: name, Command: func(t *task.Task, scratch string) ([]string, []string, error) {
@@ -152,12 +162,20 @@ func evalAgent(name, plans, exe, modelURL, modelName string) (score.Agent, error
 		}, Visible: func(t *task.Task) []string { return []string{plan(t)} }}, nil
 	}
 	p, bin, err := examples.PresetFor(name)
+	if errors.Is(err, examples.ErrNoPreset) {
+		return score.Agent{}, fmt.Errorf("%w for agent %q (have %s, %s, %s)", examples.ErrNoPreset, name, examples.Naive, examples.Careful, strings.Join(examples.PresetNames(), ", "))
+	}
 	if err != nil {
 		return score.Agent{}, err
 	}
+	var visible []string
+	for _, s := range servers {
+		visible = append(visible, s.Install()...)
+	}
 	return score.Agent{Name: name, Observe: p.Observe, Command: func(t *task.Task, scratch string) ([]string, []string, error) {
-		return p.Command(bin, "{instruction}", modelName, exe), p.Env(modelURL, exe, scratch), nil
-	}}, nil
+		st, err := p.Start(examples.Launch{Bin: bin, ModelURL: modelURL, Model: modelName, Swetouch: exe, Scratch: scratch, Args: agentArgs, MCP: servers})
+		return st.Argv, st.Env, err
+	}, Visible: func(*task.Task) []string { return visible }}, nil
 }
 
 // emitJobs writes the trials not yet done as jobs under OUT/jobs.

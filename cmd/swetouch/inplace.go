@@ -162,6 +162,7 @@ type sessionSummary struct {
 	Interventions []event.Attempt `json:"interventions"`
 	Applied       int             `json:"interventions_applied"`
 	Delivered     int             `json:"messages_delivered"`
+	Unconfirmed   int             `json:"messages_unconfirmed,omitempty"`
 	// Sandbox is always "none": the editor started the agent, so swetouch
 	// cannot isolate it (docs/isolation.md).
 	Sandbox string `json:"sandbox"`
@@ -178,6 +179,7 @@ func (s *inPlaceSession) finish(exit int, note string) error {
 	sum := sessionSummary{Instance: s.instance, Condition: orString(s.Condition, string(policy.Vanilla)), Match: s.Match,
 		Agent: s.agent, AgentExit: exit, Steps: st.Steps, Interventions: st.Interventions, Sandbox: sandbox.None}
 	sum.Applied, sum.Delivered = st.Counts()
+	sum.Unconfirmed = st.Unconfirmed
 	b, _ := json.MarshalIndent(sum, "", "  ")
 	if werr := os.WriteFile(filepath.Join(s.out, "session.json"), append(b, '\n'), 0o644); werr != nil {
 		return werr

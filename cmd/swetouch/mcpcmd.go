@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -64,6 +65,10 @@ func mcpCmd() *cobra.Command {
 				go func() { <-ctx.Done(); l.Close() }()
 				// a signal is how an HTTP relay is meant to stop: done
 				return end(context.Background(), "server", own, hub, 0, mcpproxy.NewHTTPRelay(u, relay).Serve(l))
+			}
+			// a servers file names the workspace before it exists
+			for i, a := range args {
+				args[i] = strings.ReplaceAll(a, "{workspace}", root)
 			}
 			code, err := mcpproxy.RunStdio(peerCommand(ctx, args, c.ErrOrStderr()), relay, c.InOrStdin(), c.OutOrStdout())
 			return end(ctx, "server", own, hub, code, err)

@@ -57,10 +57,13 @@ func modelCmd() *cobra.Command {
 					}
 					defer sink.Close()
 				}
+				// every conversation plays the script from its start; stderr
+				// says when each starts and when one runs past the script
+				logTo := model.WithLog(c.ErrOrStderr())
 				if sink != nil {
-					h = model.NewServer(s, sink)
+					h = model.NewServer(s, sink, logTo)
 				} else {
-					h = model.NewServer(s, nil)
+					h = model.NewServer(s, nil, logTo)
 				}
 			default:
 				return badInput("one of --script, --cassette or --record is needed")

@@ -16,8 +16,13 @@ import (
 // What `swetouch acp` and `swetouch mcp` share: the workspace, the hub
 // they join, the process they stand in front of, and how they end.
 
-// workspaceRoot is --root, else the current directory, made absolute.
+// workspaceRoot is --root, else the workspace of the swetouch run whose
+// agent started this relay, else the current directory, made absolute.
 func workspaceRoot(root string) string {
+	if root == "" {
+		// a relay the agent of a swetouch run starts is told the workspace
+		root = os.Getenv("SWETOUCH_WORKSPACE")
+	}
 	if root == "" {
 		root, _ = os.Getwd()
 	}

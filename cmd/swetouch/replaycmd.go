@@ -214,8 +214,14 @@ func replayAgent(cfg *session.RunConfig, cassette, agent, modelName, exe string)
 		return nil, err
 	}
 	url := "http://" + ln.Addr().String()
-	cfg.Agent = p.Command(bin, "{instruction}", modelName, exe)
-	cfg.Env, cfg.Observe, cfg.AgentName, cfg.Scratch = p.Env(url, exe, scratch), p.Observe, agent, []string{scratch}
+	st, err := p.Start(examples.Launch{Bin: bin, ModelURL: url, Model: modelName, Swetouch: exe, Scratch: scratch})
+	if err != nil {
+		srv.Close()
+		os.RemoveAll(scratch)
+		return nil, err
+	}
+	cfg.Agent, cfg.Env = st.Argv, st.Env
+	cfg.Observe, cfg.AgentName, cfg.Scratch = p.Observe, agent, []string{scratch}
 	return func() { srv.Close(); os.RemoveAll(scratch) }, nil
 }
 

@@ -21,7 +21,8 @@ import (
 func runCmd() *cobra.Command {
 	var taskDir, records, instance, condition, match, out, agent, agentName, modelURL, modelName string
 	var keep, noSandbox bool
-	var visible []string
+	var mcpFile string
+	var visible, agentArgs []string
 	c := &cobra.Command{
 		Use:   "run --task DIR [--records FILE --instance ID] [--condition C] [--match M] --out DIR (--agent claude|codex|gemini|opencode [--model-url URL] [--model M] | -- AGENT ARGS...)",
 		Short: "Run an agent on a task through the shim, verify, and write trajectory.jsonl and result.json",
@@ -41,16 +42,28 @@ func runCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				cfg.Agent = append(p.Command(bin, "{instruction}", modelName, exe), args...)
 				cfg.AgentName = agent
 				scratch, err := os.MkdirTemp("", "swetouch-agent-")
 				if err != nil {
 					return err
 				}
 				defer os.RemoveAll(scratch)
-				cfg.Env, cfg.Observe, cfg.Scratch = p.Env(modelURL, exe, scratch), p.Observe, []string{scratch}
+				var servers []examples.MCPServer
+				if mcpFile != "" {
+					if servers, err = examples.LoadMCPServers(mcpFile); err != nil {
+						return badInput("--mcp: %v", err)
+					}
+				}
+				st, err := p.Start(examples.Launch{Bin: bin, ModelURL: modelURL, Model: modelName, Swetouch: exe, Scratch: scratch, Args: agentArgs, MCP: servers})
+				if err != nil {
+					return err
+				}
+				cfg.Agent, cfg.Env, cfg.Visible = append(st.Argv, args...), st.Env, st.Visible
+				cfg.Observe, cfg.Scratch = p.Observe, []string{scratch}
 			case len(args) == 0:
 				return badInput("give --agent NAME, or the agent's command after --")
+			case len(agentArgs) > 0 || mcpFile != "":
+				return badInput("--agent-arg and --mcp are for a preset (--agent NAME); after --, the command line and its configuration are the agent's own")
 			}
 			if agentName != "" {
 				cfg.AgentName = agentName
@@ -110,6 +123,8 @@ func runCmd() *cobra.Command {
 	c.Flags().StringSliceVar(&visible, "visible", nil, "a host path the sandboxed agent may read (repeat): its own files outside the system directories")
 	c.Flags().BoolVar(&keep, "keep", false, "keep the workspace (its path is in result.json)")
 	c.Flags().StringVar(&agent, "agent", "", "a known agent to run unmodified: claude, codex, gemini or opencode")
+	c.Flags().StringVar(&mcpFile, "mcp", "", `MCP servers for the --agent preset, each behind the relay: {"mcpServers": {NAME: {"command", "args", "env"}}}, "{workspace}" in args`)
+	c.Flags().StringArrayVar(&agentArgs, "agent-arg", nil, "an extra flag for the --agent preset's command line (repeat)")
 	c.Flags().StringVar(&agentName, "agent-name", "", "the agent's name in result.json, which score groups by (default: --agent)")
 	c.Flags().StringVar(&modelURL, "model-url", "", "the model endpoint the agent talks to (e.g. swetouch model serve)")
 	c.Flags().StringVar(&modelName, "model", "", "the model name the agent asks for")

@@ -17,6 +17,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/swetouch/swetouch/examples"
+	"github.com/swetouch/swetouch/internal/jsoncheck"
 	"github.com/swetouch/swetouch/internal/testbin"
 	"github.com/swetouch/swetouch/internal/testhub"
 	"github.com/swetouch/swetouch/policy"
@@ -147,10 +148,31 @@ func TestFilesystemCounterEdit(t *testing.T) {
 	fs := serverBin(t, "mcp-server-filesystem")
 	ws, sock, h := hubFor(t, policy.CounterEdit)
 	c := connect(t, true, sock, ws, fs, ws)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	tools, err := c.ListTools(ctx, mcp.ListToolsRequest{})
+	cancel()
+	if err != nil {
+		t.Fatal(err)
+	}
 	res := callTool(t, c, "read_text_file", map[string]any{"path": filepath.Join(ws, "pricing.py"), "head": 6})
 	ts := texts(res)
 	if len(ts) != 2 || !strings.Contains(ts[0], "def apply_discount") || !strings.HasPrefix(ts[1], "<user-message>") || !strings.Contains(ts[1], "clamped") {
 		t.Fatalf("want the file's text, then the message block: %q", ts)
+	}
+	// a client that reads structuredContent (Claude Code) sees it too,
+	// and the result still matches the tool's outputSchema
+	sc, _ := json.Marshal(res.StructuredContent)
+	if !strings.Contains(string(sc), "clamped") || !strings.Contains(string(sc), "def apply_discount") {
+		t.Errorf("structuredContent without the message: %s", sc)
+	}
+	for _, tool := range tools.Tools {
+		if tool.Name == "read_text_file" {
+			schema, _ := json.Marshal(tool.OutputSchema)
+			jsoncheck.Valid(t, schema, sc)
+		}
+	}
+	if st := h.Status(); st.Unconfirmed != 0 {
+		t.Errorf("%d messages unconfirmed", st.Unconfirmed)
 	}
 	b, _ := os.ReadFile(filepath.Join(ws, "pricing.py"))
 	if !strings.Contains(string(b), "clamped") {

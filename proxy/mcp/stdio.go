@@ -31,7 +31,9 @@ type Relay struct {
 	log      io.Writer
 
 	mu      sync.Mutex
-	pending map[string]call // by the client request's raw id
+	pending map[string]call      // by the client request's raw id
+	lists   map[string]bool      // tools/list requests not yet answered, by id
+	places  map[string]placement // by scope and tool, from tools/list
 	// quiet is set once the hub has said no intervention can fire: from
 	// then on results pass without waiting for the hub at all (an
 	// intervention, once done, never comes back)
@@ -94,7 +96,7 @@ func NewRelay(hub Hub, c *Classifier, log io.Writer) *Relay {
 	if log == nil {
 		log = io.Discard
 	}
-	return &Relay{hub: hub, classify: c, log: log, pending: map[string]call{}}
+	return &Relay{hub: hub, classify: c, log: log, pending: map[string]call{}, lists: map[string]bool{}, places: map[string]placement{}}
 }
 
 // FromClient sees a line the client sends to the server.
@@ -117,6 +119,12 @@ func (r *Relay) FromClientIn(scope string, line []byte) []byte {
 	}
 	if e.Method == "notifications/cancelled" {
 		r.cancelled(scope, e.Params)
+		return line
+	}
+	if e.IsRequest() && e.Method == "tools/list" {
+		r.mu.Lock()
+		r.lists[scope+"\x00"+proxy.IDKey(e.ID)] = true
+		r.mu.Unlock()
 		return line
 	}
 	if !e.IsRequest() || e.Method != "tools/call" {
@@ -188,17 +196,22 @@ func (r *Relay) FromServerIn(scope string, line []byte) []byte {
 	r.mu.Lock()
 	c, ok := r.pending[key]
 	delete(r.pending, key)
+	if r.lists[key] {
+		delete(r.lists, key)
+		learnTools(e.Result, r.places, scope)
+	}
 	r.mu.Unlock()
 	if !ok || r.hub == nil {
 		return line
 	}
+	place := r.placement(scope, c.tool)
 	ah, async := r.hub.(armedHub)
 	if async && r.quiet.Load() {
 		r.late.Add(1)
 		go func() {
 			defer r.late.Done()
 			if b := c.begin(); b.id >= 0 {
-				ah.EndAsync(b.id, r.end(c, e))
+				ah.EndAsync(b.id, r.end(c, e, place))
 			}
 		}()
 		return line
@@ -209,14 +222,14 @@ func (r *Relay) FromServerIn(scope string, line []byte) []byte {
 	}
 	if async && !b.armed {
 		r.quiet.Store(true)
-		ah.EndAsync(b.id, r.end(c, e)) // nothing can come back: do not hold the result
+		ah.EndAsync(b.id, r.end(c, e, place)) // nothing can come back: do not hold the result
 		return line
 	}
-	msgs, err := r.hub.End(b.id, r.end(c, e))
+	msgs, err := r.hub.End(b.id, r.end(c, e, place))
 	if err != nil || len(msgs) == 0 || len(e.Error) > 0 {
 		return line
 	}
-	out, err := appendMessages(line, msgs)
+	out, err := appendMessages(line, msgs, place)
 	if err != nil {
 		fmt.Fprintf(r.log, "swetouch mcp: could not add the message to the result: %v\n", err)
 		return line
@@ -224,10 +237,21 @@ func (r *Relay) FromServerIn(scope string, line []byte) []byte {
 	return out
 }
 
+// placement is where a tool's results carry messages: as its schema
+// allows, or as though it had none when it was never listed.
+func (r *Relay) placement(scope, tool string) placement {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if p, ok := r.places[scope+"\x00"+tool]; ok {
+		return p
+	}
+	return placement{key: MessageKey}
+}
+
 // end is what the hub is told when a call's result comes.
-func (r *Relay) end(c call, e proxy.Envelope) session.End {
+func (r *Relay) end(c call, e proxy.Envelope, place placement) session.End {
 	evs := r.classify.Classify(c.tool, c.args)
-	end := session.End{Events: evs}
+	end := session.End{Events: evs, Channel: place.channel(e.Result)}
 	if len(e.Error) > 0 {
 		end.Exit = 1
 	} else {
@@ -281,10 +305,11 @@ func (res *toolResult) text() string {
 	return b.String()
 }
 
-// appendMessages adds the user's messages to a tools/call response as one
-// more text block. Only the result's content list is touched: every other
-// field, known or not, is kept as it came.
-func appendMessages(line []byte, msgs []session.Message) ([]byte, error) {
+// appendMessages adds the user's messages to a tools/call response: one
+// more text block in content, and in structuredContent where the result
+// has one, as place says. Every other field, known or not, is kept as it
+// came.
+func appendMessages(line []byte, msgs []session.Message, place placement) ([]byte, error) {
 	var resp map[string]json.RawMessage
 	if err := json.Unmarshal(line, &resp); err != nil {
 		return nil, err
@@ -314,10 +339,18 @@ func appendMessages(line []byte, msgs []session.Message) ([]byte, error) {
 	if result["content"], err = json.Marshal(content); err != nil {
 		return nil, err
 	}
-	if resp["result"], err = json.Marshal(result); err != nil {
+	if raw, ok := result["structuredContent"]; ok && string(raw) != "null" {
+		var sc map[string]json.RawMessage
+		if json.Unmarshal(raw, &sc) == nil && place.carry(sc, text.String()) {
+			if result["structuredContent"], err = marshal(sc); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if resp["result"], err = marshal(result); err != nil {
 		return nil, err
 	}
-	return json.Marshal(resp)
+	return marshal(resp)
 }
 
 // RunStdio starts the server command with the relay between it and this

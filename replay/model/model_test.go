@@ -3,6 +3,7 @@ package model
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -46,9 +47,9 @@ func TestProviders(t *testing.T) {
 		path:        "/v1/messages?beta=true",
 		first:       `{"model":"m","stream":true,"tools":[{"name":"Bash"},{"name":"Edit"}],"messages":[{"role":"user","content":"go"}]}`,
 		side:        `{"model":"m","stream":false,"messages":[{"role":"user","content":"title please"}]}`,
-		wrongResult: `{"model":"m","stream":true,"tools":[{"name":"Bash"}],"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"x","content":"no such file"}]}]}`,
-		right:       `{"model":"m","stream":true,"tools":[{"name":"Bash"}],"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"x","content":[{"type":"text","text":"     1\tdef f():"}]}]}]}`,
-		wantCall:    `"content_block":{"id":"toolu_swetouch_0002","input":{},"name":"Bash","type":"tool_use"}`,
+		wrongResult: `{"model":"m","stream":true,"tools":[{"name":"Bash"}],"messages":[{"role":"user","content":"go"},{"role":"assistant","content":[{"type":"tool_use","id":"toolu_swetouch_1_0_0","name":"Bash","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_swetouch_1_0_0","content":"no such file"}]}]}`,
+		right:       `{"model":"m","stream":true,"tools":[{"name":"Bash"}],"messages":[{"role":"user","content":"go"},{"role":"assistant","content":[{"type":"tool_use","id":"toolu_swetouch_1_0_0","name":"Bash","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_swetouch_1_0_0","content":[{"type":"text","text":"     1\tdef f():"}]}]}]}`,
+		wantCall:    `"content_block":{"id":"toolu_swetouch_1_0_0","input":{},"name":"Bash","type":"tool_use"}`,
 		wantWait:    `"stop_reason":"end_turn"`,
 		wantFinal:   `"partial_json":"{\"command\":\"pytest -q\"}"`,
 	}, {
@@ -56,8 +57,8 @@ func TestProviders(t *testing.T) {
 		path:        "/v1/responses",
 		first:       `{"model":"m","stream":true,"tools":[{"type":"function","name":"exec_command"}],"input":[{"role":"user","content":"go"}]}`,
 		side:        `{"model":"m","stream":false,"input":"title"}`,
-		wrongResult: `{"model":"m","stream":true,"tools":[{"type":"function","name":"exec_command"}],"input":[{"type":"function_call_output","call_id":"c","output":"nothing"}]}`,
-		right:       `{"model":"m","stream":true,"tools":[{"type":"function","name":"exec_command"}],"input":[{"type":"function_call_output","call_id":"c","output":"1\tdef f():"}]}`,
+		wrongResult: `{"model":"m","stream":true,"tools":[{"type":"function","name":"exec_command"}],"input":[{"role":"user","content":"go"},{"type":"function_call","call_id":"call_swetouch_1_0_0","name":"exec_command","arguments":"{}"},{"type":"function_call_output","call_id":"call_swetouch_1_0_0","output":"nothing"}]}`,
+		right:       `{"model":"m","stream":true,"tools":[{"type":"function","name":"exec_command"}],"input":[{"role":"user","content":"go"},{"type":"function_call","call_id":"call_swetouch_1_0_0","name":"exec_command","arguments":"{}"},{"type":"function_call_output","call_id":"call_swetouch_1_0_0","output":"1\tdef f():"}]}`,
 		wantCall:    `"arguments":"{\"cmd\":\"nl -ba a.py | sed -n 1,5p\"}"`,
 		wantWait:    `"output_text"`,
 		wantFinal:   `"arguments":"{\"cmd\":\"pytest -q\"}"`,
@@ -66,11 +67,11 @@ func TestProviders(t *testing.T) {
 		path:        "/v1beta/models/gemini-2.5-pro:streamGenerateContent",
 		first:       `{"contents":[{"role":"user","parts":[{"text":"go"}]}],"tools":[{"functionDeclarations":[{"name":"run_shell_command"}]}]}`,
 		side:        `{"contents":[{"role":"user","parts":[{"text":"title"}]}]}`,
-		wrongResult: `{"contents":[{"role":"user","parts":[{"functionResponse":{"name":"run_shell_command","response":{"output":"nope"}}}]}],"tools":[{"functionDeclarations":[{"name":"run_shell_command"}]}]}`,
-		right:       `{"contents":[{"role":"user","parts":[{"functionResponse":{"name":"run_shell_command","response":{"output":"def f():"}}}]}],"tools":[{"functionDeclarations":[{"name":"run_shell_command"}]}]}`,
-		wantCall:    `"functionCall":{"args":{"command":"nl -ba a.py | sed -n 1,5p"},"name":"run_shell_command"}`,
+		wrongResult: `{"contents":[{"role":"user","parts":[{"text":"go"}]},{"role":"model","parts":[{"functionCall":{"name":"run_shell_command","args":{}}}]},{"role":"user","parts":[{"functionResponse":{"name":"run_shell_command","response":{"output":"nope"}}}]}],"tools":[{"functionDeclarations":[{"name":"run_shell_command"}]}]}`,
+		right:       `{"contents":[{"role":"user","parts":[{"text":"go"}]},{"role":"model","parts":[{"functionCall":{"name":"run_shell_command","args":{}}}]},{"role":"user","parts":[{"functionResponse":{"name":"run_shell_command","response":{"output":"def f():"}}}]}],"tools":[{"functionDeclarations":[{"name":"run_shell_command"}]}]}`,
+		wantCall:    `"functionCall":{"args":{"command":"nl -ba a.py | sed -n 1,5p"},"id":"fn_swetouch_1_0_0","name":"run_shell_command"}`,
 		wantWait:    `"text":"done"`,
-		wantFinal:   `"functionCall":{"args":{"command":"pytest -q"},"name":"run_shell_command"}`,
+		wantFinal:   `"functionCall":{"args":{"command":"pytest -q"},"id":"fn_swetouch_0_1_0","name":"run_shell_command"}`,
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -114,7 +115,7 @@ func TestCassette(t *testing.T) {
 	rec := httptest.NewServer(NewRecorder(u, &tape))
 	bodies := []string{
 		`{"model":"m","stream":true,"tools":[{"name":"Bash"}],"messages":[{"role":"user","content":"go"}]}`,
-		`{"model":"m","stream":true,"tools":[{"name":"Bash"}],"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"x","content":"def f"}]}]}`,
+		`{"model":"m","stream":true,"tools":[{"name":"Bash"}],"messages":[{"role":"user","content":"go"},{"role":"assistant","content":[{"type":"tool_use","id":"toolu_swetouch_1_0_0","name":"Bash","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_swetouch_1_0_0","content":"def f"}]}]}`,
 	}
 	var live []string
 	for _, b := range bodies {
@@ -146,9 +147,65 @@ func TestCassette(t *testing.T) {
 }
 
 func TestBadScript(t *testing.T) {
-	for _, bad := range []string{`{"turns":[{}]}`, `{"turns":[{"calls":[{"name":"x","args":[1]}]}]}`, `{"turns":[],"extra":1}`} {
-		if _, err := ParseScript([]byte(bad), "s.json"); err == nil || !strings.Contains(err.Error(), "s.json") {
-			t.Errorf("%s: %v", bad, err)
+	for _, tt := range []struct{ script, want string }{
+		{`{"turns":[{}]}`, "s.json: turns[0]: neither calls nor text"},
+		{`{"turns":[{"calls":[{"name":"x","args":[1]}]}]}`, "s.json: turns[0].calls[0].args: want a JSON object"},
+		{"{\"turns\":[],\n\"extra\":1}", `s.json:2: json: unknown field "extra"`},
+		{"{\"turns\":[\n{\"calls\":[]},\n{\"text\": 3}]}", "s.json:3: json: cannot unmarshal number into Go struct field Turn.turns.text of type string"},
+		{"{\"turns\":[\n\n{\"calls\" []}]}", "s.json:3: invalid character '['"},
+	} {
+		if _, err := ParseScript([]byte(tt.script), "s.json"); err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+			t.Errorf("%s: %v\nwant %s", tt.script, err, tt.want)
 		}
+	}
+}
+
+// TestConversations: conversations at once each play the script from its
+// start, told apart by the call ids in their own histories; the log says
+// when each starts and when one runs past the script.
+func TestConversations(t *testing.T) {
+	s, _ := ParseScript([]byte(`{"turns": [
+	  {"calls": [{"name": "@shell", "args": {"command": "ls"}}]},
+	  {"calls": [{"name": "@shell", "args": {"command": "pytest -q"}}]}
+	]}`), "script.json")
+	var log bytes.Buffer
+	srv := NewServer(s, nil, WithLog(&log))
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	start := `{"model":"m","tools":[{"name":"Bash"}],"messages":[{"role":"user","content":"go"}]}`
+	// after is the conversation's request once it has run the calls ids
+	after := func(ids ...string) string {
+		msgs := `{"role":"user","content":"go"}`
+		for _, id := range ids {
+			msgs += fmt.Sprintf(`,{"role":"assistant","content":[{"type":"tool_use","id":%q,"name":"Bash","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":%q,"content":"ok"}]}`, id, id)
+		}
+		return `{"model":"m","tools":[{"name":"Bash"}],"messages":[` + msgs + `]}`
+	}
+	steps := []struct{ body, want string }{
+		{start, `"id":"toolu_swetouch_1_0_0","input":{"command":"ls"}`},
+		{start, `"id":"toolu_swetouch_2_0_0","input":{"command":"ls"}`},
+		{after("toolu_swetouch_2_0_0"), `"id":"toolu_swetouch_2_1_0","input":{"command":"pytest -q"}`},
+		{after("toolu_swetouch_1_0_0"), `"id":"toolu_swetouch_1_1_0","input":{"command":"pytest -q"}`},
+		{after("toolu_swetouch_1_0_0", "toolu_swetouch_1_1_0"), `"text":"done"`},
+		{after("toolu_swetouch_1_0_0", "toolu_swetouch_1_1_0"), `"text":"done"`},
+		// a history in another server's ids is placed by its shape
+		{after("toolu_elsewhere"), `"input":{"command":"pytest -q"}`},
+	}
+	for i, st := range steps {
+		if got := post(t, ts.URL+"/v1/messages", st.body); !strings.Contains(got, st.want) {
+			t.Errorf("request %d: %s\nwant %s", i+1, got, st.want)
+		}
+	}
+	if n := srv.Conversations(); n != 2 {
+		t.Errorf("%d conversations, want 2", n)
+	}
+	if n := srv.Turns(); n != 2 {
+		t.Errorf("turns %d, want 2", n)
+	}
+	want := "swetouch model: conversation 1 started (anthropic, model \"m\")\n" +
+		"swetouch model: conversation 2 started (anthropic, model \"m\")\n" +
+		"swetouch model: warning: conversation 1 asked for turn 3 of a 2-turn script: answering with the final text \"done\"\n"
+	if log.String() != want {
+		t.Errorf("log:\n%s\nwant:\n%s", log.String(), want)
 	}
 }

@@ -65,17 +65,24 @@ func parseAnthropic(body []byte) (*request, error) {
 		if json.Unmarshal(m.Content, &blocks) != nil {
 			continue
 		}
+		called := false
 		for _, bl := range blocks {
-			if bl.Type == "tool_result" {
+			switch bl.Type {
+			case "tool_result":
 				r.lastResult = textOf(bl.Content)
+			case "tool_use":
+				called = true
 			}
+		}
+		if called && m.Role == "assistant" {
+			r.rounds++
 		}
 	}
 	return r, nil
 }
 
-func writeAnthropic(w io.Writer, req *request, t Turn, id int) {
-	msgID := fmt.Sprintf("msg_swetouch_%04d", id)
+func writeAnthropic(w io.Writer, req *request, t Turn, at place) {
+	msgID := at.callID("msg", 0)
 	stop := "end_turn"
 	var content []map[string]any
 	if t.Text != "" {
@@ -85,7 +92,7 @@ func writeAnthropic(w io.Writer, req *request, t Turn, id int) {
 		name, args := resolve(c, req.tools)
 		var input any
 		json.Unmarshal(args, &input)
-		content = append(content, map[string]any{"type": "tool_use", "id": fmt.Sprintf("toolu_swetouch_%04d", id+1+i), "name": name, "input": input})
+		content = append(content, map[string]any{"type": "tool_use", "id": at.callID("toolu", i), "name": name, "input": input})
 		stop = "tool_use"
 	}
 	usage := map[string]any{"input_tokens": 1, "output_tokens": 1}
@@ -120,16 +127,28 @@ func parseOpenAI(body []byte) (*request, error) {
 		Model  string `json:"model"`
 		Stream bool   `json:"stream"`
 		Tools  []struct {
-			Type string `json:"type"`
-			Name string `json:"name"`
+			Type  string `json:"type"`
+			Name  string `json:"name"`
+			Tools []struct {
+				Name string `json:"name"`
+			} `json:"tools"` // a namespace's (Codex's MCP servers)
 		} `json:"tools"`
 		Input json.RawMessage `json:"input"`
 	}
 	if err := json.Unmarshal(body, &b); err != nil {
 		return nil, fmt.Errorf("openai request: %v", err)
 	}
-	r := &request{provider: "openai", model: b.Model, body: body, stream: b.Stream, custom: map[string]bool{}}
+	r := &request{provider: "openai", model: b.Model, body: body, stream: b.Stream, custom: map[string]bool{}, namespaced: map[string][2]string{}}
 	for _, t := range b.Tools {
+		if t.Type == "namespace" {
+			// offered as NS__NAME; called as NAME in namespace NS
+			for _, in := range t.Tools {
+				q := t.Name + "__" + in.Name
+				r.tools = append(r.tools, q)
+				r.namespaced[q] = [2]string{t.Name, in.Name}
+			}
+			continue
+		}
 		name := t.Name
 		if name == "" {
 			name = t.Type // local_shell and other built-ins
@@ -144,7 +163,14 @@ func parseOpenAI(body []byte) (*request, error) {
 		Output json.RawMessage `json:"output"`
 	}
 	if json.Unmarshal(b.Input, &items) == nil {
+		// a turn's calls come as consecutive call items
+		inCalls := false
 		for _, it := range items {
+			call := strings.HasSuffix(it.Type, "_call")
+			if call && !inCalls {
+				r.rounds++
+			}
+			inCalls = call
 			if strings.HasSuffix(it.Type, "_call_output") {
 				r.lastResult = textOf(it.Output)
 			}
@@ -153,28 +179,32 @@ func parseOpenAI(body []byte) (*request, error) {
 	return r, nil
 }
 
-func writeOpenAI(w io.Writer, req *request, t Turn, id int) {
-	respID := fmt.Sprintf("resp_swetouch_%04d", id)
+func writeOpenAI(w io.Writer, req *request, t Turn, at place) {
+	respID := at.callID("resp", 0)
 	var items []map[string]any
 	if t.Text != "" {
-		items = append(items, map[string]any{"type": "message", "id": fmt.Sprintf("msg_swetouch_%04d", id), "role": "assistant", "status": "completed",
+		items = append(items, map[string]any{"type": "message", "id": at.callID("msg", 0), "role": "assistant", "status": "completed",
 			"content": []any{map[string]any{"type": "output_text", "text": t.Text, "annotations": []any{}}}})
 	}
 	for i, c := range t.Calls {
 		name, args := resolve(c, req.tools)
-		callID := fmt.Sprintf("call_swetouch_%04d", id+1+i)
+		callID := at.callID("call", i)
 		if req.custom[name] {
 			// a freeform tool (Codex's apply_patch) takes args {"input": "…"}
 			var a struct {
 				Input string `json:"input"`
 			}
 			json.Unmarshal(args, &a)
-			items = append(items, map[string]any{"type": "custom_tool_call", "id": fmt.Sprintf("ctc_swetouch_%04d", id+1+i), "call_id": callID,
+			items = append(items, map[string]any{"type": "custom_tool_call", "id": at.callID("ctc", i), "call_id": callID,
 				"name": name, "input": a.Input, "status": "completed"})
 			continue
 		}
-		items = append(items, map[string]any{"type": "function_call", "id": fmt.Sprintf("fc_swetouch_%04d", id+1+i), "call_id": callID,
-			"name": name, "arguments": string(args), "status": "completed"})
+		item := map[string]any{"type": "function_call", "id": at.callID("fc", i), "call_id": callID,
+			"name": name, "arguments": string(args), "status": "completed"}
+		if ns, ok := req.namespaced[name]; ok {
+			item["namespace"], item["name"] = ns[0], ns[1]
+		}
+		items = append(items, item)
 	}
 	usage := map[string]any{"input_tokens": 1, "input_tokens_details": map[string]any{"cached_tokens": 0}, "output_tokens": 1,
 		"output_tokens_details": map[string]any{"reasoning_tokens": 0}, "total_tokens": 2}
@@ -197,7 +227,9 @@ func writeOpenAI(w io.Writer, req *request, t Turn, id int) {
 func parseGemini(body []byte, path string) (*request, error) {
 	var b struct {
 		Contents []struct {
+			Role  string `json:"role"`
 			Parts []struct {
+				FunctionCall     json.RawMessage `json:"functionCall"`
 				FunctionResponse *struct {
 					Response json.RawMessage `json:"response"`
 				} `json:"functionResponse"`
@@ -219,25 +251,30 @@ func parseGemini(body []byte, path string) (*request, error) {
 		}
 	}
 	for _, c := range b.Contents {
+		called := false
 		for _, p := range c.Parts {
 			if p.FunctionResponse != nil {
 				r.lastResult = string(p.FunctionResponse.Response)
 			}
+			called = called || len(p.FunctionCall) > 0
+		}
+		if called && c.Role == "model" {
+			r.rounds++
 		}
 	}
 	return r, nil
 }
 
-func writeGemini(w io.Writer, req *request, t Turn) {
+func writeGemini(w io.Writer, req *request, t Turn, at place) {
 	var parts []any
 	if t.Text != "" {
 		parts = append(parts, map[string]any{"text": t.Text})
 	}
-	for _, c := range t.Calls {
+	for i, c := range t.Calls {
 		name, args := resolve(c, req.tools)
 		var a any
 		json.Unmarshal(args, &a)
-		parts = append(parts, map[string]any{"functionCall": map[string]any{"name": name, "args": a}})
+		parts = append(parts, map[string]any{"functionCall": map[string]any{"id": at.callID("fn", i), "name": name, "args": a}})
 	}
 	resp := map[string]any{
 		"candidates":    []any{map[string]any{"content": map[string]any{"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}},

@@ -2,6 +2,7 @@ package model
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -29,6 +30,9 @@ type Turn struct {
 // Call is one tool call. Name "@shell" stands for the agent's own shell
 // tool, whichever the request offers (Bash, shell, exec_command,
 // run_shell_command, bash), with Args {"command": "…"} shaped for it.
+// "@tool:NAME" stands for the offered tool NAME under whatever prefix the
+// agent gives it (an MCP server's tools are mcp__fs__NAME in Claude Code,
+// fs_NAME in opencode): the offered name equal to NAME or ending in _NAME.
 type Call struct {
 	Name string          `json:"name"`
 	Args json.RawMessage `json:"args"`
@@ -55,7 +59,18 @@ func ParseScript(b []byte, name string) (*Script, error) {
 	dec := json.NewDecoder(strings.NewReader(string(b)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&s); err != nil {
-		return nil, fmt.Errorf("%s: %v", name, err)
+		// the line of the fault: where the decoder says, else where it stopped
+		off := dec.InputOffset()
+		var se *json.SyntaxError
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &se):
+			off = se.Offset
+		case errors.As(err, &te):
+			off = te.Offset
+		}
+		line := 1 + strings.Count(string(b[:min(int(off), len(b))]), "\n")
+		return nil, fmt.Errorf("%s:%d: %v", name, line, err)
 	}
 	for i, t := range s.Turns {
 		if len(t.Calls) == 0 && t.Text == "" {
@@ -103,6 +118,14 @@ var shellTools = []struct{ name, arg string }{
 
 // resolve maps "@shell" to the shell tool the request offers.
 func resolve(c Call, offered []string) (string, json.RawMessage) {
+	if name, ok := strings.CutPrefix(c.Name, "@tool:"); ok {
+		for _, o := range offered {
+			if o == name || strings.HasSuffix(o, "_"+name) {
+				return o, c.Args
+			}
+		}
+		return name, c.Args
+	}
 	if c.Name != "@shell" {
 		return c.Name, c.Args
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -15,40 +17,74 @@ type request struct {
 	model      string
 	body       []byte
 	stream     bool
-	tools      []string        // the tools the agent offers
-	lastResult string          // the latest tool result's text
-	custom     map[string]bool // OpenAI freeform tools, called with a string
+	tools      []string             // the tools the agent offers
+	lastResult string               // the latest tool result's text
+	custom     map[string]bool      // OpenAI freeform tools, called with a string
+	namespaced map[string][2]string // OpenAI namespaced tools: offered name → namespace, name
+	// rounds is how many tool-call answers the conversation's history
+	// holds, counted from its shape (the fallback when it carries none
+	// of this server's call ids)
+	rounds int
 }
 
 // Exchange is one request and the answer it got, as recorded.
 type Exchange struct {
-	Seq      int             `json:"seq"`
-	Provider string          `json:"provider"`
-	Path     string          `json:"path"`
-	Turn     int             `json:"turn"` // the script turn served; -1 for the final text
-	Request  json.RawMessage `json:"request"`
-	Response string          `json:"response"`
+	Seq      int    `json:"seq"`
+	Provider string `json:"provider"`
+	Path     string `json:"path"`
+	Turn     int    `json:"turn"` // the script turn served; -1 for the final text
+	// Conversation numbers the conversation from 1 in the order they
+	// started; 0 for a side request (no tools) or one that names none
+	Conversation int             `json:"conversation,omitempty"`
+	Request      json.RawMessage `json:"request"`
+	Response     string          `json:"response"`
 }
 
-// Server plays a script to whichever API the agent speaks.
+// Server plays a script to whichever API the agent speaks, to any number
+// of conversations at once: each plays the script from its start. A
+// conversation's place in the script is read from its own history (the
+// call ids this server gave it name the conversation and the turn), so
+// concurrent trials against one server do not take each other's turns.
 type Server struct {
 	script *Script
+	log    io.Writer
 	mu     sync.Mutex
-	next   int
-	ids    int
-	log    []Exchange
-	sink   io.Writer
+	convs  []conversation // by number - 1
+	// unnamed is the most turns served to a conversation whose history
+	// carried none of this server's ids
+	unnamed int
+	ex      []Exchange
+	sink    io.Writer
 }
+
+// conversation is what the server knows of one conversation.
+type conversation struct {
+	served int  // script turns served
+	warned bool // told that it ran past the script
+}
+
+// Option configures a Server.
+type Option func(*Server)
+
+// WithLog makes the server say on w when a conversation starts and when
+// one runs past the end of its script.
+func WithLog(w io.Writer) Option { return func(s *Server) { s.log = w } }
 
 // NewServer returns a server playing s; every exchange is also written to
 // sink (JSONL) when it is not nil.
-func NewServer(s *Script, sink io.Writer) *Server { return &Server{script: s, sink: sink} }
+func NewServer(s *Script, sink io.Writer, opts ...Option) *Server {
+	srv := &Server{script: s, sink: sink}
+	for _, o := range opts {
+		o(srv)
+	}
+	return srv
+}
 
 // Exchanges returns what the server received and answered so far.
 func (s *Server) Exchanges() []Exchange {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]Exchange(nil), s.log...)
+	return append([]Exchange(nil), s.ex...)
 }
 
 // ServeHTTP routes by path: /v1/messages (Anthropic), /v1/responses and
@@ -79,16 +115,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "swetouch model: "+err.Error(), http.StatusBadRequest)
 		return
 	}
-	turn, idx := s.pick(req)
-	ids := s.reserveIDs(len(turn.Calls) + 1)
+	turn, at := s.pick(req)
 	var out strings.Builder
 	switch req.provider {
 	case "anthropic":
-		writeAnthropic(&out, req, turn, ids)
+		writeAnthropic(&out, req, turn, at)
 	case "openai":
-		writeOpenAI(&out, req, turn, ids)
+		writeOpenAI(&out, req, turn, at)
 	case "gemini":
-		writeGemini(&out, req, turn)
+		writeGemini(&out, req, turn, at)
 	}
 	if req.stream {
 		w.Header().Set("Content-Type", "text/event-stream")
@@ -97,37 +132,81 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 	}
 	io.WriteString(w, out.String())
-	s.record(Exchange{Provider: req.provider, Path: r.URL.Path, Turn: idx, Request: rawJSON(body), Response: out.String()})
+	s.record(Exchange{Provider: req.provider, Path: r.URL.Path, Turn: at.turn, Conversation: at.conv, Request: rawJSON(body), Response: out.String()})
 }
 
-// pick chooses the answer: the next turn if the request offers tools and
-// meets the turn's condition, else the final text.
-func (s *Server) pick(req *request) (Turn, int) {
+// place is where an answer sits: its conversation and script turn (-1
+// for the final text); the call ids written into it carry both.
+type place struct{ conv, turn int }
+
+// callID is the id of a scripted call: prefix_swetouch_CONV_TURN_K.
+func (p place) callID(prefix string, k int) string {
+	return fmt.Sprintf("%s_swetouch_%d_%d_%d", prefix, p.conv, p.turn, k)
+}
+
+// ourCall finds this server's call ids in a request.
+var ourCall = regexp.MustCompile(`_swetouch_(\d+)_(\d+)_\d+`)
+
+// locate reads a request's conversation and how many script turns its
+// history holds: from the ids of this server's calls in it, else from
+// the history's shape (then the conversation is unknown, 0).
+func locate(req *request) (conv, served int) {
+	served = req.rounds
+	for _, m := range ourCall.FindAllSubmatch(req.body, -1) {
+		c, _ := strconv.Atoi(string(m[1]))
+		t, _ := strconv.Atoi(string(m[2]))
+		conv, served = c, max(served, t+1)
+	}
+	return conv, served
+}
+
+// pick chooses the answer: the conversation's next turn if the request
+// offers tools and meets the turn's condition, else the final text. A
+// request with tools and no history starts a conversation.
+func (s *Server) pick(req *request) (Turn, place) {
+	final := Turn{Text: s.script.Final}
+	if len(req.tools) == 0 {
+		return final, place{turn: -1}
+	}
+	conv, served := locate(req)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(req.tools) > 0 && s.next < len(s.script.Turns) {
-		t := s.script.Turns[s.next]
-		if t.When.holds(req) {
-			s.next++
-			return t, s.next - 1
+	if conv == 0 && served == 0 {
+		s.convs = append(s.convs, conversation{})
+		conv = len(s.convs)
+		if s.log != nil {
+			fmt.Fprintf(s.log, "swetouch model: conversation %d started (%s, model %q)\n", conv, req.provider, req.model)
 		}
 	}
-	return Turn{Text: s.script.Final}, -1
-}
-
-func (s *Server) reserveIDs(n int) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	first := s.ids + 1
-	s.ids += n
-	return first
+	var c *conversation
+	if conv >= 1 && conv <= len(s.convs) {
+		c = &s.convs[conv-1]
+	}
+	if served >= len(s.script.Turns) {
+		if c != nil && !c.warned && s.log != nil {
+			c.warned = true
+			fmt.Fprintf(s.log, "swetouch model: warning: conversation %d asked for turn %d of a %d-turn script: answering with the final text %q\n",
+				conv, served+1, len(s.script.Turns), s.script.Final)
+		}
+		return final, place{conv: conv, turn: -1}
+	}
+	t := s.script.Turns[served]
+	if !t.When.holds(req) {
+		return final, place{conv: conv, turn: -1}
+	}
+	if c != nil {
+		c.served = max(c.served, served+1)
+	} else {
+		s.unnamed = max(s.unnamed, served+1)
+	}
+	return t, place{conv: conv, turn: served}
 }
 
 func (s *Server) record(e Exchange) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	e.Seq = len(s.log) + 1
-	s.log = append(s.log, e)
+	e.Seq = len(s.ex) + 1
+	s.ex = append(s.ex, e)
 	if s.sink != nil {
 		b, _ := json.Marshal(e)
 		s.sink.Write(append(b, '\n'))
@@ -142,9 +221,21 @@ func rawJSON(b []byte) json.RawMessage {
 	return q
 }
 
-// Turns reports how many script turns have been served.
+// Turns reports the most script turns any one conversation has been
+// served.
 func (s *Server) Turns() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.next
+	n := s.unnamed
+	for _, c := range s.convs {
+		n = max(n, c.served)
+	}
+	return n
+}
+
+// Conversations reports how many conversations have started.
+func (s *Server) Conversations() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.convs)
 }

@@ -41,7 +41,7 @@ func leanLine(req Request) (line []byte, ok bool) {
 		b = strconv.AppendInt(b, int64(req.ID), 10)
 		b = append(b, `,"end":{"exit":`...)
 		b = strconv.AppendInt(b, int64(e.Exit), 10)
-		for _, f := range []struct{ name, v string }{{"signal", e.Signal}, {"output", e.Output}, {"tail", e.Tail}} {
+		for _, f := range []struct{ name, v string }{{"signal", e.Signal}, {"output", e.Output}, {"tail", e.Tail}, {"channel", e.Channel}} {
 			if f.v != "" {
 				b = append(b, `,"`+f.name+`":`...)
 				b = appendString(b, f.v)

@@ -26,7 +26,15 @@ type End struct {
 	// tool call classified by its adapter); the command is then only a
 	// label and is not parsed as shell.
 	Events []event.Event `json:"events,omitempty"`
+	// Channel is how the messages End answers with reach the model
+	// ("tool-output" when empty); one that starts "unconfirmed:" cannot
+	// be shown to: the messages it carries are counted apart.
+	Channel string `json:"channel,omitempty"`
 }
+
+// UnconfirmedChannel is the prefix of a channel that cannot be shown to
+// reach the model.
+const UnconfirmedChannel = "unconfirmed:"
 
 // Message is a user message for the agent.
 type Message struct {
@@ -36,15 +44,18 @@ type Message struct {
 
 // Status is a snapshot of the hub.
 type Status struct {
-	Seq           int64           `json:"seq"`
-	Steps         int             `json:"steps"`
-	Running       int             `json:"running"`
-	Pending       int             `json:"pending"`
+	Seq     int64 `json:"seq"`
+	Steps   int   `json:"steps"`
+	Running int   `json:"running"`
+	Pending int   `json:"pending"`
+	// Unconfirmed are messages handed to a channel that cannot be shown
+	// to reach the model (UnconfirmedChannel)
+	Unconfirmed   int             `json:"unconfirmed,omitempty"`
 	Interventions []event.Attempt `json:"interventions"`
 }
 
-// Counts are the interventions applied and the messages delivered (a
-// message still in the outbox was not).
+// Counts are the interventions applied and the messages delivered: not a
+// message still in the outbox, nor one handed to an unconfirmed channel.
 func (s Status) Counts() (applied, delivered int) {
 	for _, a := range s.Interventions {
 		if a.Outcome == "applied" {
@@ -54,7 +65,7 @@ func (s Status) Counts() (applied, delivered int) {
 			}
 		}
 	}
-	return applied, delivered - s.Pending
+	return applied, delivered - s.Pending - s.Unconfirmed
 }
 
 // Request is one line a client sends. Op selects the call; the other
