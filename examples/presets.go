@@ -33,6 +33,9 @@ type Preset struct {
 	// workspace, for making paths repo-relative. nil when the agent's
 	// hooks report its tool calls instead.
 	Observe func(ws string, line []byte) []event.Event
+	// Own names the commands the agent runs by itself rather than for its
+	// model (nil: none); the trajectory keeps them apart from its actions.
+	Own func(command string) bool
 	// OfflineModel is the model asked for when an endpoint is given and
 	// no model is: one the scripted server plays, where the agent's own
 	// default would route through models it does not (Gemini's "auto").
@@ -98,6 +101,9 @@ func (p *Preset) Start(l Launch) (Started, error) {
 var presets = map[string]Preset{
 	"claude": {
 		Name: "claude", bin: "claude", mcp: claudeMCP, OfflineModel: "claude-sonnet-4-5",
+		// its start-up reads the shell's environment with a bare `env`;
+		// every command of the model's comes inside its eval wrapper
+		Own: func(command string) bool { return command == "env" },
 		Command: func(bin, instruction, model, swetouch string) []string {
 			args := []string{bin, "-p", instruction, "--output-format", "stream-json", "--verbose",
 				"--allowedTools", "Bash,Read,Edit,Write,Glob,Grep", "--permission-mode", "acceptEdits",

@@ -81,7 +81,7 @@ func agentSession(t *testing.T, shimDir, agent, modelName, readTool string, deli
 	}
 	res, err := session.Run(context.Background(), session.RunConfig{
 		Task: tk, Record: recs[0], Condition: policy.CounterEdit, Out: out, Shim: filepath.Join(shimDir, "swetouch-shim"),
-		Agent: p.Command(bin, "{instruction}", modelName, filepath.Join(shimDir, "swetouch")), Env: p.Env(recorded.URL, filepath.Join(shimDir, "swetouch"), scratch), Observe: p.Observe,
+		Agent: p.Command(bin, "{instruction}", modelName, filepath.Join(shimDir, "swetouch")), Env: p.Env(recorded.URL, filepath.Join(shimDir, "swetouch"), scratch), Observe: p.Observe, Own: p.Own,
 		Sandbox: sb, Scratch: []string{scratch},
 	})
 	if err != nil {
@@ -111,6 +111,29 @@ func agentSession(t *testing.T, shimDir, agent, modelName, readTool string, deli
 	}
 	if readTool == "" {
 		nativeRead = true // the agent has none
+	}
+	// the agent's actions are the script's calls, one step each, and
+	// nothing of the agent's own (start-up commands, wrapper bookkeeping)
+	calls := 0
+	for _, turn := range s.Turns {
+		calls += len(turn.Calls)
+	}
+	steps := map[int][]string{}
+	for _, ev := range tr.Events {
+		if ev.Actor != event.Agent || ev.Step == nil {
+			continue
+		}
+		what := string(ev.Kind) + " " + ev.Source
+		for _, sc := range ev.Scopes {
+			what += " " + sc.Path
+			if strings.HasPrefix(sc.Path, "/") {
+				t.Errorf("step %d: %s outside the workspace: %s", *ev.Step, ev.Kind, sc.Path)
+			}
+		}
+		steps[*ev.Step] = append(steps[*ev.Step], what)
+	}
+	if len(steps) != calls {
+		t.Errorf("%d agent steps for %d scripted calls: %v", len(steps), calls, steps)
 	}
 	if !shellRead || !nativeRead || !nativeEdit || !test || !applied {
 		t.Errorf("trajectory: shell read 4-6 %v, native Read 1-12 %v, native edit with lines %v, test %v, Counter-Edit applied %v",
@@ -171,7 +194,7 @@ func TestClaudeNativeReadMessage(t *testing.T) {
 	swetouch := filepath.Join(shimDir, "swetouch")
 	res, err := session.Run(context.Background(), session.RunConfig{
 		Task: tk, Record: recs[0], Condition: policy.CounterEdit, Out: t.TempDir(), Shim: swetouch,
-		Agent: p.Command(bin, "{instruction}", "claude-sonnet-4-5", swetouch), Env: p.Env(ts.URL, swetouch, t.TempDir()), Observe: p.Observe,
+		Agent: p.Command(bin, "{instruction}", "claude-sonnet-4-5", swetouch), Env: p.Env(ts.URL, swetouch, t.TempDir()), Observe: p.Observe, Own: p.Own,
 	})
 	if err != nil {
 		t.Fatal(err)

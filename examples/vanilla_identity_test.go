@@ -52,7 +52,7 @@ func vanillaIdentity(t *testing.T, shimDir, agent, modelName string) {
 			out := t.TempDir()
 			res, err := session.Run(context.Background(), session.RunConfig{
 				Task: tk, Condition: policy.Vanilla, Out: out, Shim: filepath.Join(shimDir, "swetouch-shim"), KeepWorkspace: true,
-				Agent: p.Command(bin, "{instruction}", modelName, filepath.Join(shimDir, "swetouch")), Env: p.Env(ts.URL, filepath.Join(shimDir, "swetouch"), t.TempDir()), Observe: p.Observe,
+				Agent: p.Command(bin, "{instruction}", modelName, filepath.Join(shimDir, "swetouch")), Env: p.Env(ts.URL, filepath.Join(shimDir, "swetouch"), t.TempDir()), Observe: p.Observe, Own: p.Own,
 			})
 			if err != nil {
 				t.Fatal(err)

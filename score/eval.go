@@ -24,6 +24,8 @@ type Agent struct {
 	// Command returns the agent's command line and extra environment for
 	// a task; scratch is a directory of the trial's own.
 	Command func(t *task.Task, scratch string) (args, env []string, err error)
+	// Own names the agent's own commands (session.RunConfig.Own)
+	Own func(command string) bool
 	// Observe reads the agent's output for events (nil for none).
 	Observe func(ws string, line []byte) []event.Event
 	// Visible are the host paths the sandboxed agent reads on a task (a
@@ -171,7 +173,7 @@ func runTrial(ctx context.Context, cfg EvalConfig, a Agent, c policy.Condition, 
 	if err != nil {
 		return nil, err
 	}
-	rc := session.RunConfig{Task: t, Condition: c, Out: dir, Agent: args, Env: env, AgentName: a.Name, Shim: cfg.Shim, Observe: a.Observe,
+	rc := session.RunConfig{Task: t, Condition: c, Out: dir, Agent: args, Env: env, AgentName: a.Name, Shim: cfg.Shim, Observe: a.Observe, Own: a.Own,
 		Sandbox: cfg.Sandbox, Scratch: []string{scratch}, Hidden: hidden(cfg)}
 	if a.Visible != nil {
 		rc.Visible = a.Visible(t)

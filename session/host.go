@@ -36,6 +36,8 @@ type HostConfig struct {
 	// Owned are folders this run made (the workspace) that the next run
 	// removes if this one is killed before it can.
 	Owned []string
+	// Own names the agent's own commands (WithOwnCommands).
+	Own   func(command string) bool
 	Clock func() time.Time
 }
 
@@ -79,6 +81,9 @@ func Start(cfg HostConfig) (host *Host, err error) {
 	}
 	h := &Host{root: cfg.Root}
 	opts := []Option{WithClock(cfg.Clock)}
+	if cfg.Own != nil {
+		opts = append(opts, WithOwnCommands(cfg.Own))
+	}
 	if cfg.Record != nil {
 		pol, cond, match, err := NewPolicy(cfg.Record, cfg.Condition, cfg.Match)
 		if err != nil {

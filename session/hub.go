@@ -53,8 +53,9 @@ type Hub struct {
 	unconfirmed int
 	attempts    []event.Attempt
 	closed      bool
-	clients     []string // the executables that may act (WithClients)
-	maxLine     int      // WithLineLimit; 0 for maxLine
+	clients     []string          // the executables that may act (WithClients)
+	own         func(string) bool // WithOwnCommands
+	maxLine     int               // WithLineLimit; 0 for maxLine
 	// disarmed says why nothing may fire any more (the agent has exited):
 	// decisions are then recorded as skipped
 	disarmed string
@@ -77,6 +78,11 @@ func WithWatcher(w *watch.Watcher) Option { return func(h *Hub) { h.w = w } }
 // WithLineLimit sets the longest request line the hub takes (tests use a
 // small one).
 func WithLineLimit(n int) Option { return func(h *Hub) { h.maxLine = n } }
+
+// WithOwnCommands names the commands an agent runs on its own, not as a
+// model's action (Claude Code's `env` at start-up): they are recorded, by
+// the harness actor, and take no step and trigger nothing.
+func WithOwnCommands(own func(command string) bool) Option { return func(h *Hub) { h.own = own } }
 
 // WithClock sets the clock used for event times (tests pass a fixed one).
 func WithClock(now func() time.Time) Option { return func(h *Hub) { h.now = now } }
@@ -280,6 +286,12 @@ func (h *Hub) endLocked(ctx context.Context, id int, e End, note string) error {
 	var syncErr error
 	if h.w != nil {
 		changes, syncErr = h.w.Sync(ctx)
+	}
+	if h.own != nil && len(e.Events) == 0 && h.own(b.Command) {
+		ev := event.Event{Kind: event.Run, Source: orDefault(b.Source, "shell"), Actor: event.Harness, Command: b.Command,
+			Exit: &e.Exit, Note: "the agent's own command, not a model's action"}
+		evs := append([]event.Event{ev}, changeEvents(changes, b.Command, h.step, event.Agent)...)
+		return h.actLocked(ctx, evs)
 	}
 	step := h.step
 	h.step++

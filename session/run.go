@@ -57,6 +57,9 @@ type RunConfig struct {
 	// configuration, a home). Hidden must stay out of its sight besides
 	// the task and the output folder (a records file, an eval folder).
 	Visible, Scratch, Hidden []string
+	// Own names the commands the agent runs on its own, not as its
+	// model's actions (a preset's Own): recorded, but no steps.
+	Own func(command string) bool
 }
 
 // RunResult is what result.json holds.
@@ -138,7 +141,7 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	if !cfg.KeepWorkspace {
 		owned = append(owned[:len(owned):len(owned)], ws)
 	}
-	host, err := Start(HostConfig{Root: ws, Record: cfg.Record, Condition: cfg.Condition, Match: cfg.Match, Shim: cfg.Shim, Clock: cfg.Clock, Owned: owned,
+	host, err := Start(HostConfig{Root: ws, Record: cfg.Record, Condition: cfg.Condition, Match: cfg.Match, Shim: cfg.Shim, Clock: cfg.Clock, Owned: owned, Own: cfg.Own,
 		Trajectory: f, Header: replay.Header{Task: cfg.Task.Name, Agent: strings.Join(cfg.Agent, " "), Source: "swetouch run", Root: ws}})
 	if err != nil {
 		return nil, err

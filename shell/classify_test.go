@@ -83,7 +83,9 @@ func TestClassify(t *testing.T) {
 		{`cat a.py b.py`, "read a.py; read b.py"},
 		// eval, and Claude Code's wrapper around every command
 		{`eval 'sed -n 1,5p a.py'`, "read a.py:1-5"},
-		{"source /root/.claude/shell-snapshots/snapshot-bash-1-x.sh 2>/dev/null || true && shopt -u extglob 2>/dev/null || true && eval 'cd src && nl -ba a.py | sed -n 10,20p' < /dev/null && pwd -P >| /tmp/claude-ab12-cwd", "read src/a.py:10-20; edit /tmp/claude-ab12-cwd"},
+		{"source /root/.claude/shell-snapshots/snapshot-bash-1-x.sh 2>/dev/null || true && shopt -u extglob 2>/dev/null || true && eval 'cd src && nl -ba a.py | sed -n 10,20p' < /dev/null && pwd -P >| /tmp/claude-ab12-cwd", "read src/a.py:10-20"},
+		// pwd into a file is an edit when the file is the agent's work
+		{"pwd > where.txt && pwd -P >| /tmp/claude-ab12-cwd", "edit where.txt"},
 		// python
 		{`python -c "print(open('a.py').read())"`, "read a.py"},
 		{`python -c "lines=open('a.py').readlines(); print(''.join(lines[99:120]))"`, "read a.py:100-120"},

@@ -215,6 +215,12 @@ func (w *walker) redirects(st *syntax.Stmt, o out) {
 				continue
 			}
 			p := w.lit(r.Word)
+			if rp, ok := w.resolve(p); ok && strings.HasPrefix(rp, "/") && w.isPwd(st) {
+				// where the shell ended up, kept outside the workspace: an
+				// agent's own bookkeeping (Claude Code ends every command
+				// with `pwd -P >| /tmp/claude-…-cwd`), not an edit
+				continue
+			}
 			rp, ok := w.addPath(event.Edit, p)
 			if !ok {
 				continue
@@ -227,6 +233,13 @@ func (w *walker) redirects(st *syntax.Stmt, o out) {
 			w.remember(rp, o.text, appendTo)
 		}
 	}
+}
+
+// isPwd reports a statement that is a plain `pwd`, whose only output is
+// the shell's directory.
+func (w *walker) isPwd(st *syntax.Stmt) bool {
+	call, ok := st.Cmd.(*syntax.CallExpr)
+	return ok && len(call.Args) > 0 && len(call.Assigns) == 0 && w.lit(call.Args[0]) == "pwd"
 }
 
 // remember stores what a command wrote to a file, so a later `python f.py`

@@ -172,7 +172,7 @@ func evalAgent(name, plans, exe, modelURL, modelName string, agentArgs []string,
 	for _, s := range servers {
 		visible = append(visible, s.Install()...)
 	}
-	return score.Agent{Name: name, Observe: p.Observe, Command: func(t *task.Task, scratch string) ([]string, []string, error) {
+	return score.Agent{Name: name, Observe: p.Observe, Own: p.Own, Command: func(t *task.Task, scratch string) ([]string, []string, error) {
 		st, err := p.Start(examples.Launch{Bin: bin, ModelURL: modelURL, Model: modelName, Swetouch: exe, Scratch: scratch, Args: agentArgs, MCP: servers})
 		return st.Argv, st.Env, err
 	}, Visible: func(*task.Task) []string { return visible }}, nil

@@ -75,7 +75,7 @@ func hookCmd() *cobra.Command {
 			for _, ev := range examples.ClaudeToolEvent(in.Cwd, in.Tool, in.Input) {
 				hub.Observe(ev)
 			}
-			msgs, _ := hub.Sync("tool-output")
+			msgs, _ := hub.Sync(hookChannel)
 			hookReply(c, msgs)
 			return nil
 		},
@@ -95,20 +95,32 @@ func hookCmd() *cobra.Command {
 			}
 			json.Unmarshal(in.Input, &cmd)
 			var msgs []session.Message
-			if cmd.Command != "" {
+			if cmd.Command != "" && !codexPatch(in.Tool, cmd.Command) {
 				id, err := hub.Begin(session.Begin{Command: cmd.Command, Cwd: in.Cwd, Source: "codex"})
 				if err != nil {
 					return nil
 				}
-				msgs, _ = hub.End(id, session.End{Output: textOf(in.Response)})
+				msgs, _ = hub.End(id, session.End{Output: textOf(in.Response), Channel: hookChannel})
 			} else {
-				msgs, _ = hub.Sync("tool-output")
+				// a native edit (apply_patch's input is a patch, not a
+				// command): the watcher has its changes
+				msgs, _ = hub.Sync(hookChannel)
 			}
 			hookReply(c, msgs)
 			return nil
 		},
 	})
 	return c
+}
+
+// hookChannel is the channel of messages a hook returns: the agent adds
+// them to its model's next request as additional context.
+const hookChannel = "hook-context"
+
+// codexPatch reports a Codex tool call that is its apply_patch edit tool,
+// whose "command" is the patch text.
+func codexPatch(tool, command string) bool {
+	return tool == "apply_patch" || strings.HasPrefix(strings.TrimSpace(command), "*** Begin Patch")
 }
 
 // textOf is a tool response as text: a JSON string, or the raw JSON.

@@ -59,7 +59,7 @@ func runCmd() *cobra.Command {
 					return err
 				}
 				cfg.Agent, cfg.Env, cfg.Visible = append(st.Argv, args...), st.Env, st.Visible
-				cfg.Observe, cfg.Scratch = p.Observe, []string{scratch}
+				cfg.Observe, cfg.Own, cfg.Scratch = p.Observe, p.Own, []string{scratch}
 			case len(args) == 0:
 				return badInput("give --agent NAME, or the agent's command after --")
 			case len(agentArgs) > 0 || mcpFile != "":
