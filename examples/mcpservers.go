@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -40,31 +41,51 @@ func LoadMCPServers(path string) ([]MCPServer, error) {
 		return nil, err
 	}
 	line := func(off int64) int { return 1 + bytes.Count(b[:min(int(off), len(b))], []byte("\n")) }
-	var doc struct {
-		Servers map[string]struct {
-			Command string            `json:"command"`
-			Args    []string          `json:"args"`
-			Env     map[string]string `json:"env"`
-			URL     string            `json:"url"`
-			Type    string            `json:"type"`
-		} `json:"mcpServers"`
-	}
-	if err := json.Unmarshal(b, &doc); err != nil {
+	// where names a decoding fault: its line (base is where the part
+	// decoded starts in the file) and field
+	where := func(err error, base int64, field string) error {
 		var se *json.SyntaxError
 		var te *json.UnmarshalTypeError
 		switch {
 		case errors.As(err, &se):
-			return nil, fmt.Errorf("%s:%d: invalid JSON: %v", path, line(se.Offset), err)
+			return fmt.Errorf("%s:%d: invalid JSON: %v", path, line(base+se.Offset), err)
 		case errors.As(err, &te):
-			return nil, fmt.Errorf("%s:%d: field %s: want %s, got JSON %s", path, line(te.Offset), te.Field, te.Type, te.Value)
+			f := field
+			if te.Field != "" {
+				f = strings.TrimPrefix(field+"."+te.Field, ".")
+			}
+			return fmt.Errorf("%s:%d: field %s: want %s, got JSON %s", path, line(base+te.Offset), f, te.Type, te.Value)
 		}
-		return nil, fmt.Errorf("%s: %v", path, err)
+		return fmt.Errorf("%s: %v", path, err)
+	}
+	var doc struct {
+		Servers map[string]json.RawMessage `json:"mcpServers"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return nil, where(err, 0, "")
 	}
 	if len(doc.Servers) == 0 {
 		return nil, fmt.Errorf("%s: field mcpServers: no servers (want {\"mcpServers\": {NAME: {\"command\": …, \"args\": […]}}})", path)
 	}
+	type server struct {
+		Command string            `json:"command"`
+		Args    []string          `json:"args"`
+		Env     map[string]string `json:"env"`
+		URL     string            `json:"url"`
+		Type    string            `json:"type"`
+	}
+	servers := map[string]server{}
+	for _, name := range slices.Sorted(maps.Keys(doc.Servers)) {
+		raw := doc.Servers[name]
+		var s server
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return nil, where(err, int64(bytes.Index(b, raw)), "mcpServers."+name)
+		}
+		servers[name] = s
+	}
 	var out []MCPServer
-	for name, s := range doc.Servers {
+	for _, name := range slices.Sorted(maps.Keys(servers)) {
+		s := servers[name]
 		switch {
 		case !serverName.MatchString(name):
 			return nil, fmt.Errorf("%s: field mcpServers.%s: a server's name is letters, digits, _ and - only", path, strconv.Quote(name))
@@ -75,7 +96,6 @@ func LoadMCPServers(path string) ([]MCPServer, error) {
 		}
 		out = append(out, MCPServer{Name: name, Command: s.Command, Args: s.Args, Env: s.Env})
 	}
-	slices.SortFunc(out, func(a, b MCPServer) int { return strings.Compare(a.Name, b.Name) })
 	return out, nil
 }
 

@@ -36,6 +36,9 @@ type Preset struct {
 	// Own names the commands the agent runs by itself rather than for its
 	// model (nil: none); the trajectory keeps them apart from its actions.
 	Own func(command string) bool
+	// Unreached reads a line of the agent's output for its own report
+	// that its model could not be reached (session.RunConfig.Unreached).
+	Unreached func(line []byte) string
 	// OfflineModel is the model asked for when an endpoint is given and
 	// no model is: one the scripted server plays, where the agent's own
 	// default would route through models it does not (Gemini's "auto").
@@ -103,7 +106,8 @@ var presets = map[string]Preset{
 		Name: "claude", bin: "claude", mcp: claudeMCP, OfflineModel: "claude-sonnet-4-5",
 		// its start-up reads the shell's environment with a bare `env`;
 		// every command of the model's comes inside its eval wrapper
-		Own: func(command string) bool { return command == "env" },
+		Own:       func(command string) bool { return command == "env" },
+		Unreached: claudeUnreached,
 		Command: func(bin, instruction, model, swetouch string) []string {
 			args := []string{bin, "-p", instruction, "--output-format", "stream-json", "--verbose",
 				"--allowedTools", "Bash,Read,Edit,Write,Glob,Grep", "--permission-mode", "acceptEdits",
@@ -139,7 +143,7 @@ var presets = map[string]Preset{
 		},
 	},
 	"gemini": {
-		Name: "gemini", bin: "gemini", mcp: geminiMCP, OfflineModel: "gemini-2.5-pro",
+		Name: "gemini", bin: "gemini", mcp: geminiMCP, OfflineModel: "gemini-2.5-pro", Unreached: geminiUnreached,
 		Command: func(bin, instruction, model, swetouch string) []string {
 			args := []string{bin, "-p", instruction, "-o", "stream-json", "--yolo", "--skip-trust"}
 			if model != "" {
@@ -168,7 +172,7 @@ var presets = map[string]Preset{
 	},
 	"codex": {
 		// the endpoint's model is set in its config.toml
-		Name: "codex", bin: "codex", mcp: codexMCP, instructionLast: true,
+		Name: "codex", bin: "codex", mcp: codexMCP, instructionLast: true, Unreached: codexUnreached,
 		Command: func(bin, instruction, model, swetouch string) []string {
 			args := []string{bin, "exec", "--json", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", "--dangerously-bypass-hook-trust"}
 			if model != "" {
@@ -213,7 +217,7 @@ var presets = map[string]Preset{
 	},
 	"opencode": {
 		// the endpoint's model is set in its opencode.json
-		Name: "opencode", bin: "opencode", mcp: opencodeMCP, instructionLast: true,
+		Name: "opencode", bin: "opencode", mcp: opencodeMCP, instructionLast: true, Unreached: opencodeUnreached,
 		Command: func(bin, instruction, model, swetouch string) []string {
 			args := []string{bin, "run", "--format", "json"}
 			if model != "" {

@@ -105,7 +105,8 @@ func (r *Runner) Check() error {
 }
 
 // Command returns cmd wrapped to run inside the sandbox spec describes;
-// cmd's Path, Args, Env, Dir, standard streams and SysProcAttr carry over.
+// cmd's Path, Args, Env, Dir, standard streams, SysProcAttr and WaitDelay
+// carry over.
 // Start and Wait the returned Sandboxed instead of cmd.
 func (r *Runner) Command(cmd *exec.Cmd, spec Spec) (*Sandboxed, error) {
 	if err := r.Check(); err != nil {
@@ -134,7 +135,7 @@ func (r *Runner) Command(cmd *exec.Cmd, spec Spec) (*Sandboxed, error) {
 		return nil, err
 	}
 	w := exec.Command(r.bwrap(), append([]string{"--args", "3", "--json-status-fd", "5", "--", "/bin/sh", "-c", startedScript, cmd.Path}, cmd.Args[1:]...)...)
-	w.Env, w.Stdin, w.Stdout, w.Stderr, w.SysProcAttr = cmd.Env, cmd.Stdin, cmd.Stdout, cmd.Stderr, cmd.SysProcAttr
+	w.Env, w.Stdin, w.Stdout, w.Stderr, w.SysProcAttr, w.WaitDelay = cmd.Env, cmd.Stdin, cmd.Stdout, cmd.Stderr, cmd.SysProcAttr, cmd.WaitDelay
 	w.ExtraFiles = []*os.File{p[0][0], p[1][1], p[2][1]}
 	return &Sandboxed{Cmd: w, args: args, argsR: p[0][0], argsW: p[0][1], startedR: p[1][0], startedW: p[1][1], statusR: p[2][0], statusW: p[2][1]}, nil
 }

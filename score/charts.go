@@ -163,8 +163,10 @@ func (r *Report) charts() []template.HTML {
 		format: func(f float64) string { return fmt.Sprintf("%+.0f pp", 100*f) },
 		value: func(g, s int) (float64, float64, bool) {
 			row, ok := rows[[2]string{agents[g], changed[s]}]
-			_, van := rows[[2]string{agents[g], "vanilla"}]
-			return row.Delta, 0, ok && van && row.Trials > row.Unknown
+			if !ok || row.Delta == nil {
+				return 0, 0, false
+			}
+			return *row.Delta, 0, row.Trials > row.Unknown
 		},
 	}
 	retention := barChart{

@@ -2,6 +2,7 @@ package score
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -26,6 +27,9 @@ type Agent struct {
 	Command func(t *task.Task, scratch string) (args, env []string, err error)
 	// Own names the agent's own commands (session.RunConfig.Own)
 	Own func(command string) bool
+	// Unreached reads the agent's output for its model being out of
+	// reach (session.RunConfig.Unreached)
+	Unreached func(line []byte) string
 	// Observe reads the agent's output for events (nil for none).
 	Observe func(ws string, line []byte) []event.Event
 	// Visible are the host paths the sandboxed agent reads on a task (a
@@ -173,7 +177,7 @@ func runTrial(ctx context.Context, cfg EvalConfig, a Agent, c policy.Condition, 
 	if err != nil {
 		return nil, err
 	}
-	rc := session.RunConfig{Task: t, Condition: c, Out: dir, Agent: args, Env: env, AgentName: a.Name, Shim: cfg.Shim, Observe: a.Observe, Own: a.Own,
+	rc := session.RunConfig{Task: t, Condition: c, Out: dir, Agent: args, Env: env, AgentName: a.Name, Shim: cfg.Shim, Observe: a.Observe, Own: a.Own, Unreached: a.Unreached,
 		Sandbox: cfg.Sandbox, Scratch: []string{scratch}, Hidden: hidden(cfg)}
 	if a.Visible != nil {
 		rc.Visible = a.Visible(t)
@@ -183,7 +187,11 @@ func runTrial(ctx context.Context, cfg EvalConfig, a Agent, c policy.Condition, 
 			return nil, err
 		}
 	}
-	return session.Run(ctx, rc)
+	res, err := session.Run(ctx, rc)
+	if errors.Is(err, session.ErrAgentStart) {
+		err = nil // a result, resolved null with the reason
+	}
+	return res, err
 }
 
 // hidden is what a trial's agent must not see: the whole results folder

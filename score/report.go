@@ -23,19 +23,22 @@ type Report struct {
 
 // TrialSummary is one trial as the report lists it.
 type TrialSummary struct {
-	Dir       string  `json:"dir"`
-	Task      string  `json:"task"`
-	Agent     string  `json:"agent"`
-	Condition string  `json:"condition"`
-	Run       string  `json:"run"`
-	Resolved  *bool   `json:"resolved"`
-	Reason    string  `json:"reason,omitempty"`
-	Steps     int     `json:"steps"`
-	Applied   int     `json:"interventions_applied"`
-	Delivered int     `json:"messages_delivered"`
-	Fate      string  `json:"user_edit_fate,omitempty"`
-	After     *Counts `json:"after_last_user_edit,omitempty"`
-	Marks     []Mark  `json:"timeline"`
+	Dir       string `json:"dir"`
+	Task      string `json:"task"`
+	Agent     string `json:"agent"`
+	Condition string `json:"condition"`
+	Run       string `json:"run"`
+	Resolved  *bool  `json:"resolved"`
+	Reason    string `json:"reason,omitempty"`
+	Steps     int    `json:"steps"`
+	Applied   int    `json:"interventions_applied"`
+	Delivered int    `json:"messages_delivered"`
+	// Unconfirmed messages went out on a channel not shown to reach
+	// the model.
+	Unconfirmed int     `json:"messages_unconfirmed,omitempty"`
+	Fate        string  `json:"user_edit_fate,omitempty"`
+	After       *Counts `json:"after_last_user_edit,omitempty"`
+	Marks       []Mark  `json:"timeline"`
 }
 
 // NewReport builds a report from trials. Folders are shown relative to
@@ -51,7 +54,7 @@ func NewReport(title, root string, trials []Trial) *Report {
 		}
 		rep.Trials = append(rep.Trials, TrialSummary{
 			Dir: dir, Task: r.Task, Agent: r.AgentName, Condition: r.Condition, Run: runName(t.Dir),
-			Resolved: r.Resolved, Reason: r.Reason, Steps: r.Steps, Applied: r.Applied, Delivered: r.Delivered,
+			Resolved: r.Resolved, Reason: r.Reason, Steps: r.Steps, Applied: r.Applied, Delivered: r.Delivered, Unconfirmed: r.Unconfirmed,
 			Fate: t.Fate, After: t.After, Marks: t.Marks,
 		})
 	}

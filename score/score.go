@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"text/tabwriter"
 )
@@ -18,14 +19,19 @@ type Row struct {
 	// Unsandboxed are the trials whose agent ran without isolation (an
 	// older result says nothing, and counts here): their verdicts are
 	// only as good as the agent's honesty.
-	Unsandboxed int            `json:"unsandboxed"`
-	Rate        float64        `json:"resolve_rate"`    // mean over runs
-	RateSD      float64        `json:"resolve_rate_sd"` // over runs
-	Delta       float64        `json:"delta_vs_vanilla"`
-	Retention   *float64       `json:"retention"` // of the tasks vanilla majority-solves
-	Steps       float64        `json:"steps_mean"`
-	Applied     int            `json:"interventions_applied"`
-	Delivered   int            `json:"messages_delivered"`
+	Unsandboxed int     `json:"unsandboxed"`
+	Rate        float64 `json:"resolve_rate"`    // mean over runs
+	RateSD      float64 `json:"resolve_rate_sd"` // over runs
+	// Delta is the rate's difference from the agent's vanilla rate; nil
+	// without vanilla trials to compare with.
+	Delta     *float64 `json:"delta_vs_vanilla"`
+	Retention *float64 `json:"retention"` // of the tasks vanilla majority-solves
+	Steps     float64  `json:"steps_mean"`
+	Applied   int      `json:"interventions_applied"`
+	Delivered int      `json:"messages_delivered"`
+	// Unconfirmed messages went out on a channel not shown to reach the
+	// model: neither delivered nor lost.
+	Unconfirmed int            `json:"messages_unconfirmed"`
 	Fates       map[string]int `json:"user_edit_fates,omitempty"`
 	tasksSolved map[string][2]int
 }
@@ -54,6 +60,7 @@ func Summarize(trials []Trial) []Row {
 		row.Steps += float64(r.Steps)
 		row.Applied += r.Applied
 		row.Delivered += r.Delivered
+		row.Unconfirmed += r.Unconfirmed
 		if r.Sandbox != "bwrap" {
 			row.Unsandboxed++
 		}
@@ -100,7 +107,8 @@ func Summarize(trials []Trial) []Row {
 		if !ok {
 			continue
 		}
-		out[i].Delta = out[i].Rate - v.Rate
+		d := out[i].Rate - v.Rate
+		out[i].Delta = &d
 		base, still := 0, 0
 		for task, s := range v.tasksSolved {
 			if 2*s[0] > s[1] {
@@ -154,14 +162,18 @@ func meanSD(xs []float64) (float64, float64) {
 
 // WriteCSV writes rows as CSV.
 func WriteCSV(w io.Writer, rows []Row) {
-	fmt.Fprintln(w, "agent,condition,trials,resolved,infrastructure_errors,resolve_rate,resolve_rate_sd,delta_vs_vanilla,retention,steps_mean,interventions_applied,messages_delivered,retained,removed,replaced")
+	fmt.Fprintln(w, "agent,condition,trials,resolved,infrastructure_errors,resolve_rate,resolve_rate_sd,delta_vs_vanilla,retention,steps_mean,interventions_applied,messages_delivered,messages_unconfirmed,retained,removed,replaced")
 	for _, r := range rows {
 		ret := ""
 		if r.Retention != nil {
 			ret = fmt.Sprintf("%.4f", *r.Retention)
 		}
-		fmt.Fprintf(w, "%s,%s,%d,%d,%d,%.4f,%.4f,%.4f,%s,%.2f,%d,%d,%d,%d,%d\n", r.Agent, r.Condition, r.Trials, r.Resolved, r.Unknown,
-			r.Rate, r.RateSD, r.Delta, ret, r.Steps, r.Applied, r.Delivered, r.Fates[Retained], r.Fates[Removed], r.Fates[Replaced])
+		delta := ""
+		if r.Delta != nil {
+			delta = fmt.Sprintf("%.4f", *r.Delta)
+		}
+		fmt.Fprintf(w, "%s,%s,%d,%d,%d,%.4f,%.4f,%s,%s,%.2f,%d,%d,%d,%d,%d,%d\n", r.Agent, r.Condition, r.Trials, r.Resolved, r.Unknown,
+			r.Rate, r.RateSD, delta, ret, r.Steps, r.Applied, r.Delivered, r.Unconfirmed, r.Fates[Retained], r.Fates[Removed], r.Fates[Replaced])
 	}
 }
 
@@ -186,10 +198,14 @@ func WriteTable(w io.Writer, rows []Row) {
 			res += fmt.Sprintf(" (%d unsandboxed)", r.Unsandboxed)
 		}
 		delta := "-"
-		if r.Condition != "vanilla" {
-			delta = fmt.Sprintf("%+.0f pp", 100*r.Delta)
+		if r.Condition != "vanilla" && r.Delta != nil {
+			delta = fmt.Sprintf("%+.0f pp", 100**r.Delta)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%.0f%% ± %.0f\t%s\t%s\t%.1f\t%d\t%d\t%s\n", r.Agent, r.Condition, res, 100*r.Rate, 100*r.RateSD, delta, ret, r.Steps, r.Applied, r.Delivered, fateText)
+		delivered := fmt.Sprint(r.Delivered)
+		if r.Unconfirmed > 0 {
+			delivered += fmt.Sprintf(" (+%d unconfirmed)", r.Unconfirmed)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%.0f%% ± %.0f\t%s\t%s\t%.1f\t%d\t%s\t%s\n", r.Agent, r.Condition, res, 100*r.Rate, 100*r.RateSD, delta, ret, r.Steps, r.Applied, delivered, fateText)
 	}
 	tw.Flush()
 }
@@ -247,6 +263,11 @@ func Ranks(rows []Row) []RankChange {
 		return nil
 	}
 	vp := place(van)
+	// an agent without vanilla trials has no rank change to show, and
+	// takes no place from those that do
+	for c, rs := range byCond {
+		byCond[c] = slices.DeleteFunc(slices.Clone(rs), func(r Row) bool { _, ok := vp[r.Agent]; return !ok })
+	}
 	var conds []string
 	for c := range byCond {
 		if c != "vanilla" {

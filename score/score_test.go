@@ -47,7 +47,7 @@ func TestSummarize(t *testing.T) {
 		t.Fatalf("rows %+v", rows)
 	}
 	ce := rows[1]
-	got := fmt.Sprintf("%d %d %d %.2f %.2f %.2f %.2f", ce.Trials, ce.Resolved, ce.Unknown, ce.Rate, ce.RateSD, ce.Delta, *ce.Retention)
+	got := fmt.Sprintf("%d %d %d %.2f %.2f %.2f %.2f", ce.Trials, ce.Resolved, ce.Unknown, ce.Rate, ce.RateSD, *ce.Delta, *ce.Retention)
 	// runs: run 0 solved 1 of 2 (0.5), run 1 solved 1 of 1 (1.0)
 	if want := "4 2 1 0.75 0.35 -0.25 0.50"; got != want {
 		t.Errorf("counter-edit row %s, want %s", got, want)
@@ -56,5 +56,35 @@ func TestSummarize(t *testing.T) {
 	WriteCSV(&csv, rows)
 	if !strings.Contains(csv.String(), "a,counter-edit,4,2,1,0.7500,0.3536,-0.2500,0.5000") {
 		t.Errorf("csv:\n%s", csv.String())
+	}
+}
+
+// TestNoVanilla: an agent with no vanilla trials has no Δ (not +0 pp)
+// and no rank; it takes no place from the agents that have both.
+func TestNoVanilla(t *testing.T) {
+	rows := []Row{}
+	for _, r := range []struct {
+		agent, cond string
+		rate        float64
+	}{{"a", "vanilla", 1}, {"a", "counter-edit", 0.5}, {"b", "vanilla", 0.5}, {"b", "counter-edit", 0.25}, {"c", "counter-edit", 1}} {
+		rows = append(rows, Row{Agent: r.agent, Condition: r.cond, Rate: r.rate, Trials: 1})
+	}
+	ranks := Ranks(rows)
+	for _, rc := range ranks {
+		if rc.Agent == "c" {
+			t.Errorf("agent c, with no vanilla trials, is ranked: %+v", rc)
+		}
+		if rc.Agent == "a" && rc.Rank != 1 || rc.Agent == "b" && rc.Rank != 2 {
+			t.Errorf("rank %+v: c took a place", rc)
+		}
+	}
+	d, no := t.TempDir(), false
+	write(t, d, "c-t1", "t1", "counter-edit", &no)
+	trials, _ := Load(d)
+	sum := Summarize(trials)
+	var table strings.Builder
+	WriteTable(&table, sum)
+	if sum[0].Delta != nil || strings.Contains(table.String(), " pp") {
+		t.Errorf("Δ without vanilla: %v\n%s", sum[0].Delta, table.String())
 	}
 }

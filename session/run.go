@@ -60,6 +60,11 @@ type RunConfig struct {
 	// Own names the commands the agent runs on its own, not as its
 	// model's actions (a preset's Own): recorded, but no steps.
 	Own func(command string) bool
+	// Unreached reads a line the agent printed for its own report that
+	// its model could not be reached, and says why ("" for any other
+	// line). A run whose agent took no step and said so is resolved
+	// null: an infrastructure error, not the agent's failure.
+	Unreached func(line []byte) string
 }
 
 // RunResult is what result.json holds.
@@ -162,7 +167,16 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	cmd.Dir = ws
 	cmd.Env = append(host.Env(os.Environ()), "PWD="+ws)
 	cmd.Env = append(cmd.Env, cfg.Env...)
-	cmd.Stdout, cmd.Stderr = orDiscard(cfg.Stdout), orDiscard(cfg.Stderr)
+	alog, err := openAgentLog(cfg.Out)
+	if err != nil {
+		return nil, err
+	}
+	defer alog.Close()
+	stdout := alog.tee(cfg.Stdout)
+	cmd.Stdout, cmd.Stderr = stdout, alog.tee(cfg.Stderr)
+	// the streams are copied into agent.log: a process the agent left
+	// running with them open must not hold the run after the agent exits
+	cmd.WaitDelay = agentOutputGrace
 	var observed chan struct{}
 	if cfg.Observe != nil {
 		pr, pw, err := os.Pipe()
@@ -173,23 +187,28 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 		observed = make(chan struct{})
 		go func() {
 			defer close(observed)
-			observe(pr, orDiscard(cfg.Stdout), ws, func(l []byte) []event.Event { return cfg.Observe(ws, l) }, hub)
+			observe(pr, stdout, ws, func(l []byte) []event.Event { return cfg.Observe(ws, l) }, hub)
 		}()
 		defer pw.Close()
 	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	proc, err := agentProcess(cfg, cmd, host, ws)
+	if err == nil {
+		err = proc.Start()
+	}
 	if err != nil {
+		// nothing of the agent's ran: no verdict on it, and a result
+		// that says why
 		closed = true
-		host.Close("agent failed to start: " + err.Error())
-		return nil, fmt.Errorf("agent: %w", err)
+		res.Reason = fmt.Sprintf("%v: %v", ErrAgentStart, err)
+		fmt.Fprintf(alog, "swetouch: %s\n", res.Reason)
+		host.Close(res.Reason)
+		if werr := writeResult(cfg.Out, res, start); werr != nil {
+			return res, werr
+		}
+		return res, fmt.Errorf("%w: %v", ErrAgentStart, err)
 	}
 	interrupted := false
-	if err := proc.Start(); err != nil {
-		closed = true
-		host.Close("agent failed to start: " + err.Error())
-		return nil, fmt.Errorf("agent: %w", err)
-	}
 	waited := make(chan error, 1)
 	go func() { waited <- proc.Wait() }()
 	select {
@@ -213,6 +232,10 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 		os.WriteFile(filepath.Join(cfg.Out, "final.diff"), d, 0o644)
 	}
 	var setup *sandbox.SetupError
+	why := ""
+	if hub.Status().Steps == 0 {
+		why = unreached(cfg.Out, cfg.Unreached)
+	}
 	switch {
 	case interrupted:
 		res.Reason = "interrupted"
@@ -221,6 +244,11 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	case errors.As(err, &setup):
 		// the agent never ran: not a failure of the agent's
 		res.Reason = setup.Error()
+		closed = true
+		host.Close(res.Reason)
+	case why != "":
+		// the agent never had a model to act for it
+		res.Reason = "the agent never reached its model: " + why
 		closed = true
 		host.Close(res.Reason)
 	default:
@@ -240,15 +268,24 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	res.Steps, res.Interventions = st.Steps, st.Interventions
 	res.Applied, res.Delivered = st.Counts()
 	res.Unconfirmed = st.Unconfirmed
-	res.Timings.Total = time.Since(start).Seconds()
-	b, _ := json.MarshalIndent(res, "", "  ")
-	if err := os.WriteFile(filepath.Join(cfg.Out, "result.json"), append(b, '\n'), 0o644); err != nil {
+	if err := writeResult(cfg.Out, res, start); err != nil {
 		return res, err
 	}
 	if interrupted {
 		return res, context.Cause(ctx)
 	}
 	return res, nil
+}
+
+// agentOutputGrace is how long after the agent exits its output is still
+// read from processes it left behind.
+const agentOutputGrace = 5 * time.Second
+
+// writeResult writes result.json, with the run's total time.
+func writeResult(out string, res *RunResult, start time.Time) error {
+	res.Timings.Total = time.Since(start).Seconds()
+	b, _ := json.MarshalIndent(res, "", "  ")
+	return os.WriteFile(filepath.Join(out, "result.json"), append(b, '\n'), 0o644)
 }
 
 // process is a started agent: exec.Cmd, or the same in a sandbox.

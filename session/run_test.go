@@ -2,6 +2,7 @@ package session_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -185,5 +186,64 @@ func TestSandboxSetupFailure(t *testing.T) {
 	}
 	if res.Resolved != nil || !strings.Contains(res.Reason, "sandbox") || res.AgentExit != -1 {
 		t.Errorf("resolved %v, reason %q, agent exit %d: want null for the sandbox", res.Resolved, res.Reason, res.AgentExit)
+	}
+}
+
+// TestFailuresHaveNames: what the agent printed is kept in agent.log; an
+// agent that took no step and reported its model out of reach is an
+// infrastructure error; one that acted first, then printed the same line
+// (as a command of its own could, to hide a failure), is judged by the
+// tests; an agent that cannot start gets a result.json too.
+func TestFailuresHaveNames(t *testing.T) {
+	tk, err := task.Load(example)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unreached := func(line []byte) string {
+		if s, ok := strings.CutPrefix(string(line), `{"model":"unreachable","why":"`); ok {
+			return strings.TrimSuffix(s, `"}`)
+		}
+		return ""
+	}
+	const report = `echo '{"model":"unreachable","why":"not logged in"}'`
+	for _, tt := range []struct {
+		name, script string
+		agent        []string
+		null         bool
+		reason       string
+		startErr     bool
+	}{
+		{name: "no step, reported", script: report + "; echo to stderr >&2; exit 1", null: true, reason: "the agent never reached its model: not logged in"},
+		{name: "acted, then reported", script: "bash -c 'cat pricing.py' >/dev/null; " + report, null: false},
+		{name: "no step, silent", script: "exit 1", null: false},
+		{name: "cannot start", agent: []string{"/no/such/agent"}, null: true, reason: "the agent could not start", startErr: true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			out := t.TempDir()
+			agent := tt.agent
+			if agent == nil {
+				agent = []string{"/bin/sh", "-c", tt.script}
+			}
+			res, err := session.Run(context.Background(), session.RunConfig{
+				Task: tk, Out: out, Shim: filepath.Join(binDir, "swetouch-shim"), Agent: agent, Unreached: unreached,
+			})
+			if tt.startErr != errors.Is(err, session.ErrAgentStart) || !tt.startErr && err != nil {
+				t.Fatalf("err %v", err)
+			}
+			if (res.Resolved == nil) != tt.null || !strings.HasPrefix(res.Reason, tt.reason) {
+				t.Errorf("resolved %v, reason %q; want null %v, reason %q", res.Resolved, res.Reason, tt.null, tt.reason)
+			}
+			b, err := os.ReadFile(filepath.Join(out, "result.json"))
+			if err != nil || !strings.Contains(string(b), `"resolved": `) {
+				t.Errorf("result.json: %v\n%s", err, b)
+			}
+			log, _ := os.ReadFile(filepath.Join(out, session.AgentLog))
+			if tt.name == "no step, reported" && string(log) != "{\"model\":\"unreachable\",\"why\":\"not logged in\"}\nto stderr\n" {
+				t.Errorf("agent.log: %q", log)
+			}
+			if tt.startErr && !strings.Contains(string(log), "/no/such/agent") {
+				t.Errorf("agent.log does not say why: %q", log)
+			}
+		})
 	}
 }

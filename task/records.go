@@ -314,7 +314,15 @@ func Find(recs []*Record, id string) (*Record, error) {
 		}
 	}
 	if found == nil {
-		return nil, fmt.Errorf("no record for instance %q", id)
+		var have []string
+		for _, r := range recs {
+			have = append(have, r.InstanceID)
+		}
+		list := strings.Join(have, ", ")
+		if len(have) > 5 {
+			list = strings.Join(have[:5], ", ") + fmt.Sprintf(", … (%d more)", len(have)-5)
+		}
+		return nil, fmt.Errorf("no record for instance %q (the file has %d: %s)", id, len(have), list)
 	}
 	return found, nil
 }

@@ -78,7 +78,15 @@ func evalCmd() *cobra.Command {
 						return nil, err
 					}
 				}
-				return task.Find(recs, t.Name)
+				r, err := task.Find(recs, t.Name)
+				if err != nil {
+					from := records
+					if shared == nil {
+						from = filepath.Join(t.Dir, "records.jsonl")
+					}
+					return nil, fmt.Errorf("%s: %w", from, err)
+				}
+				return r, nil
 			}
 			exe, err := os.Executable()
 			if err != nil {
@@ -172,7 +180,7 @@ func evalAgent(name, plans, exe, modelURL, modelName string, agentArgs []string,
 	for _, s := range servers {
 		visible = append(visible, s.Install()...)
 	}
-	return score.Agent{Name: name, Observe: p.Observe, Own: p.Own, Command: func(t *task.Task, scratch string) ([]string, []string, error) {
+	return score.Agent{Name: name, Observe: p.Observe, Own: p.Own, Unreached: p.Unreached, Command: func(t *task.Task, scratch string) ([]string, []string, error) {
 		st, err := p.Start(examples.Launch{Bin: bin, ModelURL: modelURL, Model: modelName, Swetouch: exe, Scratch: scratch, Args: agentArgs, MCP: servers})
 		return st.Argv, st.Env, err
 	}, Visible: func(*task.Task) []string { return visible }}, nil

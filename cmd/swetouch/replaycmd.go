@@ -221,7 +221,7 @@ func replayAgent(cfg *session.RunConfig, cassette, agent, modelName, exe string)
 		return nil, err
 	}
 	cfg.Agent, cfg.Env = st.Argv, st.Env
-	cfg.Observe, cfg.Own, cfg.AgentName, cfg.Scratch = p.Observe, p.Own, agent, []string{scratch}
+	cfg.Observe, cfg.Own, cfg.Unreached, cfg.AgentName, cfg.Scratch = p.Observe, p.Own, p.Unreached, agent, []string{scratch}
 	return func() { srv.Close(); os.RemoveAll(scratch) }, nil
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -34,6 +35,12 @@ func runCmd() *cobra.Command {
 			cfg := session.RunConfig{Task: t, Agent: args, Out: out, Stdout: c.OutOrStdout(), Stderr: c.ErrOrStderr(), KeepWorkspace: keep}
 			switch {
 			case agent != "":
+				var servers []examples.MCPServer
+				if mcpFile != "" {
+					if servers, err = examples.LoadMCPServers(mcpFile); err != nil {
+						return badInput("--mcp: %v", err)
+					}
+				}
 				p, bin, err := examples.PresetFor(agent)
 				if err != nil {
 					return badInput("--agent: %v", err)
@@ -48,18 +55,12 @@ func runCmd() *cobra.Command {
 					return err
 				}
 				defer os.RemoveAll(scratch)
-				var servers []examples.MCPServer
-				if mcpFile != "" {
-					if servers, err = examples.LoadMCPServers(mcpFile); err != nil {
-						return badInput("--mcp: %v", err)
-					}
-				}
 				st, err := p.Start(examples.Launch{Bin: bin, ModelURL: modelURL, Model: modelName, Swetouch: exe, Scratch: scratch, Args: agentArgs, MCP: servers})
 				if err != nil {
 					return err
 				}
 				cfg.Agent, cfg.Env, cfg.Visible = append(st.Argv, args...), st.Env, st.Visible
-				cfg.Observe, cfg.Own, cfg.Scratch = p.Observe, p.Own, []string{scratch}
+				cfg.Observe, cfg.Own, cfg.Unreached, cfg.Scratch = p.Observe, p.Own, p.Unreached, []string{scratch}
 			case len(args) == 0:
 				return badInput("give --agent NAME, or the agent's command after --")
 			case len(agentArgs) > 0 || mcpFile != "":
@@ -78,7 +79,7 @@ func runCmd() *cobra.Command {
 					id = t.Name
 				}
 				if cfg.Record, err = task.Find(recs, id); err != nil {
-					return badInput("--instance: %v", err)
+					return badInput("--records %s: %v", records, err)
 				}
 				abs, _ := filepath.Abs(records)
 				cfg.Hidden = append(cfg.Hidden, abs)
@@ -105,9 +106,16 @@ func runCmd() *cobra.Command {
 			if err != nil && res == nil {
 				return err
 			}
+			verdict := showBool(res.Resolved)
+			if res.Resolved == nil && res.Reason != "" {
+				verdict += " (" + res.Reason + ")"
+			}
 			fmt.Fprintf(c.ErrOrStderr(), "swetouch: resolved=%s steps=%d interventions applied=%d; %s\n",
-				showBool(res.Resolved), res.Steps, res.Applied, filepath.Join(out, "result.json"))
-			if err != nil {
+				verdict, res.Steps, res.Applied, filepath.Join(out, "result.json"))
+			switch {
+			case errors.Is(err, session.ErrAgentStart):
+				return exitError{1}
+			case err != nil:
 				return exitError{130}
 			}
 			return nil

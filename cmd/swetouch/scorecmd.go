@@ -30,7 +30,8 @@ func scoreCmd() *cobra.Command {
 				b, _ := json.MarshalIndent(struct {
 					Summary []score.Row        `json:"summary"`
 					Ranks   []score.RankChange `json:"rank_changes"`
-				}{rep.Summary, rep.Ranks}, "", "  ")
+					Infra   []score.InfraError `json:"infrastructure_errors"`
+				}{rep.Summary, rep.Ranks, score.InfraErrors(trials)}, "", "  ")
 				fmt.Fprintln(w, string(b))
 			case asCSV && trialsToo:
 				return rep.WriteTrialsCSV(w)
@@ -41,6 +42,10 @@ func scoreCmd() *cobra.Command {
 				if len(rep.Ranks) > 0 {
 					fmt.Fprintln(w)
 					score.WriteRanks(w, rep.Ranks)
+				}
+				if errs := score.InfraErrors(trials); len(errs) > 0 {
+					fmt.Fprintln(w)
+					score.WriteInfraErrors(w, errs)
 				}
 				if trialsToo {
 					fmt.Fprintln(w)

@@ -68,6 +68,16 @@ func ParseScript(b []byte, name string) (*Script, error) {
 			off = se.Offset
 		case errors.As(err, &te):
 			off = te.Offset
+		default:
+			// an unknown field is reported once its object is read: find
+			// the key itself
+			if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+				if i := strings.Index(string(b), f+":"); i >= 0 {
+					off = int64(i)
+				} else if i := strings.Index(string(b), f); i >= 0 {
+					off = int64(i)
+				}
+			}
 		}
 		line := 1 + strings.Count(string(b[:min(int(off), len(b))]), "\n")
 		return nil, fmt.Errorf("%s:%d: %v", name, line, err)

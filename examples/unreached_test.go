@@ -1,0 +1,80 @@
+package examples_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/swetouch/swetouch/examples"
+	"github.com/swetouch/swetouch/internal/testbin"
+	"github.com/swetouch/swetouch/policy"
+	"github.com/swetouch/swetouch/session"
+	"github.com/swetouch/swetouch/task"
+)
+
+// TestUnreached: an agent whose endpoint refuses its key, or that has no
+// login, never reaches a model. The run is an infrastructure error (resolved null, with the
+// agent's own words for why), not a failure of the agent's, and
+// agent.log keeps what the agent printed.
+func TestUnreached(t *testing.T) {
+	shimDir, err := testbin.Dir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	refuse := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized)
+		w.Write([]byte(`{"type":"error","error":{"type":"authentication_error","code":401,"status":"UNAUTHENTICATED","message":"invalid api key"}}`))
+	}))
+	defer refuse.Close()
+	for _, agent := range []string{"claude", "codex", "gemini", "opencode"} {
+		t.Run(agent, func(t *testing.T) {
+			p, bin, err := examples.PresetFor(agent)
+			if err != nil {
+				t.Skipf("%s is not installed: %v", agent, err)
+			}
+			tk, _ := task.Load(filepath.Join("tasks", "py-discount"))
+			scratch, out := t.TempDir(), t.TempDir()
+			url := refuse.URL
+			if agent == "claude" {
+				url = "" // it retries a refused key for minutes; "Not logged in" it reports at once
+			}
+			st, err := p.Start(examples.Launch{Bin: bin, ModelURL: url, Swetouch: filepath.Join(shimDir, "swetouch"), Scratch: scratch})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if agent == "claude" {
+				st.Env = append(st.Env, "ANTHROPIC_API_KEY=", "ANTHROPIC_AUTH_TOKEN=")
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 3*60e9)
+			defer cancel()
+			res, err := session.Run(ctx, session.RunConfig{Task: tk, Condition: policy.Vanilla, Out: out, Shim: filepath.Join(shimDir, "swetouch-shim"),
+				Agent: st.Argv, Env: st.Env, Observe: p.Observe, Own: p.Own, Unreached: p.Unreached, Scratch: []string{scratch}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			log, _ := os.ReadFile(filepath.Join(out, session.AgentLog))
+			if res.Resolved != nil || !strings.HasPrefix(res.Reason, "the agent never reached its model: ") {
+				t.Errorf("resolved %v, reason %q; agent.log:\n%.2000s", showResolved(res.Resolved), res.Reason, log)
+			}
+			if len(log) == 0 {
+				t.Errorf("agent.log is empty")
+			}
+			t.Logf("%s: %s", agent, res.Reason)
+		})
+	}
+}
+
+func showResolved(b *bool) string {
+	if b == nil {
+		return "null"
+	}
+	if *b {
+		return "true"
+	}
+	return "false"
+}
