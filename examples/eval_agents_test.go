@@ -1,0 +1,114 @@
+package examples_test
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"net/http/httptest"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/swetouch/swetouch/event"
+	"github.com/swetouch/swetouch/examples"
+	"github.com/swetouch/swetouch/internal/gocache"
+	"github.com/swetouch/swetouch/internal/testbin"
+	"github.com/swetouch/swetouch/policy"
+	"github.com/swetouch/swetouch/replay"
+	"github.com/swetouch/swetouch/replay/model"
+	"github.com/swetouch/swetouch/sandbox"
+	"github.com/swetouch/swetouch/score"
+	"github.com/swetouch/swetouch/task"
+)
+
+// TestEvalOneServer: `eval --runs 2 --concurrency 2` of a real agent
+// against one scripted model server. Every trial is a conversation of
+// its own that plays the script from its start, two at a time, so every
+// trial of a condition records the same actions, each the script's.
+func TestEvalOneServer(t *testing.T) {
+	shimDir, err := testbin.Dir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, bin, err := examples.PresetFor("claude")
+	if err != nil {
+		t.Skipf("claude is not installed: %v", err)
+	}
+	s, err := model.LoadScript(filepath.Join("agents", "claude", "py-discount.script.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := model.NewServer(s, nil)
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	tk, _ := task.Load(filepath.Join("tasks", "py-discount"))
+	recs, _ := task.LoadRecords(filepath.Join("tasks", "py-discount", "records.jsonl"))
+	swetouch := filepath.Join(shimDir, "swetouch")
+	agent := score.Agent{Name: "claude", Observe: p.Observe, Own: p.Own, Unreached: p.Unreached,
+		Command: func(_ *task.Task, scratch string) ([]string, []string, error) {
+			st, err := p.Start(examples.Launch{Bin: bin, ModelURL: ts.URL, Swetouch: swetouch, Scratch: scratch})
+			return st.Argv, st.Env, err
+		}}
+	cfg := score.EvalConfig{Tasks: []*task.Task{tk}, Agents: []score.Agent{agent}, Conditions: []policy.Condition{policy.Vanilla, policy.CounterEdit},
+		Runs: 2, Concurrency: 2, Out: t.TempDir(), Shim: filepath.Join(shimDir, "swetouch-shim"),
+		Records: func(*task.Task) (*task.Record, error) { return recs[0], nil }}
+	if r := (&sandbox.Runner{}); r.Check() == nil {
+		env, visible := gocache.Sandboxed(swetouch)
+		cfg.Sandbox = sandbox.Setup{Runner: r, Env: env, Visible: append(visible, swetouch)}
+	}
+	n, err := score.Eval(context.Background(), cfg)
+	if err != nil || n != 4 {
+		t.Fatalf("ran %d trials: %v", n, err)
+	}
+	if c := srv.Conversations(); c != 4 {
+		t.Errorf("%d conversations on the server, want one per trial (4)", c)
+	}
+	trials, err := score.Load(cfg.Out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := 0
+	for _, turn := range s.Turns {
+		calls += len(turn.Calls)
+	}
+	byCond := map[string][]string{}
+	for _, tr := range trials {
+		actions := recordedActions(t, filepath.Join(tr.Dir, "trajectory.jsonl"))
+		if len(actions) != calls {
+			t.Errorf("%s: %d actions for %d scripted calls: %v", tr.Dir, len(actions), calls, actions)
+		}
+		byCond[tr.Result.Condition] = append(byCond[tr.Result.Condition], strings.Join(actions, "; "))
+	}
+	for cond, runs := range byCond {
+		if len(runs) != 2 || runs[0] != runs[1] {
+			t.Errorf("%s: the runs differ:\n%s", cond, strings.Join(runs, "\n"))
+		}
+	}
+}
+
+// recordedActions are a trajectory's agent steps, each as its kinds and
+// scopes.
+func recordedActions(t *testing.T, path string) []string {
+	t.Helper()
+	tr, err := replay.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := map[int][]string{}
+	for _, ev := range tr.Events {
+		if ev.Actor != event.Agent || ev.Step == nil {
+			continue
+		}
+		what := string(ev.Kind)
+		for _, sc := range ev.Scopes {
+			what += " " + sc.String()
+		}
+		steps[*ev.Step] = append(steps[*ev.Step], what)
+	}
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(steps)) {
+		out = append(out, fmt.Sprintf("%d: %s", k, strings.Join(steps[k], ", ")))
+	}
+	return out
+}
