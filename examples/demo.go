@@ -17,7 +17,7 @@ import (
 
 // DemoConfig says where the examples are and where the report goes.
 type DemoConfig struct {
-	Examples string // the examples directory (tasks/ and agents/)
+	Examples string // the examples directory (tasks/ and agents/); "" for the embedded ones
 	Report   string // the report folder
 	Swetouch string // the swetouch executable, run as the scripted agent
 	// Shim is linked as bash and sh ("" = swetouch-shim beside this
@@ -47,6 +47,18 @@ type DemoRun struct {
 // scripted agents, writes the report folder, and returns the runs and
 // their scores.
 func Demo(ctx context.Context, cfg DemoConfig) ([]DemoRun, []score.Row, error) {
+	if cfg.Examples == "" {
+		// the embedded examples, wherever swetouch runs
+		dir, err := os.MkdirTemp("", "swetouch-examples-")
+		if err != nil {
+			return nil, nil, err
+		}
+		defer os.RemoveAll(dir)
+		if err := Extract(dir); err != nil {
+			return nil, nil, err
+		}
+		cfg.Examples = dir
+	}
 	examples, err := filepath.Abs(cfg.Examples)
 	if err != nil {
 		return nil, nil, err
@@ -55,7 +67,7 @@ func Demo(ctx context.Context, cfg DemoConfig) ([]DemoRun, []score.Row, error) {
 	tasksDir := filepath.Join(cfg.Examples, "tasks")
 	entries, err := os.ReadDir(tasksDir)
 	if err != nil {
-		return nil, nil, fmt.Errorf("examples not found (%v): run from the repository root or pass --examples", err)
+		return nil, nil, fmt.Errorf("--examples: no tasks folder in %s (%v); `swetouch examples extract DIR` writes the built-in ones", cfg.Examples, err)
 	}
 	var runs []DemoRun
 	for _, e := range entries {

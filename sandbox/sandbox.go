@@ -15,6 +15,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -391,6 +392,12 @@ func Tools(env []string, system []string) []string {
 			home = v
 		}
 	}
+	// the account's own home too: a tool installed there (pyenv's shims
+	// call back into ~/.pyenv) stays whole when HOME points elsewhere
+	homes := []string{home}
+	if u, err := user.Current(); err == nil && u.HomeDir != home {
+		homes = append(homes, u.HomeDir)
+	}
 	var out []string
 	for _, dir := range filepath.SplitList(path) {
 		if !filepath.IsAbs(dir) {
@@ -400,9 +407,12 @@ func Tools(env []string, system []string) []string {
 		if Under(dir, system) || Under(dir, []string{"/tmp"}) {
 			continue
 		}
-		if home != "" && home != "/" && safefile.Inside(dir, home) && dir != home {
-			rel, _ := filepath.Rel(home, dir)
-			dir = filepath.Join(home, strings.Split(rel, string(filepath.Separator))[0])
+		for _, home := range homes {
+			if home != "" && home != "/" && safefile.Inside(dir, home) && dir != home {
+				rel, _ := filepath.Rel(home, dir)
+				dir = filepath.Join(home, strings.Split(rel, string(filepath.Separator))[0])
+				break
+			}
 		}
 		if info, err := os.Stat(dir); err != nil || !info.IsDir() || slices.Contains(out, dir) {
 			continue

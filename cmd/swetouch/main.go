@@ -69,8 +69,10 @@ func newRoot() *cobra.Command {
 		Short:         "Test how coding agents behave when a user touches the code mid-task",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       version(),
 	}
+	root.SetVersionTemplate("swetouch {{.Version}}\n")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(classifyCmd(), importCmd(), patchCmd(), policyCmd(), runCmd(), agentCmd(), demoCmd(), modelCmd(), hookCmd(), mcpCmd(), agentConfigCmd(), gateCmd(), scoreCmd(), evalCmd(), mineCmd(), reportCmd(), assembleCmd(), installCmd(), replayCmd(), acpCmd(), gocacheCmd())
+	root.AddCommand(classifyCmd(), importCmd(), patchCmd(), policyCmd(), runCmd(), agentCmd(), demoCmd(), modelCmd(), hookCmd(), mcpCmd(), agentConfigCmd(), gateCmd(), scoreCmd(), evalCmd(), mineCmd(), reportCmd(), assembleCmd(), installCmd(), replayCmd(), acpCmd(), gocacheCmd(), examplesCmd())
 	return root
 }

@@ -228,7 +228,7 @@ func demoCmd() *cobra.Command {
 			return nil
 		},
 	}
-	c.Flags().StringVar(&dir, "examples", "examples", "the examples directory")
+	c.Flags().StringVar(&dir, "examples", "", "an examples folder (tasks/ and agents/) to run instead of the built-in ones")
 	c.Flags().StringVar(&report, "report", "swetouch-demo", "the report folder")
 	c.Flags().BoolVar(&noSandbox, "no-sandbox", false, "run the agents and tests without isolation")
 	return c
