@@ -37,9 +37,11 @@ func (w *walker) command(c *call) out {
 		return w.sed(c)
 	case "awk", "gawk", "mawk", "nawk":
 		return w.awk(c)
+	case "view":
+		w.vim(c)
 	case "grep", "egrep", "fgrep", "rg", "ag", "ack", "zgrep":
 		return w.grep(c)
-	case "less", "more", "most", "view", "wc", "od", "xxd", "hexdump", "strings", "md5sum", "sha1sum", "sha256sum", "sort", "uniq", "cut", "column", "fold", "expand", "rev", "tac", "cmp", "diff", "colordiff", "sdiff", "diff3", "file", "iconv":
+	case "less", "more", "most", "wc", "od", "xxd", "hexdump", "strings", "md5sum", "sha1sum", "sha256sum", "sort", "uniq", "cut", "column", "fold", "expand", "rev", "tac", "cmp", "diff", "colordiff", "sdiff", "diff3", "file", "iconv":
 		return w.reader(c)
 	case "tee":
 		return w.tee(c)
@@ -47,7 +49,9 @@ func (w *walker) command(c *call) out {
 		return w.echo(c)
 	case "printf":
 		return w.printf(c)
-	case "touch", "rm", "unlink", "shred", "truncate", "chmod", "ed", "ex", "vi", "vim", "nvim", "nano", "emacs", "pico", "dos2unix", "unix2dos":
+	case "ex", "vi", "vim", "nvim":
+		w.vim(c)
+	case "touch", "rm", "unlink", "shred", "truncate", "chmod", "ed", "nano", "emacs", "pico", "dos2unix", "unix2dos":
 		w.edits(c)
 	case "mv":
 		w.move(c)
@@ -192,6 +196,7 @@ func (w *walker) xargs(c *call) {
 // find -exec/-execdir/-ok runs a command on each found file.
 func (w *walker) find(c *call) {
 	args := c.args
+	files, known := w.findFiles(args)
 	for i := 0; i < len(args); i++ {
 		switch args[i] {
 		case "-exec", "-execdir", "-ok", "-okdir":
@@ -199,11 +204,34 @@ func (w *walker) find(c *call) {
 			for j < len(args) && args[j] != ";" && args[j] != "+" {
 				j++
 			}
-			cmd := make([]string, 0, j-i-1)
-			for _, a := range args[i+1 : j] {
-				cmd = append(cmd, strings.ReplaceAll(a, "{}", unknown))
+			tmpl := args[i+1 : j]
+			switch {
+			case !known || args[i] != "-exec" || j == len(args):
+				cmd := make([]string, 0, len(tmpl))
+				for _, a := range tmpl {
+					cmd = append(cmd, strings.ReplaceAll(a, "{}", unknown))
+				}
+				w.dispatch(cmd, nil, nil, "")
+			case args[j] == "+":
+				// one command with every file in the place of {}
+				var cmd []string
+				for _, a := range tmpl {
+					if a == "{}" {
+						cmd = append(cmd, files...)
+					} else {
+						cmd = append(cmd, a)
+					}
+				}
+				w.dispatch(cmd, nil, nil, "")
+			default:
+				for _, f := range files {
+					cmd := make([]string, 0, len(tmpl))
+					for _, a := range tmpl {
+						cmd = append(cmd, strings.ReplaceAll(a, "{}", f))
+					}
+					w.dispatch(cmd, nil, nil, "")
+				}
 			}
-			w.dispatch(cmd, nil, nil, "")
 			i = j
 		case "-delete", "-fprint", "-fprintf", "-fls":
 			w.add(event.Edit, event.Scope{})

@@ -24,9 +24,6 @@ func (w *walker) edits(c *call) {
 		ops = ops[1:]
 	}
 	for _, op := range ops {
-		if strings.HasPrefix(op, "+") && (c.name == "vim" || c.name == "vi" || c.name == "nvim") {
-			continue
-		}
 		if _, ok := w.addPath(event.Edit, op); !ok && strings.ContainsRune(op, unknownRune) {
 			w.add(event.Edit, event.Scope{})
 		}

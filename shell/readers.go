@@ -119,6 +119,17 @@ func (w *walker) head(c *call) out {
 		}
 		return out{stream: c.in}
 	}
+	if len(files) > 1 {
+		// head heads each file on its own, under a header: each file's
+		// lines are read, and the output is no one file's to follow
+		var o out
+		for _, f := range files {
+			st := w.source([]string{f}, sel, false)
+			st.exact = false
+			o.printed = append(o.printed, st)
+		}
+		return o
+	}
 	st := w.source(files, sel, false)
 	if bytes || !ok {
 		st.exact = false

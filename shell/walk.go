@@ -278,7 +278,13 @@ func (w *walker) assign(a *syntax.Assign) {
 // bound, so `for f in a.py b.py; do sed -i … $f; done` names both files.
 func (w *walker) forClause(c *syntax.ForClause) {
 	it, ok := c.Loop.(*syntax.WordIter)
-	if !ok || it.Name == nil || len(it.Items) == 0 || len(it.Items) > 32 {
+	var items []string
+	if ok {
+		for _, item := range it.Items {
+			items = append(items, w.expand(item)...)
+		}
+	}
+	if !ok || it.Name == nil || len(items) == 0 || len(items) > 32 {
 		w.stmts(c.Do)
 		return
 	}
@@ -286,8 +292,8 @@ func (w *walker) forClause(c *syntax.ForClause) {
 		w.vars = map[string]string{}
 	}
 	prev, had := w.vars[it.Name.Value]
-	for _, item := range it.Items {
-		w.vars[it.Name.Value] = w.lit(item)
+	for _, item := range items {
+		w.vars[it.Name.Value] = item
 		w.stmts(c.Do)
 	}
 	if had {
@@ -304,9 +310,9 @@ func (w *walker) callExpr(c *syntax.CallExpr, in *stream, stdin *string, stdinFi
 		}
 		return out{}
 	}
-	words := make([]string, len(c.Args))
-	for i, a := range c.Args {
-		words[i] = w.lit(a)
+	words := make([]string, 0, len(c.Args))
+	for _, a := range c.Args {
+		words = append(words, w.expand(a)...)
 	}
 	// Assignments before a command apply to that command only; keep them
 	// visible for its arguments' resolution but do not persist them.
