@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/swetouch/swetouch/internal/envlist"
+	"github.com/swetouch/swetouch/internal/jsonerr"
 	"github.com/swetouch/swetouch/sandbox"
 )
 
@@ -40,29 +41,11 @@ func LoadMCPServers(path string) ([]MCPServer, error) {
 	if err != nil {
 		return nil, err
 	}
-	line := func(off int64) int { return 1 + bytes.Count(b[:min(int(off), len(b))], []byte("\n")) }
-	// where names a decoding fault: its line (base is where the part
-	// decoded starts in the file) and field
-	where := func(err error, base int64, field string) error {
-		var se *json.SyntaxError
-		var te *json.UnmarshalTypeError
-		switch {
-		case errors.As(err, &se):
-			return fmt.Errorf("%s:%d: invalid JSON: %v", path, line(base+se.Offset), err)
-		case errors.As(err, &te):
-			f := field
-			if te.Field != "" {
-				f = strings.TrimPrefix(field+"."+te.Field, ".")
-			}
-			return fmt.Errorf("%s:%d: field %s: want %s, got JSON %s", path, line(base+te.Offset), f, te.Type, te.Value)
-		}
-		return fmt.Errorf("%s: %v", path, err)
-	}
 	var doc struct {
 		Servers map[string]json.RawMessage `json:"mcpServers"`
 	}
 	if err := json.Unmarshal(b, &doc); err != nil {
-		return nil, where(err, 0, "")
+		return nil, jsonerr.Locate(path, b, 0, "", err)
 	}
 	if len(doc.Servers) == 0 {
 		return nil, fmt.Errorf("%s: field mcpServers: no servers (want {\"mcpServers\": {NAME: {\"command\": …, \"args\": […]}}})", path)
@@ -79,7 +62,7 @@ func LoadMCPServers(path string) ([]MCPServer, error) {
 		raw := doc.Servers[name]
 		var s server
 		if err := json.Unmarshal(raw, &s); err != nil {
-			return nil, where(err, int64(bytes.Index(b, raw)), "mcpServers."+name)
+			return nil, jsonerr.Locate(path, b, int64(bytes.Index(b, raw)), "mcpServers."+name, err)
 		}
 		servers[name] = s
 	}

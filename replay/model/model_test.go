@@ -151,8 +151,8 @@ func TestBadScript(t *testing.T) {
 		{`{"turns":[{}]}`, "s.json: turns[0]: neither calls nor text"},
 		{`{"turns":[{"calls":[{"name":"x","args":[1]}]}]}`, "s.json: turns[0].calls[0].args: want a JSON object"},
 		{"{\"turns\":[],\n\"extra\":1}", `s.json:2: json: unknown field "extra"`},
-		{"{\"turns\":[\n{\"calls\":[]},\n{\"text\": 3}]}", "s.json:3: json: cannot unmarshal number into Go struct field Turn.turns.text of type string"},
-		{"{\"turns\":[\n\n{\"calls\" []}]}", "s.json:3: invalid character '['"},
+		{"{\"turns\":[\n{\"calls\":[]},\n{\"text\": 3}]}", "s.json:3: field turns.text: want string, got JSON number"},
+		{"{\"turns\":[\n\n{\"calls\" []}]}", "s.json:3: invalid JSON: invalid character '['"},
 	} {
 		if _, err := ParseScript([]byte(tt.script), "s.json"); err == nil || !strings.HasPrefix(err.Error(), tt.want) {
 			t.Errorf("%s: %v\nwant %s", tt.script, err, tt.want)

@@ -2,10 +2,11 @@ package model
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/swetouch/swetouch/internal/jsonerr"
 )
 
 // Script is what the fake model says, turn by turn.
@@ -59,28 +60,7 @@ func ParseScript(b []byte, name string) (*Script, error) {
 	dec := json.NewDecoder(strings.NewReader(string(b)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&s); err != nil {
-		// the line of the fault: where the decoder says, else where it stopped
-		off := dec.InputOffset()
-		var se *json.SyntaxError
-		var te *json.UnmarshalTypeError
-		switch {
-		case errors.As(err, &se):
-			off = se.Offset
-		case errors.As(err, &te):
-			off = te.Offset
-		default:
-			// an unknown field is reported once its object is read: find
-			// the key itself
-			if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-				if i := strings.Index(string(b), f+":"); i >= 0 {
-					off = int64(i)
-				} else if i := strings.Index(string(b), f); i >= 0 {
-					off = int64(i)
-				}
-			}
-		}
-		line := 1 + strings.Count(string(b[:min(int(off), len(b))]), "\n")
-		return nil, fmt.Errorf("%s:%d: %v", name, line, err)
+		return nil, jsonerr.Locate(name, b, 0, "", err)
 	}
 	for i, t := range s.Turns {
 		if len(t.Calls) == 0 && t.Text == "" {
