@@ -2,11 +2,14 @@ package examples_test
 
 import (
 	"context"
+	"encoding/json"
+	"maps"
 	"net/http/httptest"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -19,6 +22,7 @@ import (
 	"github.com/swetouch/swetouch/replay/model"
 	"github.com/swetouch/swetouch/sandbox"
 	"github.com/swetouch/swetouch/session"
+	"github.com/swetouch/swetouch/shell"
 	"github.com/swetouch/swetouch/task"
 )
 
@@ -135,6 +139,19 @@ func agentSession(t *testing.T, shimDir, agent, modelName, readTool string, deli
 	if len(steps) != calls {
 		t.Errorf("%d agent steps for %d scripted calls: %v", len(steps), calls, steps)
 	}
+	// and in the script's order, each of the kind its call is
+	var want, got []string
+	for _, turn := range s.Turns {
+		for _, c := range turn.Calls {
+			want = append(want, callKind(c))
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(steps)) {
+		got = append(got, strings.Fields(steps[k][0])[0])
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("recorded actions %v, script %v (steps %v)", got, want, steps)
+	}
 	if !shellRead || !nativeRead || !nativeEdit || !test || !applied {
 		t.Errorf("trajectory: shell read 4-6 %v, native Read 1-12 %v, native edit with lines %v, test %v, Counter-Edit applied %v",
 			shellRead, nativeRead, nativeEdit, test, applied)
@@ -211,4 +228,23 @@ func TestClaudeNativeReadMessage(t *testing.T) {
 	if !reached {
 		t.Errorf("the request after the native Read does not carry the user's message")
 	}
+}
+
+// callKind is the kind of action a scripted call is: a shell command as
+// the classifier reads it, a native tool by what it does.
+func callKind(c model.Call) string {
+	switch c.Name {
+	case "@shell":
+		var a struct {
+			Command string `json:"command"`
+		}
+		json.Unmarshal(c.Args, &a)
+		if res := shell.Classify(a.Command); len(res.Findings) > 0 {
+			return string(res.Findings[0].Kind)
+		}
+		return string(event.Run)
+	case "Read", "read_file", "read":
+		return string(event.Read)
+	}
+	return string(event.Edit) // Edit, Write, replace, write_file, edit, apply_patch
 }

@@ -188,7 +188,7 @@ func runTrial(ctx context.Context, cfg EvalConfig, a Agent, c policy.Condition, 
 		}
 	}
 	res, err := session.Run(ctx, rc)
-	if errors.Is(err, session.ErrAgentStart) {
+	if errors.Is(err, session.ErrAgentStart) || errors.Is(err, session.ErrSetup) {
 		err = nil // a result, resolved null with the reason
 	}
 	return res, err

@@ -23,6 +23,10 @@ const maxAgentLog = 64 << 20
 // written all the same, resolved null with the reason.
 var ErrAgentStart = errors.New("the agent could not start")
 
+// ErrSetup is the error of a run that could not be set up (its workspace,
+// its hub): result.json is written, resolved null with the reason.
+var ErrSetup = errors.New("the run could not be set up")
+
 // agentLog keeps the agent's stdout and stderr, interleaved as they come.
 type agentLog struct {
 	mu  sync.Mutex

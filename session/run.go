@@ -130,7 +130,7 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	}
 	ws, err := Workspace(cfg.Task.Repo)
 	if err != nil {
-		return nil, err
+		return res, setupFailed(cfg.Out, res, start, fmt.Errorf("the workspace: %w", err))
 	}
 	if cfg.KeepWorkspace {
 		res.Workspace = ws
@@ -149,7 +149,7 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	host, err := Start(HostConfig{Root: ws, Record: cfg.Record, Condition: cfg.Condition, Match: cfg.Match, Shim: cfg.Shim, Clock: cfg.Clock, Owned: owned, Own: cfg.Own,
 		Trajectory: f, Header: replay.Header{Task: cfg.Task.Name, Agent: strings.Join(cfg.Agent, " "), Source: "swetouch run", Root: ws}})
 	if err != nil {
-		return nil, err
+		return res, setupFailed(cfg.Out, res, start, fmt.Errorf("the session hub: %w", err))
 	}
 	hub, closed := host.Hub, false
 	defer func() {
@@ -280,6 +280,16 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 // agentOutputGrace is how long after the agent exits its output is still
 // read from processes it left behind.
 const agentOutputGrace = 5 * time.Second
+
+// setupFailed ends a run that could not be set up before its agent: a
+// result without a verdict, saying why, and ErrSetup.
+func setupFailed(out string, res *RunResult, start time.Time, why error) error {
+	res.Reason = fmt.Sprintf("%v: %v", ErrSetup, why)
+	if err := writeResult(out, res, start); err != nil {
+		return err
+	}
+	return fmt.Errorf("%w: %v", ErrSetup, why)
+}
 
 // writeResult writes result.json, with the run's total time.
 func writeResult(out string, res *RunResult, start time.Time) error {

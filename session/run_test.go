@@ -247,3 +247,22 @@ func TestFailuresHaveNames(t *testing.T) {
 		})
 	}
 }
+
+// TestSetupFailure: a run whose workspace cannot be made still writes
+// result.json, null with the reason, and says ErrSetup.
+func TestSetupFailure(t *testing.T) {
+	tk, err := task.Load(example)
+	if err != nil {
+		t.Fatal(err)
+	}
+	broken := *tk
+	broken.Repo = filepath.Join(t.TempDir(), "no-such-repo")
+	out := t.TempDir()
+	res, err := session.Run(context.Background(), session.RunConfig{Task: &broken, Out: out, Shim: filepath.Join(binDir, "swetouch-shim"), Agent: []string{"/bin/true"}})
+	if !errors.Is(err, session.ErrSetup) || res == nil || res.Resolved != nil || !strings.Contains(res.Reason, "the workspace") {
+		t.Fatalf("err %v, result %+v", err, res)
+	}
+	if b, err := os.ReadFile(filepath.Join(out, "result.json")); err != nil || !strings.Contains(string(b), "could not be set up") {
+		t.Errorf("result.json: %v %s", err, b)
+	}
+}

@@ -113,7 +113,7 @@ func runCmd() *cobra.Command {
 			fmt.Fprintf(c.ErrOrStderr(), "swetouch: resolved=%s steps=%d interventions applied=%d; %s\n",
 				verdict, res.Steps, res.Applied, filepath.Join(out, "result.json"))
 			switch {
-			case errors.Is(err, session.ErrAgentStart):
+			case errors.Is(err, session.ErrAgentStart), errors.Is(err, session.ErrSetup):
 				return exitError{1}
 			case err != nil:
 				return exitError{130}
