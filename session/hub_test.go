@@ -287,3 +287,37 @@ func TestEndAnswering(t *testing.T) {
 		})
 	}
 }
+
+// TestUnconfirmedChannel: a message handed out on a channel that cannot
+// be shown to reach the model is counted apart, never as delivered, and
+// the trajectory says which channel carried it.
+func TestUnconfirmedChannel(t *testing.T) {
+	for _, tt := range []struct {
+		channel                string
+		delivered, unconfirmed int
+	}{{"mcp-result", 1, 0}, {"unconfirmed:mcp-content-only", 0, 1}} {
+		l := start(t, policy.CounterEdit)
+		id, err := l.hub.Begin(context.Background(), session.Begin{Command: "mcp read_text_file", Source: "mcp"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		read := event.Event{Kind: event.Read, Scopes: []event.Scope{event.LineScope("pricing.py", 1, 6)}}
+		msgs, err := l.hub.End(context.Background(), id, session.End{Events: []event.Event{read}, Channel: tt.channel})
+		if err != nil || len(msgs) != 1 {
+			t.Fatalf("%s: messages %v, %v", tt.channel, msgs, err)
+		}
+		st := l.hub.Status()
+		if _, delivered := st.Counts(); delivered != tt.delivered || st.Unconfirmed != tt.unconfirmed {
+			t.Errorf("%s: delivered %d, unconfirmed %d; want %d, %d", tt.channel, delivered, st.Unconfirmed, tt.delivered, tt.unconfirmed)
+		}
+		var note string
+		for _, ev := range l.events(t) {
+			if ev.Kind == event.Message {
+				note = ev.Note
+			}
+		}
+		if note != tt.channel {
+			t.Errorf("the message event's channel %q, want %q", note, tt.channel)
+		}
+	}
+}
