@@ -105,7 +105,10 @@ type Attempt struct {
 	Outcome  string `json:"outcome"` // applied, noop, failed, skipped
 	Why      string `json:"why,omitempty"`
 	Message  string `json:"message,omitempty"`
-	PatchID  string `json:"patch_id,omitempty"`
+	// MessageSource is where the message came from: "seed" (the
+	// record's deterministic text), "llm", "deterministic_fallback".
+	MessageSource string `json:"message_source,omitempty"`
+	PatchID       string `json:"patch_id,omitempty"`
 }
 
 // Event is one thing that happened in a session. Seq is assigned by whoever

@@ -55,6 +55,10 @@ type EvalConfig struct {
 	// (a shared records file).
 	Hidden   []string
 	Progress io.Writer
+	// Schedule is when the user's rounds come; a fraction schedule's step
+	// count is each trial's paired vanilla run's (Conditions must hold
+	// vanilla).
+	Schedule policy.Schedule
 	// Bar draws a progress bar under the finished trials' lines, for a
 	// terminal; without it every trial is one plain line.
 	Bar bool
@@ -65,15 +69,6 @@ type EvalConfig struct {
 // workspace, and returns how many it ran. Stopping it (ctx) lets running
 // trials write their interrupted result; finished ones stay.
 func Eval(ctx context.Context, cfg EvalConfig) (int, error) {
-	type trial struct {
-		agent Agent
-		cond  policy.Condition
-		t     *task.Task
-		run   int
-		dir   string
-	}
-	var todo []trial
-	total := 0
 	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
 		return 0, err
 	}
@@ -81,7 +76,41 @@ func Eval(ctx context.Context, cfg EvalConfig) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	var redo []string
+	todo, total, redo := plan(cfg, man)
+	for _, r := range redo {
+		fmt.Fprintf(orDiscard(cfg.Progress), "swetouch eval: running again %s\n", r)
+	}
+	fmt.Fprintf(orDiscard(cfg.Progress), "swetouch eval: %d trials, %d done, %d to run\n", total, total-len(todo), len(todo))
+	e := &evaluation{cfg: cfg, man: man, todo: len(todo), start: time.Now()}
+	for _, phase := range phases(todo, cfg.Schedule) {
+		e.runAll(ctx, phase)
+	}
+	if cfg.Bar && e.ran > 0 {
+		fmt.Fprintln(orDiscard(cfg.Progress))
+	}
+	if ctx.Err() != nil {
+		return e.ran, ctx.Err()
+	}
+	return e.ran, e.firstErr
+}
+
+// trial is one agent × condition × task × run of an eval.
+type trial struct {
+	agent Agent
+	cond  policy.Condition
+	t     *task.Task
+	run   int
+	dir   string
+}
+
+// vanilla is the folder of the trial's vanilla pair.
+func (tr trial) vanilla(out string) string {
+	return filepath.Join(out, tr.agent.Name, string(policy.Vanilla), tr.t.Name, fmt.Sprintf("run-%d", tr.run))
+}
+
+// plan lists the trials not yet done, whole runs first, with the number
+// of trials in all and why finished-looking ones run again.
+func plan(cfg EvalConfig, man *manifest) (todo []trial, total int, redo []string) {
 	for _, a := range cfg.Agents {
 		for _, c := range cfg.Conditions {
 			for _, t := range cfg.Tasks {
@@ -100,54 +129,52 @@ func Eval(ctx context.Context, cfg EvalConfig) (int, error) {
 			}
 		}
 	}
-	for _, r := range redo {
-		fmt.Fprintf(orDiscard(cfg.Progress), "swetouch eval: running again %s\n", r)
-	}
 	sort.SliceStable(todo, func(i, j int) bool { return todo[i].run < todo[j].run }) // whole runs first
-	fmt.Fprintf(orDiscard(cfg.Progress), "swetouch eval: %d trials, %d done, %d to run\n", total, total-len(todo), len(todo))
+	return todo, total, redo
+}
+
+// phases orders the trials: a fraction schedule takes S from each trial's
+// vanilla pair, so the vanilla trials all run first; else one phase.
+func phases(todo []trial, s policy.Schedule) [][]trial {
+	if s.Kind != "fraction" {
+		return [][]trial{todo}
+	}
+	var van, rest []trial
+	for _, tr := range todo {
+		if tr.cond == policy.Vanilla {
+			van = append(van, tr)
+		} else {
+			rest = append(rest, tr)
+		}
+	}
+	return [][]trial{van, rest}
+}
+
+// evaluation is the state the workers of one eval share.
+type evaluation struct {
+	cfg      EvalConfig
+	man      *manifest
+	todo     int
+	start    time.Time
+	mu       sync.Mutex
+	ran      int
+	firstErr error
+}
+
+// runAll runs trials, Concurrency at a time, until done or ctx ends.
+func (e *evaluation) runAll(ctx context.Context, trials []trial) {
 	jobs := make(chan trial)
 	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var firstErr error
-	ran := 0
-	start := time.Now()
-	for w := 0; w < max(cfg.Concurrency, 1); w++ {
+	for w := 0; w < max(e.cfg.Concurrency, 1); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for tr := range jobs {
-				// a result of an earlier attempt goes first: eval's own is
-				// the one this trial writes
-				os.RemoveAll(tr.dir)
-				res, err := runTrial(ctx, cfg, tr.agent, tr.cond, tr.t, tr.dir)
-				if res != nil && res.Reason != "interrupted" {
-					if merr := man.add(cfg.Out, tr.dir); merr != nil && err == nil {
-						err = merr
-					}
-				}
-				mu.Lock()
-				ran++
-				line := fmt.Sprintf("[%d/%d] %s %s %s run %d", ran, len(todo), tr.agent.Name, tr.cond, tr.t.Name, tr.run)
-				switch {
-				case err != nil && ctx.Err() == nil:
-					line += ": " + err.Error()
-					if firstErr == nil {
-						firstErr = err
-					}
-				case res != nil:
-					line += fmt.Sprintf(": resolved=%s", showBool(res.Resolved))
-				}
-				eta := time.Duration(float64(time.Since(start)) / float64(ran) * float64(len(todo)-ran)).Round(time.Second)
-				if cfg.Bar {
-					fmt.Fprintf(orDiscard(cfg.Progress), "\r\033[K%s\n%s", line, bar(ran, len(todo), eta))
-				} else {
-					fmt.Fprintf(orDiscard(cfg.Progress), "%s (eta %s)\n", line, eta)
-				}
-				mu.Unlock()
+				e.one(ctx, tr)
 			}
 		}()
 	}
-	for _, tr := range todo {
+	for _, tr := range trials {
 		if ctx.Err() != nil {
 			break
 		}
@@ -158,16 +185,53 @@ func Eval(ctx context.Context, cfg EvalConfig) (int, error) {
 	}
 	close(jobs)
 	wg.Wait()
-	if cfg.Bar && ran > 0 {
-		fmt.Fprintln(orDiscard(cfg.Progress))
-	}
-	if ctx.Err() != nil {
-		return ran, ctx.Err()
-	}
-	return ran, firstErr
 }
 
-func runTrial(ctx context.Context, cfg EvalConfig, a Agent, c policy.Condition, t *task.Task, dir string) (*session.RunResult, error) {
+// one runs a trial, records it in the manifest and reports it.
+func (e *evaluation) one(ctx context.Context, tr trial) {
+	// a result of an earlier attempt goes first: eval's own is the one
+	// this trial writes
+	os.RemoveAll(tr.dir)
+	res, err := runTrial(ctx, e.cfg, tr.agent, tr.cond, tr.t, tr.dir, tr.vanilla(e.cfg.Out))
+	if res != nil && res.Reason != "interrupted" {
+		if merr := e.man.add(e.cfg.Out, tr.dir); merr != nil && err == nil {
+			err = merr
+		}
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.ran++
+	line := fmt.Sprintf("[%d/%d] %s %s %s run %d", e.ran, e.todo, tr.agent.Name, tr.cond, tr.t.Name, tr.run)
+	switch {
+	case err != nil && ctx.Err() == nil:
+		line += ": " + err.Error()
+		if e.firstErr == nil {
+			e.firstErr = err
+		}
+	case res != nil:
+		line += fmt.Sprintf(": resolved=%s", showBool(res.Resolved))
+	}
+	eta := time.Duration(float64(time.Since(e.start)) / float64(e.ran) * float64(e.todo-e.ran)).Round(time.Second)
+	if e.cfg.Bar {
+		fmt.Fprintf(orDiscard(e.cfg.Progress), "\r\033[K%s\n%s", line, bar(e.ran, e.todo, eta))
+	} else {
+		fmt.Fprintf(orDiscard(e.cfg.Progress), "%s (eta %s)\n", line, eta)
+	}
+}
+
+// runTrial runs one trial into dir; vanilla is its vanilla pair's folder,
+// where a fraction schedule takes its step count from.
+func runTrial(ctx context.Context, cfg EvalConfig, a Agent, c policy.Condition, t *task.Task, dir, vanilla string) (*session.RunResult, error) {
+	sched := cfg.Schedule
+	if c == policy.Vanilla {
+		sched = policy.Schedule{} // the user never acts
+	} else if sched.Kind == "fraction" {
+		pair, err := Load(vanilla)
+		if err != nil || len(pair) != 1 || pair[0].Result.Steps == 0 {
+			return nil, fmt.Errorf("--schedule fraction: no finished vanilla run in %s to take the step count from", vanilla)
+		}
+		sched.Steps = pair[0].Result.Steps
+	}
 	scratch, err := os.MkdirTemp("", "swetouch-trial-")
 	if err != nil {
 		return nil, err
@@ -177,7 +241,7 @@ func runTrial(ctx context.Context, cfg EvalConfig, a Agent, c policy.Condition, 
 	if err != nil {
 		return nil, err
 	}
-	rc := session.RunConfig{Task: t, Condition: c, Out: dir, Agent: args, Env: env, AgentName: a.Name, Shim: cfg.Shim, Observe: a.Observe, Own: a.Own, Unreached: a.Unreached,
+	rc := session.RunConfig{Task: t, Condition: c, Schedule: sched, Out: dir, Agent: args, Env: env, AgentName: a.Name, Shim: cfg.Shim, Observe: a.Observe, Own: a.Own, Unreached: a.Unreached,
 		Sandbox: cfg.Sandbox, Scratch: []string{scratch}, Hidden: hidden(cfg)}
 	if a.Visible != nil {
 		rc.Visible = a.Visible(t)

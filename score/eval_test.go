@@ -3,6 +3,7 @@ package score
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -12,6 +13,7 @@ import (
 	"github.com/swetouch/swetouch/event"
 	"github.com/swetouch/swetouch/internal/testbin"
 	"github.com/swetouch/swetouch/policy"
+	"github.com/swetouch/swetouch/replay"
 	"github.com/swetouch/swetouch/task"
 )
 
@@ -141,4 +143,63 @@ func TestBar(t *testing.T) {
 			t.Errorf("bar(%d, %d) = %q, want %q", tc.done, tc.total, got, tc.want)
 		}
 	}
+}
+
+// TestEvalFractionSchedule: under --schedule fraction each trial's step
+// count S is its paired vanilla run's: the vanilla trials run first, and
+// the Counter-Edit lands at the first step ≥ ⌈i·S/(K+1)⌉ whatever the
+// agent reads.
+func TestEvalFractionSchedule(t *testing.T) {
+	bin, err := testbin.Dir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe := filepath.Join(bin, "swetouch")
+	tk, err := task.Load(filepath.Join("..", "examples", "tasks", "py-discount"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, _ := task.LoadRecords(filepath.Join(tk.Dir, "records.jsonl"))
+	plans, _ := filepath.Abs(filepath.Join("..", "examples", "agents"))
+	careful := Agent{Name: "careful", Command: func(t *task.Task, scratch string) ([]string, []string, error) {
+		return []string{exe, "agent", "script", "--plan", filepath.Join(plans, t.Name+".json"), "--behaviour", "careful"}, nil, nil
+	}}
+	out := t.TempDir()
+	cfg := EvalConfig{Tasks: []*task.Task{tk}, Agents: []Agent{careful}, Conditions: []policy.Condition{policy.CounterEdit, policy.Vanilla},
+		Runs: 1, Concurrency: 2, Out: out, Shim: filepath.Join(bin, "swetouch-shim"), Schedule: policy.Schedule{Kind: "fraction", Steps: 1},
+		Records: func(*task.Task) (*task.Record, error) { return recs[0], nil }}
+	if n, err := Eval(context.Background(), cfg); err != nil || n != 2 {
+		t.Fatalf("ran %d: %v", n, err)
+	}
+	trials, err := Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var van, ce *Trial
+	for i := range trials {
+		if trials[i].Result.Condition == "vanilla" {
+			van = &trials[i]
+		} else {
+			ce = &trials[i]
+		}
+	}
+	s := van.Result.Steps
+	k := len(recs[0].CounterEdit.Interventions)
+	if ce.Result.Schedule != fmt.Sprintf("fraction %d", s) || van.Result.Schedule != "" {
+		t.Fatalf("schedules %q and %q, want fraction %d", ce.Result.Schedule, van.Result.Schedule, s)
+	}
+	due := (s + k) / (k + 1) // ⌈1·S/(K+1)⌉
+	tr, err := replay.ReadFile(filepath.Join(ce.Dir, "trajectory.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range tr.Events {
+		if ev.Kind == event.Intervention && ev.Attempt.Outcome == "applied" {
+			if *ev.Step != due {
+				t.Errorf("round 1 at step %d (%s), want step %d = ⌈%d/%d⌉", *ev.Step, ev.Attempt.Why, due, s, k+1)
+			}
+			return
+		}
+	}
+	t.Errorf("no Counter-Edit landed")
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/replay"
 	"github.com/swetouch/swetouch/task"
+	"github.com/swetouch/swetouch/user"
 	"github.com/swetouch/swetouch/watch"
 )
 
@@ -23,6 +24,9 @@ type HostConfig struct {
 	Record    *task.Record // nil: observe and record only
 	Condition policy.Condition
 	Match     policy.Match
+	// Schedule is when the region user's rounds become due (the zero
+	// value: the record's own triggers).
+	Schedule policy.Schedule
 	// Trajectory receives the recorded events (nil: none are kept).
 	Trajectory io.Writer
 	Header     replay.Header
@@ -59,17 +63,11 @@ type Host struct {
 	served  chan struct{}
 }
 
-// NewPolicy is the policy a record runs under: the condition defaults to
-// counter-edit and the match to reference.
-func NewPolicy(rec *task.Record, cond policy.Condition, match policy.Match) (*policy.Policy, policy.Condition, policy.Match, error) {
-	if cond == "" {
-		cond = policy.CounterEdit
-	}
-	if match == "" {
-		match = policy.Reference
-	}
-	p, err := policy.New(rec, policy.WithCondition(cond), policy.WithMatch(match))
-	return p, cond, match, err
+// NewUser is the region user a record runs under: the condition defaults
+// to counter-edit, the match to reference, the schedule to the record's
+// own triggers.
+func NewUser(rec *task.Record, o user.Options) (*user.Region, error) {
+	return user.NewRegion(rec, o)
 }
 
 // Start starts the hub over cfg.Root with its watcher, serves it on a
@@ -85,12 +83,12 @@ func Start(cfg HostConfig) (host *Host, err error) {
 		opts = append(opts, WithOwnCommands(cfg.Own))
 	}
 	if cfg.Record != nil {
-		pol, cond, match, err := NewPolicy(cfg.Record, cfg.Condition, cfg.Match)
+		u, err := NewUser(cfg.Record, user.Options{Condition: cfg.Condition, Match: cfg.Match, Schedule: cfg.Schedule})
 		if err != nil {
 			return nil, err
 		}
-		h.Condition, h.Match = string(cond), string(match)
-		opts = append(opts, WithPolicy(pol))
+		h.Condition, h.Match = string(u.Condition()), string(u.Match())
+		opts = append(opts, WithUser(u))
 	}
 	if cfg.Header.Condition == "" {
 		cfg.Header.Condition = orDefault(h.Condition, string(policy.Vanilla))

@@ -13,10 +13,10 @@ import (
 	"github.com/swetouch/swetouch/event"
 	"github.com/swetouch/swetouch/internal/safefile"
 	"github.com/swetouch/swetouch/patch"
-	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/replay"
 	"github.com/swetouch/swetouch/session/wire"
 	"github.com/swetouch/swetouch/shell"
+	"github.com/swetouch/swetouch/user"
 	"github.com/swetouch/swetouch/watch"
 )
 
@@ -33,7 +33,8 @@ type (
 type Hub struct {
 	root     string
 	classify *shell.Session
-	pol      *policy.Policy
+	usr      user.User
+	history  []event.Event // everything recorded, for the user to see
 	rec      *replay.Writer
 	w        *watch.Watcher
 	now      func() time.Time
@@ -64,9 +65,9 @@ type Hub struct {
 // Option configures a Hub.
 type Option func(*Hub)
 
-// WithPolicy sets the intervention policy; without one the hub observes
-// only (vanilla).
-func WithPolicy(p *policy.Policy) Option { return func(h *Hub) { h.pol = p } }
+// WithUser sets who the user is; without one the hub observes only
+// (vanilla).
+func WithUser(u user.User) Option { return func(h *Hub) { h.usr = u } }
 
 // WithRecorder records every event to a trajectory.
 func WithRecorder(w *replay.Writer) Option { return func(h *Hub) { h.rec = w } }
@@ -473,10 +474,10 @@ func (h *Hub) actLocked(ctx context.Context, evs []event.Event) error {
 			return err
 		}
 	}
-	if h.pol == nil {
+	if h.usr == nil {
 		return nil
 	}
-	d := h.pol.Decide(evs)
+	d := h.usr.Act(user.Events(h.history), evs)
 	if d == nil {
 		return nil
 	}
@@ -497,17 +498,17 @@ func (h *Hub) Disarm(why string) {
 }
 
 // skipLocked records a decision that was not acted on.
-func (h *Hub) skipLocked(d *policy.Decision) error {
+func (h *Hub) skipLocked(d *user.Act) error {
 	step := d.Step
 	att := event.Attempt{Order: d.Order, PatchID: d.PatchID, Trigger: string(d.Event), Why: h.disarmed, Outcome: "skipped"}
-	h.pol.Outcome(d, "skipped")
+	h.usr.Outcome(d, "skipped")
 	h.attempts = append(h.attempts, att)
 	return h.recordLocked(event.Event{Kind: event.Intervention, Source: "harness", Actor: event.Harness, Step: &step, Attempt: &att})
 }
 
 // interveneLocked applies a decision. The attempt is recorded before the
 // workspace is touched; the outcome after.
-func (h *Hub) interveneLocked(ctx context.Context, d *policy.Decision) error {
+func (h *Hub) interveneLocked(ctx context.Context, d *user.Act) error {
 	step := d.Step
 	att := event.Attempt{Order: d.Order, PatchID: d.PatchID, Trigger: string(d.Event), Why: d.Reason, Outcome: "attempt"}
 	if err := h.recordLocked(event.Event{Kind: event.Intervention, Source: "harness", Actor: event.Harness, Step: &step, Diff: d.Diff, Attempt: &att}); err != nil {
@@ -518,10 +519,10 @@ func (h *Hub) interveneLocked(ctx context.Context, d *policy.Decision) error {
 	if d.Diff != "" {
 		outcome, why, userEdits = h.applyLocked(ctx, d.Diff, step)
 	}
-	h.pol.Outcome(d, outcome)
+	h.usr.Outcome(d, outcome)
 	att.Outcome, att.Why = outcome, why
 	if outcome == "applied" {
-		att.Message = d.Message
+		att.Message, att.MessageSource = d.Message, d.Source
 	}
 	for _, ev := range userEdits {
 		if err := h.recordLocked(ev); err != nil {
@@ -593,6 +594,7 @@ func (h *Hub) recordLocked(ev event.Event) error {
 	if ev.Time.IsZero() {
 		ev.Time = h.now()
 	}
+	h.history = append(h.history, ev)
 	if h.rec == nil {
 		return nil
 	}
@@ -609,7 +611,7 @@ func (h *Hub) Armed() bool {
 }
 
 func (h *Hub) armedLocked() bool {
-	return len(h.outbox) > 0 || h.disarmed == "" && h.pol != nil && h.pol.Armed()
+	return len(h.outbox) > 0 || h.disarmed == "" && h.usr != nil && h.usr.Armed()
 }
 
 // Drain returns the pending messages and records their delivery.

@@ -19,6 +19,7 @@ import (
 	"github.com/swetouch/swetouch/replay"
 	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/task"
+	"github.com/swetouch/swetouch/user"
 	"github.com/swetouch/swetouch/watch"
 )
 
@@ -48,7 +49,7 @@ func start(t *testing.T, cond policy.Condition) *live {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pol, err := policy.New(recs[0], policy.WithCondition(cond))
+	u, err := user.NewRegion(recs[0], user.Options{Condition: cond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +62,7 @@ func start(t *testing.T, cond policy.Condition) *live {
 	l := &live{ws: ws, traj: &bytes.Buffer{}}
 	rec, _ := replay.NewWriter(l.traj, replay.Header{Task: tk.Name})
 	fixed := time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC)
-	l.hub, err = session.New(ws, session.WithPolicy(pol), session.WithWatcher(w), session.WithRecorder(rec), session.WithClock(func() time.Time { return fixed }))
+	l.hub, err = session.New(ws, session.WithUser(u), session.WithWatcher(w), session.WithRecorder(rec), session.WithClock(func() time.Time { return fixed }))
 	if err != nil {
 		t.Fatal(err)
 	}

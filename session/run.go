@@ -28,7 +28,10 @@ type RunConfig struct {
 	Record    *task.Record // nil: observe only
 	Condition policy.Condition
 	Match     policy.Match
-	Agent     []string // the agent command; {instruction} and {workspace} are substituted
+	// Schedule is when the user's rounds become due (zero: the record's
+	// own triggers).
+	Schedule policy.Schedule
+	Agent    []string // the agent command; {instruction} and {workspace} are substituted
 	// AgentName labels the agent in results (default: the command's base
 	// name); scores group by it.
 	AgentName string
@@ -69,10 +72,13 @@ type RunConfig struct {
 
 // RunResult is what result.json holds.
 type RunResult struct {
-	Task          string          `json:"task"`
-	Instance      string          `json:"instance,omitempty"`
-	Condition     string          `json:"condition"`
-	Match         string          `json:"match,omitempty"`
+	Task      string `json:"task"`
+	Instance  string `json:"instance,omitempty"`
+	Condition string `json:"condition"`
+	Match     string `json:"match,omitempty"`
+	// Schedule is the user's schedule when it is not the record's own
+	// triggers: "fraction S" (S the reference run's steps) or "after N".
+	Schedule      string          `json:"schedule,omitempty"`
 	Agent         []string        `json:"agent"`
 	AgentName     string          `json:"agent_name"`
 	Resolved      *bool           `json:"resolved"`
@@ -146,7 +152,7 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	if !cfg.KeepWorkspace {
 		owned = append(owned[:len(owned):len(owned)], ws)
 	}
-	host, err := Start(HostConfig{Root: ws, Record: cfg.Record, Condition: cfg.Condition, Match: cfg.Match, Shim: cfg.Shim, Clock: cfg.Clock, Owned: owned, Own: cfg.Own,
+	host, err := Start(HostConfig{Root: ws, Record: cfg.Record, Condition: cfg.Condition, Match: cfg.Match, Schedule: cfg.Schedule, Shim: cfg.Shim, Clock: cfg.Clock, Owned: owned, Own: cfg.Own,
 		Trajectory: f, Header: replay.Header{Task: cfg.Task.Name, Agent: strings.Join(cfg.Agent, " "), Source: "swetouch run", Root: ws}})
 	if err != nil {
 		return res, setupFailed(cfg.Out, res, start, fmt.Errorf("the session hub: %w", err))
@@ -159,6 +165,12 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	}()
 	if cfg.Record != nil {
 		res.Instance, res.Condition, res.Match = cfg.Record.InstanceID, host.Condition, host.Match
+		switch cfg.Schedule.Kind {
+		case "fraction":
+			res.Schedule = fmt.Sprintf("fraction %d", cfg.Schedule.Steps)
+		case "after":
+			res.Schedule = fmt.Sprintf("after %d", cfg.Schedule.N)
+		}
 	}
 	res.Timings.Setup = time.Since(start).Seconds()
 

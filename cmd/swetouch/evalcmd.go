@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -18,13 +19,15 @@ import (
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/score"
 	"github.com/swetouch/swetouch/task"
+	"github.com/swetouch/swetouch/user"
 )
 
 func evalCmd() *cobra.Command {
 	var tasksDir, records, conditions, out, plans, modelURL, modelName string
 	var emit, image, swetouchImage, pvc, namespace string
 	var agents, agentArgs []string
-	var mcpFile string
+	var mcpFile, schedule string
+	var scheduleSteps, after int
 	var runs, concurrency int
 	var noSandbox bool
 	c := &cobra.Command{
@@ -60,6 +63,19 @@ func evalCmd() *cobra.Command {
 					return badInput("--conditions: %v", err)
 				}
 				cfg.Conditions = append(cfg.Conditions, cond)
+			}
+			// the fraction schedule's S is each trial's paired vanilla
+			// run's step count, set per trial
+			if cfg.Schedule, err = user.ParseSchedule(schedule, max(scheduleSteps, 1), after); err != nil {
+				return badInput("--schedule: %v", err)
+			}
+			if cfg.Schedule.Kind == "fraction" {
+				if c.Flags().Changed("steps") {
+					return badInput("--steps: eval takes each trial's S from its paired vanilla run")
+				}
+				if !slices.Contains(cfg.Conditions, policy.Vanilla) {
+					return badInput("--schedule fraction needs the vanilla condition: S is each trial's paired vanilla run's step count")
+				}
 			}
 			var shared []*task.Record
 			if records != "" {
@@ -114,6 +130,9 @@ func evalCmd() *cobra.Command {
 				}
 				cfg.Agents = append(cfg.Agents, a)
 			}
+			if emit != "" && cfg.Schedule.Kind != "" {
+				return badInput("--schedule %s: the emitted jobs run each trial on its own, on the record's triggers; run eval here for another schedule", schedule)
+			}
 			if emit != "" {
 				return emitJobs(c, cfg, emit, score.EmitConfig{Image: image, SwetouchImage: swetouchImage, PVC: pvc, Namespace: namespace,
 					Command: score.TrialArgs{SharedRecords: records != "", ModelURL: modelURL, Model: modelName,
@@ -140,6 +159,7 @@ func evalCmd() *cobra.Command {
 	c.Flags().StringVar(&tasksDir, "tasks", "", "a folder of tasks")
 	c.Flags().StringVar(&records, "records", "", "dataset-record-v1 JSONL (default: each task's records.jsonl)")
 	c.Flags().StringSliceVar(&agents, "agent", nil, "agents to run (repeat): naive, careful, claude, codex, gemini, opencode")
+	scheduleFlags(c, &schedule, &scheduleSteps, &after)
 	c.Flags().StringVar(&conditions, "conditions", "vanilla,counter-edit", "comma-separated conditions")
 	c.Flags().IntVar(&runs, "runs", 1, "runs of every trial")
 	c.Flags().IntVar(&concurrency, "concurrency", 2, "trials at a time")

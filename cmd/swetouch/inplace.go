@@ -16,6 +16,7 @@ import (
 	"github.com/swetouch/swetouch/sandbox"
 	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/task"
+	"github.com/swetouch/swetouch/user"
 )
 
 // inPlace is the session a relay starts for itself: with --records (or
@@ -102,7 +103,7 @@ func (p *inPlace) start(sock, root, source string, agent []string) (*inPlaceSess
 		return nil, badInput("--match: %v", err)
 	}
 	if rec != nil {
-		if _, _, _, err := session.NewPolicy(rec, cond, match); err != nil {
+		if _, err := session.NewUser(rec, user.Options{Condition: cond, Match: match}); err != nil {
 			return nil, badInput("--condition %s: %v", cond, err)
 		}
 	}

@@ -17,12 +17,14 @@ import (
 	"github.com/swetouch/swetouch/score"
 	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/task"
+	"github.com/swetouch/swetouch/user"
 )
 
 func runCmd() *cobra.Command {
 	var taskDir, records, instance, condition, match, out, agent, agentName, modelURL, modelName string
 	var keep, noSandbox bool
-	var mcpFile string
+	var mcpFile, schedule string
+	var scheduleSteps, after int
 	var visible, agentArgs []string
 	c := &cobra.Command{
 		Use:   "run --task DIR [--records FILE --instance ID] [--condition C] [--match M] --out DIR (--agent claude|codex|gemini|opencode [--model-url URL] [--model M] | -- AGENT ARGS...)",
@@ -93,6 +95,12 @@ func runCmd() *cobra.Command {
 			if cfg.Record == nil && cfg.Condition != policy.Vanilla && c.Flags().Changed("condition") {
 				return badInput("--condition %s needs --records", condition)
 			}
+			if cfg.Schedule, err = user.ParseSchedule(schedule, scheduleSteps, after); err != nil {
+				return badInput("--schedule: %v", err)
+			}
+			if cfg.Schedule.Kind != "" && cfg.Record == nil {
+				return badInput("--schedule %s needs --records", schedule)
+			}
 			if cfg.Sandbox, err = sandboxFlag(noSandbox); err != nil {
 				return err
 			}
@@ -126,6 +134,7 @@ func runCmd() *cobra.Command {
 	c.Flags().StringVar(&instance, "instance", "", "record instance id (default: the task's name)")
 	c.Flags().StringVar(&condition, "condition", "counter-edit", "vanilla, counter-edit, co-edit, message-only or code-only")
 	c.Flags().StringVar(&match, "match", "reference", "reference or precise")
+	scheduleFlags(c, &schedule, &scheduleSteps, &after)
 	c.Flags().StringVar(&out, "out", "", "output directory")
 	c.Flags().BoolVar(&noSandbox, "no-sandbox", false, "run the agent and the tests without isolation (result.json says so)")
 	c.Flags().StringSliceVar(&visible, "visible", nil, "a host path the sandboxed agent may read (repeat): its own files outside the system directories")
@@ -139,6 +148,14 @@ func runCmd() *cobra.Command {
 	c.MarkFlagRequired("task")
 	c.MarkFlagRequired("out")
 	return c
+}
+
+// scheduleFlags are the user's schedule: --schedule, with --steps for
+// fraction (eval takes it from the paired vanilla run) and --after.
+func scheduleFlags(c *cobra.Command, schedule *string, steps, after *int) {
+	c.Flags().StringVar(schedule, "schedule", "region", "when the user's rounds come: region (the record's triggers), fraction (round i of K at step ⌈i·S/(K+1)⌉ of a reference run of S steps) or after (the first at step --after, later ones on new edits)")
+	c.Flags().IntVar(steps, "steps", 0, "with --schedule fraction: the reference run's step count S")
+	c.Flags().IntVar(after, "after", 0, "with --schedule after: the step of the first round")
 }
 
 // sandboxFlag is the sandbox runs get: bwrap unless --no-sandbox (the

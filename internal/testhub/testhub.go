@@ -13,6 +13,7 @@ import (
 	"github.com/swetouch/swetouch/replay"
 	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/task"
+	"github.com/swetouch/swetouch/user"
 	"github.com/swetouch/swetouch/watch"
 )
 
@@ -45,11 +46,11 @@ func Serve(t testing.TB, taskDir string, cond policy.Condition, opts ...Option) 
 		t.Fatal(err)
 	}
 	ws := Workspace(t, taskDir)
-	pol, err := policy.New(recs[0], policy.WithCondition(cond))
+	u, err := user.NewRegion(recs[0], user.Options{Condition: cond})
 	if err != nil {
 		t.Fatal(err)
 	}
-	hopts := []session.Option{session.WithPolicy(pol)}
+	hopts := []session.Option{session.WithUser(u)}
 	if cfg.watched {
 		w, err := watch.New(ws)
 		if err != nil {

@@ -1,0 +1,57 @@
+// Package user is the one seam for who the user is. The hub asks its
+// User what to do after each agent action (and, for conversational
+// users, at each turn's end), showing it the session's history; the user
+// answers with an Act: an edit to apply and what to say, or nothing.
+// SWE-Touch's region user (Region) consults the pure policy package;
+// UserSWE's conversational user and users that react to live diffs and
+// tests are other implementations of the same interface.
+package user
+
+import (
+	"github.com/swetouch/swetouch/event"
+	"github.com/swetouch/swetouch/task"
+)
+
+// User decides what the user does in one session.
+type User interface {
+	// Act is asked after each agent action, with the action's events
+	// (already recorded, and in History) and the history so far. nil:
+	// nothing to do now.
+	Act(h History, action []event.Event) *Act
+	// Outcome tells the user what became of an act: "applied" consumes
+	// it; "noop" and "failed" leave it due; "skipped" (the hub was
+	// disarmed) ends it.
+	Outcome(a *Act, outcome string)
+	// Armed reports whether the user can still act, so adapters need not
+	// wait for the hub's answer when it cannot.
+	Armed() bool
+}
+
+// History is the session as the user may see it: every event recorded so
+// far, in order. It is read-only: a user must not change what it holds.
+type History interface {
+	Events() []event.Event
+}
+
+// Act is one thing the user does: apply Diff (a Counter-Edit; "" for
+// none) and say Message ("" for nothing), for intervention Order.
+type Act struct {
+	Order   int
+	Diff    string
+	PatchID string
+	Message string
+	// Source is where the message came from: "seed" (the record's
+	// deterministic text), "llm", or "deterministic_fallback".
+	Source string
+	Region task.Region
+	Event  event.Kind
+	Step   int
+	Scope  event.Scope
+	Reason string
+}
+
+// Events is a History over a slice.
+type Events []event.Event
+
+// Events returns the slice, clipped so an append cannot reach the owner's.
+func (e Events) Events() []event.Event { return e[:len(e):len(e)] }
