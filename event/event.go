@@ -108,7 +108,16 @@ type Attempt struct {
 	// MessageSource is where the message came from: "seed" (the
 	// record's deterministic text), "llm", "deterministic_fallback".
 	MessageSource string `json:"message_source,omitempty"`
-	PatchID       string `json:"patch_id,omitempty"`
+	// MessageModel wrote the message from the prompt of PromptSHA256;
+	// MessageRaw is its text as written; FallbackReason (llm_failed,
+	// llm_quality_failed) says why the deterministic text went instead,
+	// and FallbackWhy in what way.
+	MessageModel   string `json:"message_model,omitempty"`
+	PromptSHA256   string `json:"message_prompt_sha256,omitempty"`
+	MessageRaw     string `json:"message_raw,omitempty"`
+	FallbackReason string `json:"fallback_reason,omitempty"`
+	FallbackWhy    string `json:"fallback_why,omitempty"`
+	PatchID        string `json:"patch_id,omitempty"`
 }
 
 // Event is one thing that happened in a session. Seq is assigned by whoever

@@ -41,3 +41,30 @@ func Message(seed string, order int, r task.Region, helpful bool) string {
 	}
 	return seed + " " + follow
 }
+
+// MessageNoEdit is Message for a message-only round: the user asks for
+// their view of the region without having touched it, and never says an
+// edit was made (the released harness told its simulator one was, B13).
+func MessageNoEdit(seed string, order int, r task.Region) string {
+	seed = strings.TrimSpace(seed)
+	where := r.Path
+	if r.StartLine > 0 {
+		where = fmt.Sprintf("%s (lines %d-%d)", r.Path, r.StartLine, r.EndLine)
+	}
+	var follow string
+	switch {
+	case order <= 1:
+		follow = fmt.Sprintf("Before you go further with %s, please follow what I describe there; it is the behaviour I expect.", where)
+	case order == 2:
+		follow = fmt.Sprintf("Your work on %s still goes against what I described; please make it match and adapt the code around it.", where)
+	default:
+		follow = fmt.Sprintf("I have asked more than once for %s to follow what I described; please do that and finish the rest of the task.", where)
+	}
+	if seed == "" {
+		return follow
+	}
+	if !strings.HasSuffix(seed, ".") && !strings.HasSuffix(seed, "!") && !strings.HasSuffix(seed, "?") {
+		seed += "."
+	}
+	return seed + " " + follow
+}

@@ -107,6 +107,7 @@ type Decision struct {
 	Step    int
 	Scope   event.Scope
 	Reason  string
+	Seed    string // what the user claims for the edit
 }
 
 // Policy holds the decision state of one run.
@@ -262,7 +263,7 @@ func (p *Policy) consider(ev event.Event) *Decision {
 }
 
 func (p *Policy) decide(iv *Intervention, ev event.Event, r task.Region, sc event.Scope, why string) *Decision {
-	d := &Decision{Order: iv.Order, PatchID: iv.PatchID, Region: r, Event: ev.Kind, Scope: sc, Reason: why}
+	d := &Decision{Order: iv.Order, PatchID: iv.PatchID, Region: r, Event: ev.Kind, Scope: sc, Reason: why, Seed: iv.Seed}
 	if ev.Step != nil {
 		d.Step = *ev.Step
 	}
@@ -272,7 +273,10 @@ func (p *Policy) decide(iv *Intervention, ev event.Event, r task.Region, sc even
 	if p.cond != MessageOnly {
 		d.Diff = iv.Diff
 	}
-	if p.cond != CodeOnly {
+	switch {
+	case p.cond == MessageOnly:
+		d.Message = MessageNoEdit(iv.Seed, iv.Order, d.Region)
+	case p.cond != CodeOnly:
 		d.Message = Message(iv.Seed, iv.Order, d.Region, p.cond == CoEdit)
 	}
 	if d.Diff == "" && d.Message == "" {

@@ -17,6 +17,7 @@ import (
 	"github.com/swetouch/swetouch/sandbox"
 	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/task"
+	"github.com/swetouch/swetouch/user"
 )
 
 // Agent is one agent an evaluation runs: how to start it on a task.
@@ -59,6 +60,9 @@ type EvalConfig struct {
 	// count is each trial's paired vanilla run's (Conditions must hold
 	// vanilla).
 	Schedule policy.Schedule
+	// UserModel writes the user's messages (session.RunConfig.UserModel);
+	// each trial records its calls in its own folder.
+	UserModel user.Writer
 	// Bar draws a progress bar under the finished trials' lines, for a
 	// terminal; without it every trial is one plain line.
 	Bar bool
@@ -241,7 +245,7 @@ func runTrial(ctx context.Context, cfg EvalConfig, a Agent, c policy.Condition, 
 	if err != nil {
 		return nil, err
 	}
-	rc := session.RunConfig{Task: t, Condition: c, Schedule: sched, Out: dir, Agent: args, Env: env, AgentName: a.Name, Shim: cfg.Shim, Observe: a.Observe, Own: a.Own, Unreached: a.Unreached,
+	rc := session.RunConfig{Task: t, Condition: c, Schedule: sched, UserModel: cfg.UserModel, Out: dir, Agent: args, Env: env, AgentName: a.Name, Shim: cfg.Shim, Observe: a.Observe, Own: a.Own, Unreached: a.Unreached,
 		Sandbox: cfg.Sandbox, Scratch: []string{scratch}, Hidden: hidden(cfg)}
 	if a.Visible != nil {
 		rc.Visible = a.Visible(t)

@@ -27,6 +27,10 @@ type HostConfig struct {
 	// Schedule is when the region user's rounds become due (the zero
 	// value: the record's own triggers).
 	Schedule policy.Schedule
+	// Writer, when set, writes the user's messages from what the agent
+	// did (user.Contextual), for the task of Instruction.
+	Writer      user.Writer
+	Instruction string
 	// Trajectory receives the recorded events (nil: none are kept).
 	Trajectory io.Writer
 	Header     replay.Header
@@ -88,7 +92,11 @@ func Start(cfg HostConfig) (host *Host, err error) {
 			return nil, err
 		}
 		h.Condition, h.Match = string(u.Condition()), string(u.Match())
-		opts = append(opts, WithUser(u))
+		if cfg.Writer != nil {
+			opts = append(opts, WithUser(user.NewContextual(u, cfg.Writer, cfg.Instruction)))
+		} else {
+			opts = append(opts, WithUser(u))
+		}
 	}
 	if cfg.Header.Condition == "" {
 		cfg.Header.Condition = orDefault(h.Condition, string(policy.Vanilla))

@@ -523,6 +523,8 @@ func (h *Hub) interveneLocked(ctx context.Context, d *user.Act) error {
 	att.Outcome, att.Why = outcome, why
 	if outcome == "applied" {
 		att.Message, att.MessageSource = d.Message, d.Source
+		att.MessageModel, att.PromptSHA256, att.MessageRaw = d.Model, d.PromptSHA256, d.Raw
+		att.FallbackReason, att.FallbackWhy = d.FallbackReason, d.FallbackWhy
 	}
 	for _, ev := range userEdits {
 		if err := h.recordLocked(ev); err != nil {

@@ -20,6 +20,7 @@ import (
 	"github.com/swetouch/swetouch/replay"
 	"github.com/swetouch/swetouch/sandbox"
 	"github.com/swetouch/swetouch/task"
+	"github.com/swetouch/swetouch/user"
 )
 
 // RunConfig is one agent run on one task.
@@ -31,7 +32,11 @@ type RunConfig struct {
 	// Schedule is when the user's rounds become due (zero: the record's
 	// own triggers).
 	Schedule policy.Schedule
-	Agent    []string // the agent command; {instruction} and {workspace} are substituted
+	// UserModel, when set, writes the user's messages from what the
+	// agent did (user.Contextual); a user.Chat's calls are recorded in
+	// the run folder's user-model.jsonl unless it records elsewhere.
+	UserModel user.Writer
+	Agent     []string // the agent command; {instruction} and {workspace} are substituted
 	// AgentName labels the agent in results (default: the command's base
 	// name); scores group by it.
 	AgentName string
@@ -148,11 +153,20 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 		return nil, err
 	}
 	defer f.Close()
+	userModel := cfg.UserModel
+	if chat, ok := userModel.(*user.Chat); ok && chat.Record == nil {
+		tape, err := os.Create(filepath.Join(cfg.Out, UserModelLog))
+		if err != nil {
+			return nil, err
+		}
+		defer tape.Close()
+		userModel = &user.Chat{URL: chat.URL, Model: chat.Model, Key: chat.Key, Client: chat.Client, Record: tape}
+	}
 	owned := cfg.Scratch
 	if !cfg.KeepWorkspace {
 		owned = append(owned[:len(owned):len(owned)], ws)
 	}
-	host, err := Start(HostConfig{Root: ws, Record: cfg.Record, Condition: cfg.Condition, Match: cfg.Match, Schedule: cfg.Schedule, Shim: cfg.Shim, Clock: cfg.Clock, Owned: owned, Own: cfg.Own,
+	host, err := Start(HostConfig{Root: ws, Record: cfg.Record, Condition: cfg.Condition, Match: cfg.Match, Schedule: cfg.Schedule, Writer: userModel, Instruction: cfg.Task.Instruction, Shim: cfg.Shim, Clock: cfg.Clock, Owned: owned, Own: cfg.Own,
 		Trajectory: f, Header: replay.Header{Task: cfg.Task.Name, Agent: strings.Join(cfg.Agent, " "), Source: "swetouch run", Root: ws}})
 	if err != nil {
 		return res, setupFailed(cfg.Out, res, start, fmt.Errorf("the session hub: %w", err))
@@ -302,6 +316,10 @@ func setupFailed(out string, res *RunResult, start time.Time, why error) error {
 	}
 	return fmt.Errorf("%w: %v", ErrSetup, why)
 }
+
+// UserModelLog is the run folder's recording of the user model's calls,
+// which replay serves back (user.LoadTape).
+const UserModelLog = "user-model.jsonl"
 
 // writeResult writes result.json, with the run's total time.
 func writeResult(out string, res *RunResult, start time.Time) error {

@@ -56,7 +56,7 @@ func (r *Region) Act(_ History, action []event.Event) *Act {
 	if d == nil {
 		return nil
 	}
-	a := &Act{Order: d.Order, Diff: d.Diff, PatchID: d.PatchID, Message: d.Message, Region: d.Region, Event: d.Event, Step: d.Step, Scope: d.Scope, Reason: d.Reason}
+	a := &Act{Order: d.Order, Diff: d.Diff, PatchID: d.PatchID, Message: d.Message, Region: d.Region, Event: d.Event, Step: d.Step, Scope: d.Scope, Reason: d.Reason, Intent: d.Seed}
 	if a.Message != "" {
 		a.Source = "seed"
 	}

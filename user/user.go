@@ -40,14 +40,21 @@ type Act struct {
 	Diff    string
 	PatchID string
 	Message string
+	// Intent is what the user claims for the edit (the record's seed).
+	Intent string
 	// Source is where the message came from: "seed" (the record's
-	// deterministic text), "llm", or "deterministic_fallback".
-	Source string
-	Region task.Region
-	Event  event.Kind
-	Step   int
-	Scope  event.Scope
-	Reason string
+	// deterministic text), "llm", or "deterministic_fallback"; for a
+	// written message, Model wrote it from the prompt of PromptSHA256,
+	// Raw is its text as written, and FallbackReason (llm_failed,
+	// llm_quality_failed) and FallbackWhy say why it was not used.
+	Source                      string
+	Model, PromptSHA256, Raw    string
+	FallbackReason, FallbackWhy string
+	Region                      task.Region
+	Event                       event.Kind
+	Step                        int
+	Scope                       event.Scope
+	Reason                      string
 }
 
 // Events is a History over a slice.

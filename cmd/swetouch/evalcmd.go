@@ -26,7 +26,7 @@ func evalCmd() *cobra.Command {
 	var tasksDir, records, conditions, out, plans, modelURL, modelName string
 	var emit, image, swetouchImage, pvc, namespace string
 	var agents, agentArgs []string
-	var mcpFile, schedule string
+	var mcpFile, schedule, userURL, userModel string
 	var scheduleSteps, after int
 	var runs, concurrency int
 	var noSandbox bool
@@ -76,6 +76,9 @@ func evalCmd() *cobra.Command {
 				if !slices.Contains(cfg.Conditions, policy.Vanilla) {
 					return badInput("--schedule fraction needs the vanilla condition: S is each trial's paired vanilla run's step count")
 				}
+			}
+			if cfg.UserModel, err = userModelFlag(userURL, userModel); err != nil {
+				return err
 			}
 			var shared []*task.Record
 			if records != "" {
@@ -160,6 +163,7 @@ func evalCmd() *cobra.Command {
 	c.Flags().StringVar(&records, "records", "", "dataset-record-v1 JSONL (default: each task's records.jsonl)")
 	c.Flags().StringSliceVar(&agents, "agent", nil, "agents to run (repeat): naive, careful, claude, codex, gemini, opencode")
 	scheduleFlags(c, &schedule, &scheduleSteps, &after)
+	userModelFlags(c, &userURL, &userModel)
 	c.Flags().StringVar(&conditions, "conditions", "vanilla,counter-edit", "comma-separated conditions")
 	c.Flags().IntVar(&runs, "runs", 1, "runs of every trial")
 	c.Flags().IntVar(&concurrency, "concurrency", 2, "trials at a time")

@@ -22,6 +22,7 @@ import (
 	"github.com/swetouch/swetouch/replay/model"
 	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/task"
+	"github.com/swetouch/swetouch/user"
 )
 
 // loadRecording reads a recorded session: our trajectory.jsonl, or a
@@ -44,7 +45,7 @@ func loadRecording(path string) (*replay.Trajectory, error) {
 }
 
 func replayCmd() *cobra.Command {
-	var taskDir, records, instance, condition, match, out, whatIf, cassette, agent, modelName string
+	var taskDir, records, instance, condition, match, out, whatIf, cassette, agent, modelName, userTape string
 	var check, noSandbox bool
 	var timeout time.Duration
 	c := &cobra.Command{
@@ -121,6 +122,20 @@ func replayCmd() *cobra.Command {
 				abs, _ := filepath.Abs(records)
 				cfg.Hidden = append(cfg.Hidden, abs)
 			}
+			// the user's messages as the recording's model wrote them: its
+			// run folder's recording, or the one named
+			if userTape == "" {
+				if p := filepath.Join(filepath.Dir(args[0]), session.UserModelLog); fileExists(p) {
+					userTape = p
+				}
+			}
+			if userTape != "" {
+				tape, err := user.LoadTape(userTape, "")
+				if err != nil {
+					return badInput("--user-cassette: %v", err)
+				}
+				cfg.UserModel = tape
+			}
 			if cassette != "" {
 				stop, err := replayAgent(&cfg, cassette, agent, modelName, exe)
 				if err != nil {
@@ -184,6 +199,7 @@ func replayCmd() *cobra.Command {
 	c.Flags().BoolVar(&check, "check", false, "compare with the recording; exit 1 at the first divergence")
 	c.Flags().DurationVar(&timeout, "timeout", time.Minute, "bound on each replayed command")
 	c.Flags().StringVar(&whatIf, "what-if", "", "list where a condition's interventions would fire on the recording, and run nothing")
+	c.Flags().StringVar(&userTape, "user-cassette", "", "the user model's recorded calls (default: user-model.jsonl beside the trajectory, when there is one)")
 	c.Flags().StringVar(&cassette, "cassette", "", "re-run a real agent against this model cassette (with --agent)")
 	c.Flags().StringVar(&agent, "agent", "", "with --cassette: claude, codex, gemini or opencode")
 	c.Flags().StringVar(&modelName, "model", "", "with --cassette: the model name the agent asks for")
@@ -314,4 +330,9 @@ func (h hubAdapter) Observe(ev event.Event) (int64, error) { return h.c.Observe(
 func (h hubAdapter) Sync(channel string) error {
 	_, err := h.c.Sync(channel)
 	return err
+}
+
+func fileExists(p string) bool {
+	info, err := os.Stat(p)
+	return err == nil && info.Mode().IsRegular()
 }

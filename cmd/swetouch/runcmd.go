@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	neturl "net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -23,7 +24,7 @@ import (
 func runCmd() *cobra.Command {
 	var taskDir, records, instance, condition, match, out, agent, agentName, modelURL, modelName string
 	var keep, noSandbox bool
-	var mcpFile, schedule string
+	var mcpFile, schedule, userURL, userModel string
 	var scheduleSteps, after int
 	var visible, agentArgs []string
 	c := &cobra.Command{
@@ -101,6 +102,9 @@ func runCmd() *cobra.Command {
 			if cfg.Schedule.Kind != "" && cfg.Record == nil {
 				return badInput("--schedule %s needs --records", schedule)
 			}
+			if cfg.UserModel, err = userModelFlag(userURL, userModel); err != nil {
+				return err
+			}
 			if cfg.Sandbox, err = sandboxFlag(noSandbox); err != nil {
 				return err
 			}
@@ -135,6 +139,7 @@ func runCmd() *cobra.Command {
 	c.Flags().StringVar(&condition, "condition", "counter-edit", "vanilla, counter-edit, co-edit, message-only or code-only")
 	c.Flags().StringVar(&match, "match", "reference", "reference or precise")
 	scheduleFlags(c, &schedule, &scheduleSteps, &after)
+	userModelFlags(c, &userURL, &userModel)
 	c.Flags().StringVar(&out, "out", "", "output directory")
 	c.Flags().BoolVar(&noSandbox, "no-sandbox", false, "run the agent and the tests without isolation (result.json says so)")
 	c.Flags().StringSliceVar(&visible, "visible", nil, "a host path the sandboxed agent may read (repeat): its own files outside the system directories")
@@ -156,6 +161,29 @@ func scheduleFlags(c *cobra.Command, schedule *string, steps, after *int) {
 	c.Flags().StringVar(schedule, "schedule", "region", "when the user's rounds come: region (the record's triggers), fraction (round i of K at step ⌈i·S/(K+1)⌉ of a reference run of S steps) or after (the first at step --after, later ones on new edits)")
 	c.Flags().IntVar(steps, "steps", 0, "with --schedule fraction: the reference run's step count S")
 	c.Flags().IntVar(after, "after", 0, "with --schedule after: the step of the first round")
+}
+
+// userModelFlags name the model that writes the user's messages.
+func userModelFlags(c *cobra.Command, url, model *string) {
+	c.Flags().StringVar(url, "user-model-url", "", "an OpenAI-compatible chat-completions base URL (…/v1) whose model writes the user's messages from what the agent did; the key is $SWETOUCH_USER_API_KEY")
+	c.Flags().StringVar(model, "user-model", "", "with --user-model-url: the model's name")
+}
+
+// userModelFlag is the user's writer the flags name (nil: none).
+func userModelFlag(url, model string) (user.Writer, error) {
+	if url == "" {
+		if model != "" {
+			return nil, badInput("--user-model needs --user-model-url")
+		}
+		return nil, nil
+	}
+	if u, err := neturl.Parse(url); err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return nil, badInput("--user-model-url: want an http(s) URL such as http://127.0.0.1:8000/v1, got %q", url)
+	}
+	if model == "" {
+		return nil, badInput("--user-model-url needs --user-model NAME")
+	}
+	return &user.Chat{URL: url, Model: model, Key: os.Getenv("SWETOUCH_USER_API_KEY")}, nil
 }
 
 // sandboxFlag is the sandbox runs get: bwrap unless --no-sandbox (the

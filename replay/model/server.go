@@ -100,6 +100,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch p := r.URL.Path; {
 	case strings.HasSuffix(p, "/messages"):
 		req, err = parseAnthropic(body)
+	case strings.HasSuffix(p, "/chat/completions"):
+		s.chat(w, r.URL.Path, body)
+		return
 	case strings.HasSuffix(p, "/responses"):
 		req, err = parseOpenAI(body)
 	case strings.Contains(p, ":streamGenerateContent"), strings.Contains(p, ":generateContent"):
@@ -238,4 +241,33 @@ func (s *Server) Conversations() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return len(s.convs)
+}
+
+// chat answers an OpenAI chat-completions request (a simulated user's,
+// not an agent's): the first text turn whose condition the request
+// meets, else the final text. Each call stands alone, so nothing is
+// consumed: a script for a user says in its conditions which call gets
+// which words.
+func (s *Server) chat(w http.ResponseWriter, path string, body []byte) {
+	var b struct {
+		Model string `json:"model"`
+	}
+	if err := json.Unmarshal(body, &b); err != nil {
+		http.Error(w, "swetouch model: chat request: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	req := &request{provider: "chat", model: b.Model, body: body}
+	text, turn := s.script.Final, -1
+	for i, t := range s.script.Turns {
+		if t.Text != "" && t.When.holds(req) {
+			text, turn = t.Text, i
+			break
+		}
+	}
+	out, _ := json.Marshal(map[string]any{"id": fmt.Sprintf("chatcmpl_swetouch_%d", turn), "object": "chat.completion", "model": b.Model,
+		"choices": []any{map[string]any{"index": 0, "message": map[string]any{"role": "assistant", "content": text}, "finish_reason": "stop"}},
+		"usage":   map[string]any{"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}})
+	w.Header().Set("Content-Type", "application/json")
+	w.Write(out)
+	s.record(Exchange{Provider: "chat", Path: path, Turn: turn, Request: rawJSON(body), Response: string(out)})
 }
