@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/swetouch/swetouch/event"
@@ -133,5 +134,25 @@ func TestMessageDeterministicAndEscalates(t *testing.T) {
 	m1, m2, m3 := Message("Keep it", 1, r, false), Message("Keep it", 2, r, false), Message("Keep it", 3, r, false)
 	if m1 != Message("Keep it", 1, r, false) || m1 == m2 || m2 == m3 {
 		t.Error("messages not deterministic or not escalating")
+	}
+}
+
+// TestMessageOnlyNeverClaimsAnEdit: under message-only nothing is
+// applied, so no round's message may say the user edited or restored
+// anything (the released harness's B13).
+func TestMessageOnlyNeverClaimsAnEdit(t *testing.T) {
+	r := task.Region{Path: "a.py", StartLine: 1, EndLine: 3}
+	for order := 1; order <= 4; order++ {
+		m := strings.ToLower(MessageNoEdit("Keep the cache warm", order, r))
+		for _, claim := range []string{"edited", "restored", "my version", "my change", "put "} {
+			if strings.Contains(m, claim) {
+				t.Errorf("round %d says %q: %s", order, claim, m)
+			}
+		}
+	}
+	p, _ := New(record(), WithCondition(MessageOnly))
+	d := p.Decide(ev(1, event.Read, event.LineScope("src/a.py", 11, 14)))
+	if d == nil || d.Diff != "" || d.Message != MessageNoEdit(d.Seed, d.Order, d.Region) {
+		t.Errorf("message-only decision %+v", d)
 	}
 }
