@@ -13,6 +13,7 @@ import (
 	"github.com/swetouch/swetouch/score"
 	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/task"
+	"github.com/swetouch/swetouch/user"
 )
 
 // DemoConfig says where the examples are and where the report goes.
@@ -27,6 +28,8 @@ type DemoConfig struct {
 	// Sandbox isolates each run's agent and tests, as
 	// session.RunConfig's does (a nil Runner: none).
 	Sandbox sandbox.Setup
+	// UserModel writes the user's messages (nil: the records' own text).
+	UserModel user.Writer
 }
 
 // DemoRun is one row of the demo: a task, a condition, an agent.
@@ -94,7 +97,7 @@ func Demo(ctx context.Context, cfg DemoConfig) ([]DemoRun, []score.Row, error) {
 				r, err := session.Run(ctx, session.RunConfig{
 					Task: t, Record: rec, Condition: cond, Out: out, Shim: cfg.Shim, KeepWorkspace: true, AgentName: agent,
 					Agent:   []string{cfg.Swetouch, "agent", "script", "--plan", plan, "--behaviour", agent},
-					Sandbox: cfg.Sandbox, Visible: []string{plan}, Hidden: []string{cfg.Report},
+					Sandbox: cfg.Sandbox, Visible: []string{plan}, Hidden: []string{cfg.Report}, UserModel: cfg.UserModel,
 				})
 				if err != nil {
 					return runs, nil, err

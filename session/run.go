@@ -96,6 +96,8 @@ type RunResult struct {
 	// Unconfirmed are messages handed to the agent on a channel that
 	// cannot be shown to reach its model (not counted as delivered)
 	Unconfirmed int `json:"messages_unconfirmed,omitempty"`
+	// UserModel is what the model writing the user's messages cost.
+	UserModel *user.Usage `json:"user_model,omitempty"`
 	// Sandbox is the isolation the agent and the tests had: "bwrap" or
 	// "none".
 	Sandbox string `json:"sandbox"`
@@ -294,6 +296,10 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	res.Steps, res.Interventions = st.Steps, st.Interventions
 	res.Applied, res.Delivered = st.Counts()
 	res.Unconfirmed = st.Unconfirmed
+	if m, ok := userModel.(user.Metered); ok {
+		u := m.Usage()
+		res.UserModel = &u
+	}
 	if err := writeResult(cfg.Out, res, start); err != nil {
 		return res, err
 	}

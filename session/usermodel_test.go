@@ -61,6 +61,9 @@ func TestContextualUser(t *testing.T) {
 		att.PromptSHA256 != user.PromptSHA256 || att.MessageRaw != written || att.FallbackReason != "" {
 		t.Errorf("attempt %+v", att)
 	}
+	if u := res.UserModel; u == nil || u.Calls != 1 || u.PromptTokens != 1 || u.CompletionTokens != 1 || u.Seconds <= 0 {
+		t.Errorf("the user model's cost: %+v", res.UserModel)
+	}
 	if !strings.Contains(told, written) {
 		t.Errorf("the agent was told:\n%s", told)
 	}

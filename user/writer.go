@@ -32,6 +32,14 @@ type Chat struct {
 	// JSON line each, so the session replays without the endpoint.
 	Record io.Writer
 	mu     sync.Mutex
+	usage  Usage
+}
+
+// Usage is what the calls so far cost.
+func (c *Chat) Usage() Usage {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.usage
 }
 
 // Call is one recorded call of a Writer.
@@ -40,6 +48,37 @@ type Call struct {
 	Status   int             `json:"status,omitempty"`
 	Response string          `json:"response,omitempty"`
 	Error    string          `json:"error,omitempty"`
+	Seconds  float64         `json:"seconds"`
+}
+
+// Usage is what the user's model cost a run: its calls, their tokens as
+// the endpoint counted them, and the time they took.
+type Usage struct {
+	Calls            int     `json:"calls"`
+	PromptTokens     int     `json:"prompt_tokens"`
+	CompletionTokens int     `json:"completion_tokens"`
+	Seconds          float64 `json:"seconds"`
+}
+
+// add counts one call.
+func (u *Usage) add(c Call) {
+	u.Calls++
+	u.Seconds += c.Seconds
+	var a struct {
+		Usage struct {
+			Prompt     int `json:"prompt_tokens"`
+			Completion int `json:"completion_tokens"`
+		} `json:"usage"`
+	}
+	if json.Unmarshal([]byte(c.Response), &a) == nil {
+		u.PromptTokens += a.Usage.Prompt
+		u.CompletionTokens += a.Usage.Completion
+	}
+}
+
+// Metered is a Writer that says what it cost.
+type Metered interface {
+	Usage() Usage
 }
 
 func (c *Chat) Write(ctx context.Context, system, user string) (string, string, error) {
@@ -48,7 +87,9 @@ func (c *Chat) Write(ctx context.Context, system, user string) (string, string, 
 		"messages": []map[string]string{{"role": "system", "content": system}, {"role": "user", "content": user}},
 	})
 	call := Call{Request: req}
+	start := time.Now()
 	text, err := c.post(ctx, req, &call)
+	call.Seconds = time.Since(start).Seconds()
 	if err != nil {
 		call.Error = err.Error()
 	}
@@ -104,11 +145,12 @@ func chatText(status int, b []byte) (string, error) {
 }
 
 func (c *Chat) record(call Call) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.usage.add(call)
 	if c.Record == nil {
 		return
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	b, _ := json.Marshal(call)
 	c.Record.Write(append(b, '\n'))
 }
@@ -119,6 +161,14 @@ type Tape struct {
 	mu    sync.Mutex
 	calls []Call
 	model string
+	usage Usage
+}
+
+// Usage is what the recorded calls served so far cost when they were made.
+func (t *Tape) Usage() Usage {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.usage
 }
 
 // LoadTape reads a recording of a Chat writer (its Record).
@@ -149,6 +199,7 @@ func (t *Tape) Write(context.Context, string, string) (string, string, error) {
 	}
 	c := t.calls[0]
 	t.calls = t.calls[1:]
+	t.usage.add(c)
 	var req struct {
 		Model string `json:"model"`
 	}

@@ -240,10 +240,10 @@ func agentCmd() *cobra.Command {
 }
 
 func demoCmd() *cobra.Command {
-	var dir, report string
+	var dir, report, userURL, userModel string
 	var noSandbox bool
 	c := &cobra.Command{
-		Use:   "demo [--examples DIR] [--report DIR] [--no-sandbox]",
+		Use:   "demo [--examples DIR] [--report DIR] [--no-sandbox] [--user-model-url URL --user-model NAME]",
 		Short: "Run the example tasks under Vanilla and Counter-Edit with both scripted agents (offline)",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
@@ -254,6 +254,9 @@ func demoCmd() *cobra.Command {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			cfg := examples.DemoConfig{Examples: dir, Report: report, Swetouch: exe, Log: c.ErrOrStderr()}
+			if cfg.UserModel, err = userModelFlag(userURL, userModel); err != nil {
+				return err
+			}
 			// the demo runs on a fresh machine: without bwrap it runs
 			// unsandboxed and says so, where run and eval refuse
 			if cfg.Sandbox, err = sandboxFlag(noSandbox); err != nil {
@@ -276,5 +279,6 @@ func demoCmd() *cobra.Command {
 	c.Flags().StringVar(&dir, "examples", "", "an examples folder (tasks/ and agents/) to run instead of the built-in ones")
 	c.Flags().StringVar(&report, "report", "swetouch-demo", "the report folder")
 	c.Flags().BoolVar(&noSandbox, "no-sandbox", false, "run the agents and tests without isolation")
+	userModelFlags(c, &userURL, &userModel)
 	return c
 }
