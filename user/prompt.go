@@ -59,7 +59,11 @@ const (
 // render is the context as the model's user message.
 func (c Context) render() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "The task you gave the assistant:\n%s\n\n", clip(c.Task, taskLimit))
+	task := clip(c.Task, taskLimit)
+	if task == "" {
+		task = "(not at hand: go by what the assistant did)"
+	}
+	fmt.Fprintf(&b, "The task you gave the assistant:\n%s\n\n", task)
 	if c.Edit != "" {
 		fmt.Fprintf(&b, "Your change, already in the repository (%s), round %d:\n%s\n\n", c.Region, c.Round, clip(c.Edit, editLimit))
 	} else {

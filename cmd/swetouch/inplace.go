@@ -27,6 +27,7 @@ import (
 // SWE-Touch session: nothing is copied, nothing is verified.
 type inPlace struct {
 	records, instance, condition, match, out string
+	userURL, userModel                       string
 }
 
 func (p *inPlace) flags(fs *pflag.FlagSet) {
@@ -35,6 +36,8 @@ func (p *inPlace) flags(fs *pflag.FlagSet) {
 	fs.StringVar(&p.condition, "condition", "", "with --records: vanilla, counter-edit, co-edit, message-only or code-only (default counter-edit)")
 	fs.StringVar(&p.match, "match", "", "with --records: reference or precise (default reference)")
 	fs.StringVar(&p.out, "out", "", "run a session in place and write trajectory.jsonl and session.json here")
+	fs.StringVar(&p.userURL, "user-model-url", "", "with --records: an OpenAI-compatible chat-completions base URL whose model writes the user's messages (key: $SWETOUCH_USER_API_KEY)")
+	fs.StringVar(&p.userModel, "user-model", "", "with --user-model-url: the model's name")
 }
 
 // wanted reports whether the flags ask for a session in place.
@@ -64,6 +67,7 @@ type inPlaceSession struct {
 	instance string
 	agent    []string
 	traj     *os.File
+	userTape *os.File // the user model's calls, when it has one
 }
 
 // start checks the flags and starts the hub over root. Bad flags are
@@ -107,6 +111,13 @@ func (p *inPlace) start(sock, root, source string, agent []string) (*inPlaceSess
 			return nil, badInput("--condition %s: %v", cond, err)
 		}
 	}
+	w, err := userModelFlag(p.userURL, p.userModel)
+	if err != nil {
+		return nil, err
+	}
+	if w != nil && rec == nil {
+		return nil, badInput("--user-model-url needs --records: a user acts only with a record")
+	}
 	if st, err := os.Stat(root); err != nil || !st.IsDir() {
 		return nil, badInput("--root: %s is not a directory", root)
 	}
@@ -126,12 +137,25 @@ func (p *inPlace) start(sock, root, source string, agent []string) (*inPlaceSess
 	hc := session.HostConfig{Root: root, Record: rec, Condition: cond, Match: match, Trajectory: f, Ignore: []string{outAbs},
 		Header: replay.Header{Agent: strings.Join(agent, " "), Source: source, Root: root}}
 	s := &inPlaceSession{out: p.out, agent: agent, traj: f}
+	if chat, ok := w.(*user.Chat); ok {
+		// its calls kept beside the trajectory, as a run keeps them
+		if s.userTape, err = os.Create(filepath.Join(p.out, session.UserModelLog)); err != nil {
+			f.Close()
+			return nil, err
+		}
+		chat.Record = s.userTape
+		hc.Writer = chat
+	}
 	if rec != nil {
 		hc.Header.Task, s.instance = rec.InstanceID, rec.InstanceID
 	}
 	if s.Host, err = session.Start(hc); err != nil {
 		f.Close()
 		os.Remove(f.Name()) // nothing half-done
+		if s.userTape != nil {
+			s.userTape.Close()
+			os.Remove(s.userTape.Name())
+		}
 		return nil, err
 	}
 	return s, nil
@@ -176,6 +200,9 @@ func (s *inPlaceSession) finish(exit int, note string) error {
 	s.Hub.Idle(context.Background())
 	err := s.Close(note)
 	s.traj.Close()
+	if s.userTape != nil {
+		s.userTape.Close()
+	}
 	st := s.Hub.Status()
 	sum := sessionSummary{Instance: s.instance, Condition: orString(s.Condition, string(policy.Vanilla)), Match: s.Match,
 		Agent: s.agent, AgentExit: exit, Steps: st.Steps, Interventions: st.Interventions, Sandbox: sandbox.None}
