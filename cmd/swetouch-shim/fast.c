@@ -1,4 +1,4 @@
-// The shim's fast path: what shell/shim does for `bash -c CMD` in a
+// The shim's fast path: what shim does for `bash -c CMD` in a
 // session, done in a constructor before the Go runtime starts. A Go
 // program costs about 1.2 ms to start on this project's machines and an
 // agent pays the shim's start-up on every command; this path costs what a
@@ -29,12 +29,12 @@
 
 #include "wire.h"
 
-enum { MAX_CAPTURE = 16 << 10 }; // head and tail kept, as shell/shim keeps
+enum { MAX_CAPTURE = 16 << 10 }; // head and tail kept, as shim keeps
 
 // --- the command line, the real shell, its environment ---
 
 // command_of finds the command string of a -c invocation (bash's rule:
-// the first argument after the options), as shell/shim's commandOf does;
+// the first argument after the options), as shim's commandOf does;
 // its index in args, or -1 for anything else (a script, -l, -i, -s).
 static int command_of(int n, char **args) {
 	int saw_c = 0;
@@ -86,7 +86,7 @@ static int self_stat(struct stat *st) {
 	return (fn && stat(fn, st) == 0) || stat("/proc/self/exe", st) == 0;
 }
 
-// real_shell finds the shell the shim stands in for, as shell/shim's
+// real_shell finds the shell the shim stands in for, as shim's
 // RealShell does: SWETOUCH_REAL_SHELL, else name on PATH, skipping the
 // shim directory and the shim itself. The shim directory is passed over
 // by its name, with no stat; each other PATH entry costs one stat (most
@@ -133,7 +133,7 @@ static int real_shell(const char *name, char *out, size_t size) {
 }
 
 // child_env is the command's environment: the agent's, with the shim
-// directory taken off PATH (see shell/shim's childEnv for why).
+// directory taken off PATH (see shim's childEnv for why).
 static char **child_env(char **envp, const char *shim_dir) {
 	if (!shim_dir || !*shim_dir) return envp;
 	size_t n = 0;
@@ -167,7 +167,7 @@ static char **child_env(char **envp, const char *shim_dir) {
 // --- running the command ---
 
 // capture keeps the head and tail of the command's output, in the order
-// it arrived, as shell/shim's capture does: the first bytes, and a ring
+// it arrived, as shim's capture does: the first bytes, and a ring
 // of the last ones after them.
 struct capture {
 	char head[MAX_CAPTURE], tail[MAX_CAPTURE];

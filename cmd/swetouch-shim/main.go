@@ -11,7 +11,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/swetouch/swetouch/shell/shim"
+	"github.com/swetouch/swetouch/shim"
 )
 
 func main() {

@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/swetouch/swetouch/shell/shim"
+	"github.com/swetouch/swetouch/shim"
 )
 
 // usageError is bad input: exit code 2.

@@ -20,7 +20,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/swetouch/swetouch/session/wire"
-	"github.com/swetouch/swetouch/shell/shim"
+	"github.com/swetouch/swetouch/shim"
 )
 
 // Shell is a persistent shell on a pseudo-terminal, for harnesses that keep

@@ -8,7 +8,7 @@ import (
 
 	"github.com/swetouch/swetouch/internal/testhub"
 	"github.com/swetouch/swetouch/session"
-	"github.com/swetouch/swetouch/shell/persistent"
+	"github.com/swetouch/swetouch/shim/persistent"
 )
 
 // TestSession: a persistent shell keeps its directory and variables

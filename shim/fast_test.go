@@ -92,7 +92,7 @@ func TestFastPathAsGo(t *testing.T) {
 func TestFastPathDelivers(t *testing.T) {
 	var outs [2]result
 	for i, extra := range []string{"", goPath} {
-		ws, sock, _ := testhub.Serve(t, "../../examples/tasks/py-discount", policy.CounterEdit, testhub.Watched())
+		ws, sock, _ := testhub.Serve(t, "../examples/tasks/py-discount", policy.CounterEdit, testhub.Watched())
 		env := append(os.Environ(), "SWETOUCH_SOCKET="+sock, "SWETOUCH_SHIM_DIR="+binDir, "PATH="+binDir+":"+os.Getenv("PATH"), extra)
 		outs[i] = runShell(t, filepath.Join(binDir, "bash"), env, ws, "sed -n 4,6p pricing.py", nil)
 	}

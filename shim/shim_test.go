@@ -16,7 +16,7 @@ import (
 	"github.com/swetouch/swetouch/internal/testbin"
 	"github.com/swetouch/swetouch/internal/testhub"
 	"github.com/swetouch/swetouch/session"
-	"github.com/swetouch/swetouch/shell/shim"
+	"github.com/swetouch/swetouch/shim"
 )
 
 var binDir string
