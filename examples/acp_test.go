@@ -15,8 +15,8 @@ import (
 
 	"github.com/coder/acp-go-sdk"
 
+	"github.com/swetouch/swetouch/agents"
 	"github.com/swetouch/swetouch/event"
-	"github.com/swetouch/swetouch/examples"
 	"github.com/swetouch/swetouch/internal/testbin"
 	"github.com/swetouch/swetouch/internal/testhub"
 	"github.com/swetouch/swetouch/policy"
@@ -170,7 +170,7 @@ func TestGeminiACP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, gemini, err := examples.PresetFor("gemini")
+	p, gemini, err := agents.PresetFor("gemini")
 	if err != nil {
 		t.Skipf("gemini is not installed: %v", err)
 	}
@@ -242,11 +242,11 @@ func TestClaudeACP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, _, err := examples.PresetFor("claude")
+	p, _, err := agents.PresetFor("claude")
 	if err != nil {
 		t.Skipf("claude is not installed: %v", err)
 	}
-	adapter, err := examples.FindAgent("claude-agent-acp")
+	adapter, err := agents.FindAgent("claude-agent-acp")
 	if err != nil {
 		t.Skipf("the Claude ACP adapter is not installed: %v", err)
 	}
@@ -289,11 +289,11 @@ func TestCodexACP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, _, err := examples.PresetFor("codex")
+	p, _, err := agents.PresetFor("codex")
 	if err != nil {
 		t.Skipf("codex is not installed: %v", err)
 	}
-	adapter, err := examples.FindAgent("codex-acp")
+	adapter, err := agents.FindAgent("codex-acp")
 	if err != nil {
 		t.Skipf("the Codex ACP adapter is not installed: %v", err)
 	}

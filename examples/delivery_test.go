@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/swetouch/swetouch/agents"
 	"github.com/swetouch/swetouch/event"
-	"github.com/swetouch/swetouch/examples"
 	"github.com/swetouch/swetouch/internal/gocache"
 	"github.com/swetouch/swetouch/internal/testbin"
 	"github.com/swetouch/swetouch/policy"
@@ -39,19 +39,19 @@ func TestMCPDelivery(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fs, err := examples.FindAgent("mcp-server-filesystem")
+	fs, err := agents.FindAgent("mcp-server-filesystem")
 	if err != nil {
 		t.Skipf("the MCP filesystem server is not installed: %v", err)
 	}
 	for _, agent := range []string{"claude", "codex", "gemini", "opencode"} {
 		t.Run(agent, func(t *testing.T) {
-			mcpSession(t, shimDir, agent, []examples.MCPServer{{Name: "fs", Command: fs, Args: []string{"{workspace}"}}})
+			mcpSession(t, shimDir, agent, []agents.MCPServer{{Name: "fs", Command: fs, Args: []string{"{workspace}"}}})
 		})
 	}
 }
 
-func mcpSession(t *testing.T, shimDir, agent string, servers []examples.MCPServer) {
-	p, bin, err := examples.PresetFor(agent)
+func mcpSession(t *testing.T, shimDir, agent string, servers []agents.MCPServer) {
+	p, bin, err := agents.PresetFor(agent)
 	if err != nil {
 		t.Skipf("%s is not installed: %v", agent, err)
 	}
@@ -66,7 +66,7 @@ func mcpSession(t *testing.T, shimDir, agent string, servers []examples.MCPServe
 	recs, _ := task.LoadRecords(filepath.Join("tasks", "py-discount", "records.jsonl"))
 	swetouch := filepath.Join(shimDir, "swetouch")
 	scratch := t.TempDir()
-	st, err := p.Start(examples.Launch{Bin: bin, ModelURL: ts.URL, Swetouch: swetouch, Scratch: scratch, MCP: servers})
+	st, err := p.Start(agents.Launch{Bin: bin, ModelURL: ts.URL, Swetouch: swetouch, Scratch: scratch, MCP: servers})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/swetouch/swetouch/agents"
 	"github.com/swetouch/swetouch/event"
-	"github.com/swetouch/swetouch/examples"
 	"github.com/swetouch/swetouch/internal/gocache"
 	"github.com/swetouch/swetouch/internal/testbin"
 	"github.com/swetouch/swetouch/policy"
@@ -31,7 +31,7 @@ func TestEvalOneServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, bin, err := examples.PresetFor("claude")
+	p, bin, err := agents.PresetFor("claude")
 	if err != nil {
 		t.Skipf("claude is not installed: %v", err)
 	}
@@ -47,7 +47,7 @@ func TestEvalOneServer(t *testing.T) {
 	swetouch := filepath.Join(shimDir, "swetouch")
 	agent := score.Agent{Name: "claude", Observe: p.Observe, Own: p.Own, Unreached: p.Unreached,
 		Command: func(_ *task.Task, scratch string) ([]string, []string, error) {
-			st, err := p.Start(examples.Launch{Bin: bin, ModelURL: ts.URL, Swetouch: swetouch, Scratch: scratch})
+			st, err := p.Start(agents.Launch{Bin: bin, ModelURL: ts.URL, Swetouch: swetouch, Scratch: scratch})
 			return st.Argv, st.Env, err
 		}}
 	cfg := score.EvalConfig{Tasks: []*task.Task{tk}, Agents: []score.Agent{agent}, Conditions: []policy.Condition{policy.Vanilla, policy.CounterEdit},

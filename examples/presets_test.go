@@ -13,8 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/swetouch/swetouch/agents"
 	"github.com/swetouch/swetouch/event"
-	"github.com/swetouch/swetouch/examples"
 	"github.com/swetouch/swetouch/internal/gocache"
 	"github.com/swetouch/swetouch/internal/testbin"
 	"github.com/swetouch/swetouch/policy"
@@ -51,7 +51,7 @@ func TestAgents(t *testing.T) {
 }
 
 func agentSession(t *testing.T, shimDir, agent, modelName, readTool string, delivers bool) {
-	p, bin, err := examples.PresetFor(agent)
+	p, bin, err := agents.PresetFor(agent)
 	if err != nil {
 		t.Skipf("%s is not installed: %v", agent, err)
 	}
@@ -191,7 +191,7 @@ func agentSession(t *testing.T, shimDir, agent, modelName, readTool string, deli
 // Counter-Edit lands, and the message is in the very next model request
 // (no shell command needed to carry it).
 func TestClaudeNativeReadMessage(t *testing.T) {
-	p, bin, err := examples.PresetFor("claude")
+	p, bin, err := agents.PresetFor("claude")
 	if err != nil {
 		t.Skipf("claude is not installed: %v", err)
 	}

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/swetouch/swetouch/examples"
+	"github.com/swetouch/swetouch/agents"
 	"github.com/swetouch/swetouch/internal/testbin"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/session"
@@ -33,7 +33,7 @@ func TestUnreached(t *testing.T) {
 	defer refuse.Close()
 	for _, agent := range []string{"claude", "codex", "gemini", "opencode"} {
 		t.Run(agent, func(t *testing.T) {
-			p, bin, err := examples.PresetFor(agent)
+			p, bin, err := agents.PresetFor(agent)
 			if err != nil {
 				t.Skipf("%s is not installed: %v", agent, err)
 			}
@@ -43,7 +43,7 @@ func TestUnreached(t *testing.T) {
 			if agent == "claude" {
 				url = "" // it retries a refused key for minutes; "Not logged in" it reports at once
 			}
-			st, err := p.Start(examples.Launch{Bin: bin, ModelURL: url, Swetouch: filepath.Join(shimDir, "swetouch"), Scratch: scratch})
+			st, err := p.Start(agents.Launch{Bin: bin, ModelURL: url, Swetouch: filepath.Join(shimDir, "swetouch"), Scratch: scratch})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/swetouch/swetouch/examples"
+	"github.com/swetouch/swetouch/agents"
 	"github.com/swetouch/swetouch/internal/testbin"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/replay/model"
@@ -36,7 +36,7 @@ func TestVanillaIdentity(t *testing.T) {
 }
 
 func vanillaIdentity(t *testing.T, shimDir, agent, modelName string) {
-	p, bin, err := examples.PresetFor(agent)
+	p, bin, err := agents.PresetFor(agent)
 	if err != nil {
 		t.Skipf("%s is not installed: %v", agent, err)
 	}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/swetouch/swetouch/examples"
+	"github.com/swetouch/swetouch/agents"
 )
 
 func agentConfigCmd() *cobra.Command {
@@ -35,7 +35,7 @@ func agentConfigCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			got, n, err := examples.WrapMCPConfig(agent, data, exe)
+			got, n, err := agents.WrapMCPConfig(agent, data, exe)
 			if err != nil {
 				return badInput("%s: %v", file, err)
 			}

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/swetouch/swetouch/agents"
 	"github.com/swetouch/swetouch/examples"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/score"
@@ -25,7 +26,7 @@ import (
 func evalCmd() *cobra.Command {
 	var tasksDir, records, conditions, out, plans, modelURL, modelName string
 	var emit, image, swetouchImage, pvc, namespace string
-	var agents, agentArgs []string
+	var agentNames, agentArgs []string
 	var mcpFile, schedule, userURL, userModel string
 	var scheduleSteps, after int
 	var runs, concurrency int
@@ -117,15 +118,15 @@ func evalCmd() *cobra.Command {
 			if plans, err = filepath.Abs(plans); err != nil {
 				return err
 			}
-			var servers []examples.MCPServer
+			var servers []agents.MCPServer
 			if mcpFile != "" {
-				if servers, err = examples.LoadMCPServers(mcpFile); err != nil {
+				if servers, err = agents.LoadMCPServers(mcpFile); err != nil {
 					return badInput("--mcp: %v", err)
 				}
 			}
-			for _, name := range agents {
+			for _, name := range agentNames {
 				a, err := evalAgent(name, plans, exe, modelURL, modelName, agentArgs, servers)
-				if err != nil && emit != "" && !errors.Is(err, examples.ErrNoPreset) {
+				if err != nil && emit != "" && !errors.Is(err, agents.ErrNoPreset) {
 					err = nil // the agent runs in the trial's container, not here
 				}
 				if err != nil {
@@ -161,7 +162,7 @@ func evalCmd() *cobra.Command {
 	}
 	c.Flags().StringVar(&tasksDir, "tasks", "", "a folder of tasks")
 	c.Flags().StringVar(&records, "records", "", "dataset-record-v1 JSONL (default: each task's records.jsonl)")
-	c.Flags().StringSliceVar(&agents, "agent", nil, "agents to run (repeat): naive, careful, claude, codex, gemini, opencode")
+	c.Flags().StringSliceVar(&agentNames, "agent", nil, "agents to run (repeat): naive, careful, claude, codex, gemini, opencode")
 	scheduleFlags(c, &schedule, &scheduleSteps, &after)
 	userModelFlags(c, &userURL, &userModel)
 	c.Flags().StringVar(&conditions, "conditions", "vanilla,counter-edit", "comma-separated conditions")
@@ -186,16 +187,16 @@ func evalCmd() *cobra.Command {
 }
 
 // evalAgent turns an agent name into how eval starts it on a task.
-func evalAgent(name, plans, exe, modelURL, modelName string, agentArgs []string, servers []examples.MCPServer) (score.Agent, error) {
+func evalAgent(name, plans, exe, modelURL, modelName string, agentArgs []string, servers []agents.MCPServer) (score.Agent, error) {
 	if name == examples.Naive || name == examples.Careful {
 		plan := func(t *task.Task) string { return filepath.Join(plans, t.Name+".json") }
 		return score.Agent{Name: name, Command: func(t *task.Task, scratch string) ([]string, []string, error) {
 			return []string{exe, "agent", "script", "--plan", plan(t), "--behaviour", name}, nil, nil
 		}, Visible: func(t *task.Task) []string { return []string{plan(t)} }}, nil
 	}
-	p, bin, err := examples.PresetFor(name)
-	if errors.Is(err, examples.ErrNoPreset) {
-		return score.Agent{}, fmt.Errorf("%w for agent %q (have %s, %s, %s)", examples.ErrNoPreset, name, examples.Naive, examples.Careful, strings.Join(examples.PresetNames(), ", "))
+	p, bin, err := agents.PresetFor(name)
+	if errors.Is(err, agents.ErrNoPreset) {
+		return score.Agent{}, fmt.Errorf("%w for agent %q (have %s, %s, %s)", agents.ErrNoPreset, name, examples.Naive, examples.Careful, strings.Join(agents.PresetNames(), ", "))
 	}
 	if err != nil {
 		return score.Agent{}, err
@@ -205,7 +206,7 @@ func evalAgent(name, plans, exe, modelURL, modelName string, agentArgs []string,
 		visible = append(visible, s.Install()...)
 	}
 	return score.Agent{Name: name, Observe: p.Observe, Own: p.Own, Unreached: p.Unreached, Command: func(t *task.Task, scratch string) ([]string, []string, error) {
-		st, err := p.Start(examples.Launch{Bin: bin, ModelURL: modelURL, Model: modelName, Swetouch: exe, Scratch: scratch, Args: agentArgs, MCP: servers})
+		st, err := p.Start(agents.Launch{Bin: bin, ModelURL: modelURL, Model: modelName, Swetouch: exe, Scratch: scratch, Args: agentArgs, MCP: servers})
 		return st.Argv, st.Env, err
 	}, Visible: func(*task.Task) []string { return visible }}, nil
 }

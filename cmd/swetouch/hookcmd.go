@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/swetouch/swetouch/examples"
+	"github.com/swetouch/swetouch/agents"
 	"github.com/swetouch/swetouch/session"
 )
 
@@ -72,7 +72,7 @@ func hookCmd() *cobra.Command {
 				return err
 			}
 			defer hub.Close()
-			for _, ev := range examples.ClaudeToolEvent(in.Cwd, in.Tool, in.Input) {
+			for _, ev := range agents.ClaudeToolEvent(in.Cwd, in.Tool, in.Input) {
 				hub.Observe(ev)
 			}
 			msgs, _ := hub.Sync(hookChannel)

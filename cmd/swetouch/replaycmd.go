@@ -15,8 +15,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/swetouch/swetouch/agents"
 	"github.com/swetouch/swetouch/event"
-	"github.com/swetouch/swetouch/examples"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/replay"
 	"github.com/swetouch/swetouch/replay/model"
@@ -210,7 +210,7 @@ func replayCmd() *cobra.Command {
 // replayAgent sets cfg up to run a real agent against a model cassette
 // served on a loopback port; stop shuts the server down.
 func replayAgent(cfg *session.RunConfig, cassette, agent, modelName, exe string) (stop func(), err error) {
-	p, bin, err := examples.PresetFor(agent)
+	p, bin, err := agents.PresetFor(agent)
 	if err != nil {
 		return nil, badInput("--agent: %v", err)
 	}
@@ -230,7 +230,7 @@ func replayAgent(cfg *session.RunConfig, cassette, agent, modelName, exe string)
 		return nil, err
 	}
 	url := "http://" + ln.Addr().String()
-	st, err := p.Start(examples.Launch{Bin: bin, ModelURL: url, Model: modelName, Swetouch: exe, Scratch: scratch})
+	st, err := p.Start(agents.Launch{Bin: bin, ModelURL: url, Model: modelName, Swetouch: exe, Scratch: scratch})
 	if err != nil {
 		srv.Close()
 		os.RemoveAll(scratch)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/swetouch/swetouch/agents"
 	"github.com/swetouch/swetouch/examples"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/sandbox"
@@ -38,13 +39,13 @@ func runCmd() *cobra.Command {
 			cfg := session.RunConfig{Task: t, Agent: args, Out: out, Stdout: c.OutOrStdout(), Stderr: c.ErrOrStderr(), KeepWorkspace: keep}
 			switch {
 			case agent != "":
-				var servers []examples.MCPServer
+				var servers []agents.MCPServer
 				if mcpFile != "" {
-					if servers, err = examples.LoadMCPServers(mcpFile); err != nil {
+					if servers, err = agents.LoadMCPServers(mcpFile); err != nil {
 						return badInput("--mcp: %v", err)
 					}
 				}
-				p, bin, err := examples.PresetFor(agent)
+				p, bin, err := agents.PresetFor(agent)
 				if err != nil {
 					return badInput("--agent: %v", err)
 				}
@@ -58,7 +59,7 @@ func runCmd() *cobra.Command {
 					return err
 				}
 				defer os.RemoveAll(scratch)
-				st, err := p.Start(examples.Launch{Bin: bin, ModelURL: modelURL, Model: modelName, Swetouch: exe, Scratch: scratch, Args: agentArgs, MCP: servers})
+				st, err := p.Start(agents.Launch{Bin: bin, ModelURL: modelURL, Model: modelName, Swetouch: exe, Scratch: scratch, Args: agentArgs, MCP: servers})
 				if err != nil {
 					return err
 				}

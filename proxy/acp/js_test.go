@@ -13,8 +13,8 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/swetouch/swetouch/agents"
 	"github.com/swetouch/swetouch/event"
-	"github.com/swetouch/swetouch/examples"
 	"github.com/swetouch/swetouch/internal/testbin"
 	"github.com/swetouch/swetouch/internal/testhub"
 	"github.com/swetouch/swetouch/policy"
@@ -31,7 +31,7 @@ func jsPeers(t *testing.T) (node, sdk, swetouch string) {
 	if err != nil {
 		t.Skip("node is not installed")
 	}
-	sdk = filepath.Join(examples.AgentsDir(), "node_modules", "@agentclientprotocol", "sdk")
+	sdk = filepath.Join(agents.AgentsDir(), "node_modules", "@agentclientprotocol", "sdk")
 	if _, err := os.Stat(filepath.Join(sdk, "package.json")); err != nil {
 		t.Skipf("@agentclientprotocol/sdk is not installed (scripts/install-agents.sh): %v", err)
 	}

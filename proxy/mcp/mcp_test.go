@@ -16,7 +16,7 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/swetouch/swetouch/examples"
+	"github.com/swetouch/swetouch/agents"
 	"github.com/swetouch/swetouch/internal/jsoncheck"
 	"github.com/swetouch/swetouch/internal/testbin"
 	"github.com/swetouch/swetouch/internal/testhub"
@@ -30,7 +30,7 @@ func TestMain(m *testing.M) { testbin.Main(m, &binDir) }
 
 func serverBin(t *testing.T, name string) string {
 	t.Helper()
-	p, err := examples.FindAgent(name)
+	p, err := agents.FindAgent(name)
 	if err != nil {
 		t.Skipf("%s is not installed (scripts/install-agents.sh): %v", name, err)
 	}

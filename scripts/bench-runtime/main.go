@@ -34,7 +34,7 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/swetouch/swetouch/examples"
+	"github.com/swetouch/swetouch/agents"
 	"github.com/swetouch/swetouch/internal/testbin"
 	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/watch"
@@ -135,7 +135,7 @@ func shellParts(n int, tmp, ws, bash, shim string, env []string) error {
 }
 
 func stdioPart(n int, bin, sock, ws string) error {
-	fs, err := examples.FindAgent("mcp-server-filesystem")
+	fs, err := agents.FindAgent("mcp-server-filesystem")
 	if err != nil {
 		fmt.Println("MCP tools/call: skipped (", err, ")")
 		return nil

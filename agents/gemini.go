@@ -1,0 +1,96 @@
+package agents
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+
+	"github.com/swetouch/swetouch/event"
+)
+
+var geminiPreset = Preset{
+	Name: "gemini", bin: "gemini", mcp: geminiMCP, OfflineModel: "gemini-2.5-pro", Unreached: geminiUnreached,
+	Command: func(bin, instruction, model, swetouch string) []string {
+		args := []string{bin, "-p", instruction, "-o", "stream-json", "--yolo", "--skip-trust"}
+		if model != "" {
+			args = append(args, "-m", model)
+		}
+		return args
+	},
+	Env: func(url, swetouch, scratch string) []string {
+		if url == "" {
+			return nil
+		}
+		env := []string{"GOOGLE_GEMINI_BASE_URL=" + url}
+		if os.Getenv("GEMINI_API_KEY") == "" {
+			env = append(env, "GEMINI_API_KEY=swetouch-offline")
+		}
+		// an API key needs "gemini-api-key" auth in ~/.gemini/settings.json:
+		// give the agent a home of its own rather than touch the user's
+		if home, err := os.MkdirTemp(scratch, "gemini-home-"); err == nil {
+			os.MkdirAll(filepath.Join(home, ".gemini"), 0o755)
+			os.WriteFile(filepath.Join(home, ".gemini", "settings.json"), []byte(`{"security":{"auth":{"selectedType":"gemini-api-key"}}}`+"\n"), 0o644)
+			env = append(env, "HOME="+home)
+		}
+		return env
+	},
+	Observe: geminiEvents,
+}
+
+// geminiEvents reads Gemini CLI's stream-json output: read_file calls
+// give exact read scopes (offset is 0-based, limit a line count).
+func geminiEvents(ws string, line []byte) []event.Event {
+	var ev struct {
+		Type   string `json:"type"`
+		Tool   string `json:"tool_name"`
+		Params struct {
+			Path   string `json:"file_path"`
+			Offset *int   `json:"offset"`
+			Limit  int    `json:"limit"`
+		} `json:"parameters"`
+	}
+	if json.Unmarshal(line, &ev) != nil || ev.Type != "tool_use" || ev.Tool != "read_file" || ev.Params.Path == "" {
+		return nil
+	}
+	sc := pagedScope(repoPath(ws, ev.Params.Path), ev.Params.Offset, ev.Params.Limit)
+	return []event.Event{{Kind: event.Read, Source: "agent", Actor: event.Agent, Tool: "read_file", Scopes: []event.Scope{sc}}}
+}
+
+// geminiMCP gives Gemini CLI the servers in a system settings file of the
+// run's own (GEMINI_CLI_SYSTEM_SETTINGS_PATH), which --yolo lets it call.
+func geminiMCP(servers []MCPServer, swetouch, scratch string, argv, env []string) ([]string, []string, error) {
+	cfg := map[string]any{}
+	for _, s := range servers {
+		cmd, args := s.relayed(swetouch)
+		cfg[s.Name] = map[string]any{"command": cmd, "args": args, "env": mcpEnv(s), "trust": true}
+	}
+	p, err := writeJSON(scratch, "gemini-system-", map[string]any{"mcpServers": cfg})
+	if err != nil {
+		return nil, nil, err
+	}
+	return argv, append(env, "GEMINI_CLI_SYSTEM_SETTINGS_PATH="+p), nil
+}
+
+// geminiUnreached: the stream's result, or an error event, says the
+// request to the model failed.
+func geminiUnreached(line []byte) string {
+	var ev struct {
+		Type    string `json:"type"`
+		Status  string `json:"status"`
+		Message string `json:"message"`
+		Error   struct {
+			Type    string `json:"type"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(line, &ev) != nil {
+		return ""
+	}
+	switch {
+	case ev.Type == "result" && ev.Status == "error":
+		return orText(ev.Error.Message, "error")
+	case ev.Type == "error":
+		return orText(ev.Message, orText(ev.Error.Message, "error"))
+	}
+	return ""
+}
