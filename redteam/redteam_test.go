@@ -16,8 +16,8 @@ import (
 
 	"github.com/swetouch/swetouch/internal/testbin"
 	"github.com/swetouch/swetouch/replay"
+	"github.com/swetouch/swetouch/result"
 	"github.com/swetouch/swetouch/sandbox"
-	"github.com/swetouch/swetouch/session"
 )
 
 var bin string
@@ -53,7 +53,7 @@ func newFixture(t *testing.T) fixture {
 
 // run runs the agent through swetouch run and returns its result and all
 // it printed.
-func (f fixture) run(t *testing.T, condition string, agent ...string) (session.RunResult, string) {
+func (f fixture) run(t *testing.T, condition string, agent ...string) (result.Run, string) {
 	t.Helper()
 	args := append([]string{"run", "--task", f.task, "--records", f.records, "--condition", condition, "--out", f.out, "--"}, agent...)
 	cmd := exec.Command(filepath.Join(bin, "swetouch"), args...)
@@ -62,7 +62,7 @@ func (f fixture) run(t *testing.T, condition string, agent ...string) (session.R
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("swetouch run: %v\n%s", err, out.String())
 	}
-	var res session.RunResult
+	var res result.Run
 	b, err := os.ReadFile(filepath.Join(f.out, "result.json"))
 	if err != nil || json.Unmarshal(b, &res) != nil {
 		t.Fatalf("result.json: %v %s", err, b)
@@ -73,7 +73,7 @@ func (f fixture) run(t *testing.T, condition string, agent ...string) (session.R
 	return res, out.String()
 }
 
-func resolved(r session.RunResult) string {
+func resolved(r result.Run) string {
 	if r.Resolved == nil {
 		return "null (" + r.Reason + ")"
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/swetouch/swetouch/event"
 	"github.com/swetouch/swetouch/policy"
+	"github.com/swetouch/swetouch/result"
 	"github.com/swetouch/swetouch/sandbox"
 	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/task"
@@ -225,7 +226,7 @@ func (e *evaluation) one(ctx context.Context, tr trial) {
 
 // runTrial runs one trial into dir; vanilla is its vanilla pair's folder,
 // where a fraction schedule takes its step count from.
-func runTrial(ctx context.Context, cfg EvalConfig, a Agent, c policy.Condition, t *task.Task, dir, vanilla string) (*session.RunResult, error) {
+func runTrial(ctx context.Context, cfg EvalConfig, a Agent, c policy.Condition, t *task.Task, dir, vanilla string) (*result.Run, error) {
 	sched := cfg.Schedule
 	if c == policy.Vanilla {
 		sched = policy.Schedule{} // the user never acts

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/swetouch/swetouch/event"
-	"github.com/swetouch/swetouch/session"
+	"github.com/swetouch/swetouch/result"
 )
 
 // chromium finds a headless-capable Chromium, or skips saying how to get one.
@@ -190,7 +190,7 @@ func TestReportFiles(t *testing.T) {
 	}{{"counter-edit", &yes}, {"counter-edit", &no}, {"counter-edit", nil}} {
 		d := filepath.Join(root, "a", tc.cond, "t", fmt.Sprintf("run-%d", i))
 		os.MkdirAll(d, 0o755)
-		b, _ := json.Marshal(session.RunResult{Task: "t", Condition: tc.cond, AgentName: "a<script>", Resolved: tc.resolved, Steps: 2})
+		b, _ := json.Marshal(result.Run{Task: "t", Condition: tc.cond, AgentName: "a<script>", Resolved: tc.resolved, Steps: 2})
 		os.WriteFile(filepath.Join(d, "result.json"), b, 0o644)
 		traj := `{"format":"swetouch-trajectory","version":1}
 {"seq":1,"actor":"agent","kind":"read","step":0,"command":"cat x.py </b><script>alert(1)</script>"}

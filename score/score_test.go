@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/swetouch/swetouch/session"
+	"github.com/swetouch/swetouch/result"
 )
 
 // write puts a run's result.json under root/name.
@@ -16,7 +16,7 @@ func write(t *testing.T, root, name, task, cond string, resolved *bool) {
 	t.Helper()
 	d := filepath.Join(root, name)
 	os.MkdirAll(d, 0o755)
-	b, _ := json.Marshal(session.RunResult{Task: task, Condition: cond, AgentName: "a", Resolved: resolved, Steps: 4})
+	b, _ := json.Marshal(result.Run{Task: task, Condition: cond, AgentName: "a", Resolved: resolved, Steps: 4})
 	if err := os.WriteFile(filepath.Join(d, "result.json"), b, 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/swetouch/swetouch/event"
 	"github.com/swetouch/swetouch/replay"
-	"github.com/swetouch/swetouch/session"
+	"github.com/swetouch/swetouch/result"
 )
 
 // Fates of the user's edit at the end of a trial.
@@ -24,7 +24,7 @@ const (
 // Trial is one run's result as found on disk.
 type Trial struct {
 	Dir    string
-	Result session.RunResult
+	Result result.Run
 	// Fate of the user's edit (Retained, Removed, Replaced); "" when no
 	// Counter-Edit landed.
 	Fate string

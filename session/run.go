@@ -3,7 +3,6 @@ package session
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -18,6 +17,7 @@ import (
 	"github.com/swetouch/swetouch/internal/envlist"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/replay"
+	"github.com/swetouch/swetouch/result"
 	"github.com/swetouch/swetouch/sandbox"
 	"github.com/swetouch/swetouch/task"
 	"github.com/swetouch/swetouch/user"
@@ -75,47 +75,6 @@ type RunConfig struct {
 	Unreached func(line []byte) string
 }
 
-// RunResult is what result.json holds.
-type RunResult struct {
-	Task      string `json:"task"`
-	Instance  string `json:"instance,omitempty"`
-	Condition string `json:"condition"`
-	Match     string `json:"match,omitempty"`
-	// Schedule is the user's schedule when it is not the record's own
-	// triggers: "fraction S" (S the reference run's steps) or "after N".
-	Schedule      string          `json:"schedule,omitempty"`
-	Agent         []string        `json:"agent"`
-	AgentName     string          `json:"agent_name"`
-	Resolved      *bool           `json:"resolved"`
-	Reason        string          `json:"reason,omitempty"`
-	AgentExit     int             `json:"agent_exit"`
-	Steps         int             `json:"steps"`
-	Interventions []event.Attempt `json:"interventions"`
-	Applied       int             `json:"interventions_applied"`
-	Delivered     int             `json:"messages_delivered"`
-	// Unconfirmed are messages handed to the agent on a channel that
-	// cannot be shown to reach its model (not counted as delivered)
-	Unconfirmed int `json:"messages_unconfirmed,omitempty"`
-	// UserModel is what the model writing the user's messages cost.
-	UserModel *user.Usage `json:"user_model,omitempty"`
-	// Sandbox is the isolation the agent and the tests had: "bwrap" or
-	// "none".
-	Sandbox string `json:"sandbox"`
-	// VerifyLeftOut are the workspace's entries the verifier's copy did
-	// not hold (FIFOs, sockets, links out of the workspace), with why.
-	VerifyLeftOut []string `json:"verify_left_out,omitempty"`
-	Workspace     string   `json:"workspace,omitempty"`
-	Timings       Timings  `json:"timings"`
-}
-
-// Timings of a run, in seconds.
-type Timings struct {
-	Setup  float64 `json:"setup_s"`
-	Agent  float64 `json:"agent_s"`
-	Verify float64 `json:"verify_s"`
-	Total  float64 `json:"total_s"`
-}
-
 // Run prepares a fresh workspace (a git-initialised copy of the task's
 // repository), starts the hub, the watcher and the shims, runs the agent,
 // runs the verifier, and writes trajectory.jsonl and result.json to
@@ -123,7 +82,7 @@ type Timings struct {
 // outside the workspace and the agent's environment. When ctx is cancelled
 // (Ctrl-C) the agent is stopped, the verifier skipped, and both files are
 // still written.
-func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
+func Run(ctx context.Context, cfg RunConfig) (*result.Run, error) {
 	start := time.Now()
 	if cfg.Clock == nil {
 		cfg.Clock = time.Now
@@ -131,7 +90,7 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
 		return nil, err
 	}
-	res := &RunResult{Task: cfg.Task.Name, Condition: string(policy.Vanilla), Agent: cfg.Agent, AgentName: cfg.AgentName, Interventions: []event.Attempt{}, Sandbox: sandbox.None}
+	res := &result.Run{Task: cfg.Task.Name, Condition: string(policy.Vanilla), Agent: cfg.Agent, AgentName: cfg.AgentName, Interventions: []event.Attempt{}, Sandbox: sandbox.None}
 	if cfg.Sandbox.Runner != nil {
 		if err := cfg.Sandbox.Runner.Check(); err != nil {
 			return nil, err
@@ -315,7 +274,7 @@ const agentOutputGrace = 5 * time.Second
 
 // setupFailed ends a run that could not be set up before its agent: a
 // result without a verdict, saying why, and ErrSetup.
-func setupFailed(out string, res *RunResult, start time.Time, why error) error {
+func setupFailed(out string, res *result.Run, start time.Time, why error) error {
 	res.Reason = fmt.Sprintf("%v: %v", ErrSetup, why)
 	if err := writeResult(out, res, start); err != nil {
 		return err
@@ -328,10 +287,9 @@ func setupFailed(out string, res *RunResult, start time.Time, why error) error {
 const UserModelLog = "user-model.jsonl"
 
 // writeResult writes result.json, with the run's total time.
-func writeResult(out string, res *RunResult, start time.Time) error {
+func writeResult(out string, res *result.Run, start time.Time) error {
 	res.Timings.Total = time.Since(start).Seconds()
-	b, _ := json.MarshalIndent(res, "", "  ")
-	return os.WriteFile(filepath.Join(out, "result.json"), append(b, '\n'), 0o644)
+	return res.Write(filepath.Join(out, result.File))
 }
 
 // process is a started agent: exec.Cmd, or the same in a sandbox.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/replay/model"
+	"github.com/swetouch/swetouch/result"
 	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/task"
 	"github.com/swetouch/swetouch/user"
@@ -23,7 +24,7 @@ const readsRegion = `bash -c "nl -ba pricing.py | sed -n 4,6p" > told.txt`
 
 // userRun runs readsRegion under counter-edit with the user's messages
 // written by w; it returns the result and what the agent was told.
-func userRun(t *testing.T, w user.Writer, out string) (*session.RunResult, string) {
+func userRun(t *testing.T, w user.Writer, out string) (*result.Run, string) {
 	t.Helper()
 	tk, err := task.Load(example)
 	if err != nil {

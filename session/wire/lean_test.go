@@ -2,9 +2,10 @@ package wire
 
 import (
 	"encoding/json"
-	"github.com/swetouch/swetouch/event"
 	"reflect"
 	"testing"
+
+	"github.com/swetouch/swetouch/event"
 )
 
 // FuzzLeanLine: the hand-written begin and end lines read back (with

@@ -1,0 +1,2 @@
+// Package layers holds only a test: that the leaf packages stay leaves.
+package layers

@@ -1,0 +1,79 @@
+// Package result is result.json: what one run of an agent on a task
+// came to. swetouch run writes it; score, report and eval read it from
+// files, never from the hub.
+package result
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/swetouch/swetouch/event"
+	"github.com/swetouch/swetouch/user"
+)
+
+// File is the result's name in a run folder.
+const File = "result.json"
+
+// Run is what result.json holds: one run of an agent on a task.
+type Run struct {
+	Task      string `json:"task"`
+	Instance  string `json:"instance,omitempty"`
+	Condition string `json:"condition"`
+	Match     string `json:"match,omitempty"`
+	// Schedule is the user's schedule when it is not the record's own
+	// triggers: "fraction S" (S the reference run's steps) or "after N".
+	Schedule      string          `json:"schedule,omitempty"`
+	Agent         []string        `json:"agent"`
+	AgentName     string          `json:"agent_name"`
+	Resolved      *bool           `json:"resolved"`
+	Reason        string          `json:"reason,omitempty"`
+	AgentExit     int             `json:"agent_exit"`
+	Steps         int             `json:"steps"`
+	Interventions []event.Attempt `json:"interventions"`
+	Applied       int             `json:"interventions_applied"`
+	Delivered     int             `json:"messages_delivered"`
+	// Unconfirmed are messages handed to the agent on a channel that
+	// cannot be shown to reach its model (not counted as delivered)
+	Unconfirmed int `json:"messages_unconfirmed,omitempty"`
+	// UserModel is what the model writing the user's messages cost.
+	UserModel *user.Usage `json:"user_model,omitempty"`
+	// Sandbox is the isolation the agent and the tests had: "bwrap" or
+	// "none".
+	Sandbox string `json:"sandbox"`
+	// VerifyLeftOut are the workspace's entries the verifier's copy did
+	// not hold (FIFOs, sockets, links out of the workspace), with why.
+	VerifyLeftOut []string `json:"verify_left_out,omitempty"`
+	Workspace     string   `json:"workspace,omitempty"`
+	Timings       Timings  `json:"timings"`
+}
+
+// Timings of a run, in seconds.
+type Timings struct {
+	Setup  float64 `json:"setup_s"`
+	Agent  float64 `json:"agent_s"`
+	Verify float64 `json:"verify_s"`
+	Total  float64 `json:"total_s"`
+}
+
+// Write writes the result to path, indented.
+func (r *Run) Write(path string) error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// Read reads a result file.
+func Read(path string) (*Run, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var r Run
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	return &r, nil
+}
