@@ -497,6 +497,34 @@ func (h *Hub) Disarm(why string) {
 	h.disarmed = why
 }
 
+// TurnEnd asks a conversational user what it does now that the agent
+// has ended its turn: its edit is applied and its message queued for the
+// next turn, as after an action; end reports that the user ended the
+// conversation (or has nothing more to say: a user that is not
+// conversational never speaks here).
+func (h *Hub) TurnEnd(ctx context.Context) (msgs []Message, end bool, err error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.awaitEndsLocked(ctx)
+	if h.closed {
+		return nil, true, ErrClosed
+	}
+	c, ok := h.usr.(user.Conversational)
+	if !ok {
+		return nil, true, nil
+	}
+	a := c.TurnEnd(user.Events(h.history))
+	if a == nil {
+		return nil, true, nil
+	}
+	if a.Diff != "" || a.Message != "" {
+		if err := h.interveneLocked(ctx, a); err != nil {
+			return nil, false, err
+		}
+	}
+	return h.drainLockedOn("turn"), a.End, nil
+}
+
 // skipLocked records a decision that was not acted on.
 func (h *Hub) skipLocked(d *user.Act) error {
 	step := d.Step

@@ -322,3 +322,48 @@ func TestUnconfirmedChannel(t *testing.T) {
 		}
 	}
 }
+
+// talker is a conversational user: at each turn's end it says one thing,
+// then ends the conversation.
+type talker struct {
+	said  []string
+	turns int
+	saw   int // events in the history at the last turn end
+}
+
+func (t *talker) Act(user.History, []event.Event) *user.Act { return nil }
+func (t *talker) Outcome(*user.Act, string)                 {}
+func (t *talker) Armed() bool                               { return false }
+func (t *talker) TurnEnd(h user.History) *user.Act {
+	t.saw = len(h.Events())
+	if t.turns >= len(t.said) {
+		return &user.Act{End: true}
+	}
+	t.turns++
+	return &user.Act{Order: t.turns, Message: t.said[t.turns-1], Source: "seed"}
+}
+
+// TestTurnEnd: the hub asks a conversational user at each turn's end,
+// showing it the session so far; what it says is recorded and delivered
+// on the turn channel, and it ends the conversation when it will; a user
+// that is not conversational never speaks there.
+func TestTurnEnd(t *testing.T) {
+	l := start(t, policy.Vanilla)
+	tk := &talker{said: []string{"It still fails for 150; please look again."}}
+	h, err := session.New(l.ws, session.WithUser(tk))
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, _ := h.Begin(context.Background(), session.Begin{Command: "cat pricing.py"})
+	h.End(context.Background(), id, session.End{})
+	msgs, end, err := h.TurnEnd(context.Background())
+	if err != nil || end || len(msgs) != 1 || msgs[0].Text != tk.said[0] || tk.saw == 0 {
+		t.Fatalf("first turn end: %v %v %v (saw %d events)", msgs, end, err, tk.saw)
+	}
+	if msgs, end, _ := h.TurnEnd(context.Background()); !end || len(msgs) != 0 {
+		t.Errorf("second turn end: %v, end %v", msgs, end)
+	}
+	if msgs, end, _ := l.hub.TurnEnd(context.Background()); !end || len(msgs) != 0 {
+		t.Errorf("a region user at a turn's end: %v, end %v", msgs, end)
+	}
+}

@@ -27,6 +27,16 @@ type User interface {
 	Armed() bool
 }
 
+// Conversational is a user that also speaks when the agent ends a turn
+// (UserSWE's user: it answers, reveals what its information pool allows,
+// or ends the conversation). The hub asks it through TurnEnd.
+type Conversational interface {
+	User
+	// TurnEnd is asked when the agent has ended its turn; nil: nothing
+	// more to say (the session ends as it would without the user).
+	TurnEnd(h History) *Act
+}
+
 // History is the session as the user may see it: every event recorded so
 // far, in order. It is read-only: a user must not change what it holds.
 type History interface {
@@ -55,6 +65,8 @@ type Act struct {
 	Step                        int
 	Scope                       event.Scope
 	Reason                      string
+	// End ends the conversation (a conversational user's last act).
+	End bool
 }
 
 // Events is a History over a slice.
