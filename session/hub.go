@@ -495,6 +495,9 @@ func (h *Hub) Disarm(why string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.disarmed = why
+	if d, ok := h.usr.(interface{ Disarm() }); ok {
+		d.Disarm() // a user that writes its messages need not write these
+	}
 }
 
 // TurnEnd asks a conversational user what it does now that the agent

@@ -17,10 +17,15 @@ import (
 // or the text breaks a rule. Every message says where it came from.
 type Contextual struct {
 	*Region
-	w       Writer
-	task    string
-	timeout time.Duration
+	w        Writer
+	task     string
+	timeout  time.Duration
+	disarmed bool
 }
+
+// Disarm stops the writing: the hub calls it once the agent is gone, when
+// a decision can only be recorded as skipped and no message will be read.
+func (c *Contextual) Disarm() { c.disarmed = true }
 
 // NewContextual is the contextual user over a region user's decisions;
 // task is the instruction the agent was given.
@@ -36,7 +41,7 @@ const (
 
 func (c *Contextual) Act(h History, action []event.Event) *Act {
 	a := c.Region.Act(h, action)
-	if a == nil || a.Message == "" {
+	if a == nil || a.Message == "" || c.disarmed {
 		return a
 	}
 	ctxt := Context{Task: c.task, Round: a.Order, Region: regionText(a), Edit: a.Diff, Claim: a.Intent}
