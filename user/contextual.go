@@ -94,10 +94,10 @@ func quality(text string) string {
 	switch {
 	case t == "":
 		return "empty"
-	case strings.Contains(t, "```") || strings.Contains(low, "diff --git") || strings.Contains(t, "\n+") || strings.Contains(t, "\n-"):
-		return "code or a diff"
 	case strings.HasPrefix(t, "#") || strings.HasPrefix(t, "- ") || strings.HasPrefix(t, "* ") || strings.Contains(t, "\n- ") || strings.Contains(t, "\n* "):
 		return "a list or heading"
+	case strings.Contains(t, "```") || strings.Contains(low, "diff --git") || strings.Contains(t, "\n+") || strings.Contains(t, "\n-"):
+		return "code or a diff"
 	}
 	for _, w := range banned {
 		if strings.Contains(low, w) {
