@@ -1,0 +1,74 @@
+package conversation
+
+import "strings"
+
+// Part is one piece of a rendered message and what it comes from: a pool
+// item's id, or "" for the renderer's own connecting words, which carry
+// no fact.
+type Part struct {
+	Text string
+	Item string
+}
+
+// Message is the text of parts.
+func Message(parts []Part) string {
+	var b strings.Builder
+	for i, p := range parts {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(p.Text)
+	}
+	return b.String()
+}
+
+// Render phrases a selection offline, deterministically, as the turn's
+// persona speaks: each item's text as the pool has it, with a lead-in
+// for its kind; an unknown question gets "I don't know"; an empty
+// selection a nudge to finish. Nothing is said that is not an item or a
+// lead-in.
+func Render(persona string, sel Selection) []Part {
+	p, _ := ParsePersona(persona)
+	var parts []Part
+	for _, it := range sel.Items {
+		parts = append(parts, Part{Text: leadIn(p, it), Item: ""}, Part{Text: sentenceOf(it.Text), Item: it.ID})
+	}
+	for range sel.Unknown {
+		parts = append(parts, Part{Text: "I don't know that, I'm afraid."})
+	}
+	if len(parts) == 0 {
+		parts = append(parts, Part{Text: "Please finish what is left and make sure everything still works."})
+	}
+	return parts
+}
+
+// leadIn is the few words before an item, by its kind and the persona.
+func leadIn(p persona, it Item) string {
+	switch it.Kind {
+	case Symptom:
+		if p.Clarity == "vague" {
+			return "Something still seems off."
+		}
+		return "Here is what I see."
+	case Cause:
+		if p.Cause == "correct" {
+			return "I know where it comes from."
+		}
+		return "I'm fairly sure I know why."
+	case Boundary:
+		return "One thing it must keep doing."
+	case Edge:
+		return "Also, mind this case."
+	case Fact:
+		return "To answer you:"
+	}
+	return ""
+}
+
+func sentenceOf(s string) string {
+	s = strings.TrimSpace(s)
+	if !strings.HasSuffix(s, ".") && !strings.HasSuffix(s, "!") && !strings.HasSuffix(s, "?") {
+		s += "."
+	}
+	return s
+}
