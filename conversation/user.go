@@ -1,0 +1,151 @@
+package conversation
+
+import (
+	"context"
+	"slices"
+
+	"github.com/swetouch/swetouch/event"
+	"github.com/swetouch/swetouch/user"
+)
+
+// Tester runs the task's tests on the workspace as the agent left it and
+// gives each test's result: "pass", "fail" or "error".
+type Tester func(ctx context.Context) (map[string]string, error)
+
+// TurnRecord is one turn of a conversation as result.json keeps it.
+type TurnRecord struct {
+	Turn        int               `json:"turn"`
+	Persona     string            `json:"persona"`
+	Phase       string            `json:"phase"`
+	Edited      bool              `json:"edited"`
+	Tests       map[string]string `json:"tests"`
+	Verdict     string            `json:"verdict"` // resolved, ongoing, unresolved, error
+	Weight      float64           `json:"weight"`  // 1 for a turn that changed code, 0.5 for one that did not
+	Items       []string          `json:"items,omitempty"`
+	UserMessage string            `json:"user_message,omitempty"` // what the user said after the turn
+	AgentReply  string            `json:"agent_reply,omitempty"`
+}
+
+// User is UserSWE's user over one package: it speaks only when the agent
+// ends a turn. It runs the tests, judges the turn by them, and either
+// ends the conversation (every phase accepted, or the budget spent) or
+// says what its release policy selects, as the next turn's persona
+// speaks, opening the next phase once the last one passes.
+type User struct {
+	pkg    *Package
+	chain  []string
+	rel    *Release
+	tests  Tester
+	phase  int
+	turn   int // turns ended
+	seen   int // history events looked at
+	turns  []TurnRecord
+	solved *int
+}
+
+var _ user.Conversational = (*User)(nil)
+
+// NewUser is the user of a package with its persona chain (drawn once
+// per task: Model.Chain, or the package's own).
+func NewUser(p *Package, chain []string, tests Tester) *User {
+	return &User{pkg: p, chain: chain, rel: NewRelease(p), tests: tests}
+}
+
+// Opening is the first turn's message, the same for every agent.
+func (u *User) Opening() string { return u.pkg.Opening }
+
+// Act: this user does not interrupt a turn.
+func (u *User) Act(user.History, []event.Event) *user.Act { return nil }
+func (u *User) Outcome(*user.Act, string)                 {}
+func (u *User) Armed() bool                               { return false }
+
+// TurnEnd judges the turn the agent just ended and says what comes next.
+func (u *User) TurnEnd(h user.History) *user.Act {
+	evs := h.Events()
+	rec := TurnRecord{Turn: u.turn + 1, Persona: u.persona(u.turn), Phase: u.pkg.Phases[u.phase].ID, Weight: 0.5}
+	for _, ev := range evs[min(u.seen, len(evs)):] {
+		switch {
+		case ev.Actor == event.Agent && ev.Kind == event.Edit:
+			rec.Edited, rec.Weight = true, 1
+		case ev.Actor == event.Agent && ev.Kind == event.Message:
+			rec.AgentReply = ev.Text
+		}
+	}
+	u.seen = len(evs)
+	u.turn++
+	results, err := u.tests(context.Background())
+	rec.Tests = results
+	failing := u.failing(results)
+	switch {
+	case err != nil:
+		rec.Verdict = "error"
+	case len(failing) == 0 && u.phase == len(u.pkg.Phases)-1:
+		rec.Verdict = "resolved"
+		t := u.turn
+		u.solved = &t
+	case len(failing) == 0:
+		rec.Verdict = "ongoing" // this phase passes; the next is raised
+	case u.turn >= u.pkg.Budget:
+		rec.Verdict = "unresolved"
+	default:
+		rec.Verdict = "ongoing"
+	}
+	if rec.Verdict == "resolved" || u.turn >= u.pkg.Budget {
+		u.turns = append(u.turns, rec)
+		return &user.Act{End: true}
+	}
+	var msg string
+	if len(failing) == 0 {
+		u.phase++
+		msg = u.pkg.Phases[u.phase].Opening
+	} else {
+		sel := u.rel.Select(Turn{N: u.turn + 1, Persona: u.persona(u.turn), Phase: rec.Phase, Reply: rec.AgentReply, Failing: failing})
+		for _, it := range sel.Items {
+			rec.Items = append(rec.Items, it.ID)
+		}
+		msg = Message(Render(u.persona(u.turn), sel))
+	}
+	rec.UserMessage = msg
+	u.turns = append(u.turns, rec)
+	return &user.Act{Order: u.turn, Message: msg, Source: "seed"}
+}
+
+// persona is the chain's persona for turn i (0-based), the last one's
+// once the chain is spent.
+func (u *User) persona(i int) string {
+	if len(u.chain) == 0 {
+		return "vague/none"
+	}
+	return u.chain[min(i, len(u.chain)-1)]
+}
+
+// failing are the current phase's acceptance tests and the regression
+// tests that do not pass.
+func (u *User) failing(results map[string]string) []string {
+	var out []string
+	for _, id := range append(slices.Clone(u.pkg.Phases[u.phase].Acceptance), u.pkg.Regression...) {
+		if results[id] != "pass" {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// Turns are the turns so far.
+func (u *User) Turns() []TurnRecord { return slices.Clone(u.turns) }
+
+// ResolvedTurn is the turn that resolved the task, or nil.
+func (u *User) ResolvedTurn() *int { return u.solved }
+
+// WeightedTurns are the weights of the turns up to and including the
+// resolving one (all of them when it was never resolved).
+func (u *User) WeightedTurns() float64 {
+	w := 0.0
+	for _, t := range u.turns {
+		w += t.Weight
+		if u.solved != nil && t.Turn == *u.solved {
+			break
+		}
+	}
+	return w
+}

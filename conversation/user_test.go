@@ -1,0 +1,109 @@
+package conversation_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/swetouch/swetouch/conversation"
+	"github.com/swetouch/swetouch/event"
+	"github.com/swetouch/swetouch/session"
+)
+
+// TestConversation: a cascade of two phases through the hub, turn by
+// turn: the agent's question is answered from the pool, a partial fix
+// gets the symptom still failing, the first phase's pass raises the
+// second issue, and the second's pass ends the conversation, resolved at
+// turn 4 after 3.5 weighted turns (the first changed no code).
+func TestConversation(t *testing.T) {
+	src, _ := os.ReadFile(filepath.Join("testdata", "cascade.json"))
+	path := filepath.Join(t.TempDir(), "conversation.json")
+	os.WriteFile(path, src, 0o644)
+	pkg, err := conversation.Load(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chain := conversation.DefaultModel().Chain(*pkg.Persona.Seed, pkg.Budget)
+	pass := map[string]string{"test_percent": "pass", "test_range": "pass", "test_bulk": "pass", "test_total": "pass"}
+	results := []map[string]string{
+		{"test_percent": "fail", "test_range": "fail", "test_bulk": "fail", "test_total": "pass"},
+		{"test_percent": "pass", "test_range": "fail", "test_bulk": "fail", "test_total": "pass"},
+		{"test_percent": "pass", "test_range": "pass", "test_bulk": "fail", "test_total": "pass"},
+		pass,
+	}
+	turn := 0
+	tests := func(context.Context) (map[string]string, error) { r := results[turn]; turn++; return r, nil }
+	u := conversation.NewUser(pkg, chain, tests)
+	h, err := session.New(t.TempDir(), session.WithUser(u))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	agent := func(reply string, edits bool) {
+		if edits {
+			h.Observe(ctx, event.Event{Kind: event.Edit, Actor: event.Agent, Scopes: []event.Scope{event.FileScope("pricing.py")}})
+		}
+		h.Observe(ctx, event.Event{Kind: event.Message, Actor: event.Agent, Text: reply})
+	}
+	if u.Opening() != pkg.Opening {
+		t.Fatalf("opening %q", u.Opening())
+	}
+	agent("Which Python version do you run?", false)
+	msgs, end, _ := h.TurnEnd(ctx)
+	if end || len(msgs) != 1 || !strings.Contains(msgs[0].Text, "we run Python 3.12") {
+		t.Fatalf("turn 1: %v end %v", msgs, end)
+	}
+	agent("I fixed the percent.", true)
+	msgs, end, _ = h.TurnEnd(ctx)
+	if end || len(msgs) != 1 || !strings.Contains(msgs[0].Text, "a discount of 150 percent is accepted") {
+		t.Fatalf("turn 2: %v end %v", msgs, end)
+	}
+	agent("Now out-of-range percents raise.", true)
+	msgs, end, _ = h.TurnEnd(ctx)
+	if end || len(msgs) != 1 || msgs[0].Text != "Now the bulk discount is off too." {
+		t.Fatalf("turn 3: %v end %v", msgs, end)
+	}
+	agent("Bulk discounts are back.", true)
+	if msgs, end, _ = h.TurnEnd(ctx); !end || len(msgs) != 0 {
+		t.Fatalf("turn 4: %v end %v", msgs, end)
+	}
+	turns := u.Turns()
+	var verdicts []string
+	for _, tr := range turns {
+		verdicts = append(verdicts, tr.Verdict)
+	}
+	if r := u.ResolvedTurn(); r == nil || *r != 4 || u.WeightedTurns() != 3.5 || !slices.Equal(verdicts, []string{"ongoing", "ongoing", "ongoing", "resolved"}) {
+		t.Errorf("resolved at %v, %v weighted turns, verdicts %v", u.ResolvedTurn(), u.WeightedTurns(), verdicts)
+	}
+	if turns[0].Persona != chain[0] || turns[1].Persona != chain[1] || turns[0].AgentReply != "Which Python version do you run?" || turns[0].Edited || !turns[1].Edited {
+		t.Errorf("turn records %+v", turns[:2])
+	}
+	// a second agent on the task meets the same user
+	if again := conversation.DefaultModel().Chain(*pkg.Persona.Seed, pkg.Budget); !slices.Equal(again, chain) {
+		t.Errorf("chains %v and %v", chain, again)
+	}
+}
+
+// TestBudgetEnds: a conversation whose tests never pass ends when its
+// budget is spent, unresolved.
+func TestBudgetEnds(t *testing.T) {
+	src, _ := os.ReadFile(filepath.Join("testdata", "cascade.json"))
+	path := filepath.Join(t.TempDir(), "conversation.json")
+	os.WriteFile(path, []byte(strings.Replace(string(src), `"budget": 8`, `"budget": 2`, 1)), 0o644)
+	pkg, err := conversation.Load(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fail := func(context.Context) (map[string]string, error) { return map[string]string{}, nil }
+	u := conversation.NewUser(pkg, []string{"vague/none"}, fail)
+	h, _ := session.New(t.TempDir(), session.WithUser(u))
+	if _, end, _ := h.TurnEnd(context.Background()); end {
+		t.Fatal("ended after one turn of two")
+	}
+	if _, end, _ := h.TurnEnd(context.Background()); !end || u.ResolvedTurn() != nil || u.Turns()[1].Verdict != "unresolved" {
+		t.Errorf("end %v, resolved %v, %+v", end, u.ResolvedTurn(), u.Turns())
+	}
+}
