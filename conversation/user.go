@@ -2,9 +2,11 @@ package conversation
 
 import (
 	"context"
+	"fmt"
 	"slices"
 
 	"github.com/swetouch/swetouch/event"
+	"github.com/swetouch/swetouch/task"
 	"github.com/swetouch/swetouch/user"
 )
 
@@ -148,4 +150,25 @@ func (u *User) WeightedTurns() float64 {
 		}
 	}
 	return w
+}
+
+// TaskTester is the Tester of a task's own tests on a workspace: test.sh
+// run as the verifier runs it, asked for per-test results of the
+// package's acceptance and regression tests (task.WithTests).
+func TaskTester(p *Package, t *task.Task, workspace string, opts ...task.VerifyOption) Tester {
+	var ids []string
+	for _, ph := range p.Phases {
+		ids = append(ids, ph.Acceptance...)
+	}
+	ids = append(ids, p.Regression...)
+	return func(ctx context.Context) (map[string]string, error) {
+		v := task.Verify(ctx, t, workspace, append(opts, task.WithTests(ids...))...)
+		switch {
+		case v.Resolved == nil:
+			return nil, fmt.Errorf("the tests could not run: %s", v.Reason)
+		case v.Tests == nil:
+			return nil, fmt.Errorf("test.sh wrote no per-test results to $SWETOUCH_RESULTS")
+		}
+		return v.Tests, nil
+	}
 }

@@ -7,10 +7,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/swetouch/swetouch/conversation"
 	"github.com/swetouch/swetouch/event"
 	"github.com/swetouch/swetouch/session"
+	"github.com/swetouch/swetouch/task"
 )
 
 // TestConversation: a cascade of two phases through the hub, turn by
@@ -105,5 +107,35 @@ func TestBudgetEnds(t *testing.T) {
 	}
 	if _, end, _ := h.TurnEnd(context.Background()); !end || u.ResolvedTurn() != nil || u.Turns()[1].Verdict != "unresolved" {
 		t.Errorf("end %v, resolved %v, %+v", end, u.ResolvedTurn(), u.Turns())
+	}
+}
+
+// TestTaskTester: the tester runs the task's test.sh for the package's
+// acceptance and regression ids and returns what it wrote; a test.sh
+// that writes no per-test results is an error, not a pass.
+func TestTaskTester(t *testing.T) {
+	src, _ := os.ReadFile(filepath.Join("testdata", "cascade.json"))
+	path := filepath.Join(t.TempDir(), "conversation.json")
+	os.WriteFile(path, src, 0o644)
+	pkg, err := conversation.Load(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	repo, tests := filepath.Join(dir, "repo"), filepath.Join(dir, "tests")
+	os.MkdirAll(repo, 0o755)
+	os.MkdirAll(tests, 0o755)
+	os.WriteFile(filepath.Join(tests, "test.sh"), []byte(`out="{"; sep=""
+for id in $SWETOUCH_TESTS; do out="$out$sep\"$id\": \"pass\""; sep=", "; done
+echo "$out}" > "$SWETOUCH_RESULTS"
+`), 0o755)
+	tk := &task.Task{Name: "tiny", Dir: dir, Repo: repo, Tests: tests, Timeout: time.Minute}
+	got, err := conversation.TaskTester(pkg, tk, repo)(context.Background())
+	if err != nil || len(got) != 4 || got["test_bulk"] != "pass" || got["test_total"] != "pass" {
+		t.Errorf("results %v, %v", got, err)
+	}
+	os.WriteFile(filepath.Join(tests, "test.sh"), []byte("exit 0\n"), 0o755)
+	if _, err := conversation.TaskTester(pkg, tk, repo)(context.Background()); err == nil {
+		t.Errorf("a test.sh without per-test results passed")
 	}
 }

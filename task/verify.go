@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/swetouch/swetouch/sandbox"
@@ -25,12 +26,29 @@ type Verdict struct {
 	// each with why: what is not a regular file, a directory or a link
 	// inside the workspace.
 	LeftOut []string `json:"left_out,omitempty"`
+	// Tests are the per-test results test.sh wrote to $SWETOUCH_RESULTS
+	// (WithTests): "pass", "fail" or "error" by test id; nil when it
+	// wrote none.
+	Tests map[string]string `json:"tests,omitempty"`
 }
 
 // VerifyOption configures Verify.
 type VerifyOption func(*verifier)
 
-type verifier struct{ sandbox sandbox.Setup }
+type verifier struct {
+	sandbox sandbox.Setup
+	tests   []string // WithTests
+	perTest bool
+}
+
+// WithTests asks test.sh for per-test results: it runs the ids in
+// $SWETOUCH_TESTS (space-separated; all when empty) and writes
+// {"ID": "pass"|"fail"|"error"} or JUnit XML to $SWETOUCH_RESULTS, which
+// Verdict.Tests then holds. A multi-turn task's tests run so after every
+// turn.
+func WithTests(ids ...string) VerifyOption {
+	return func(v *verifier) { v.tests, v.perTest = ids, true }
+}
 
 // WithSandbox runs the tests as s sets up (a nil Runner: unsandboxed),
 // its Env added to their environment and its Visible shown read-only
@@ -129,6 +147,15 @@ func (vc verifier) verify(ctx context.Context, t *Task, workspace string) Verdic
 	cmd := exec.Command("/bin/bash", filepath.Join(tests, "test.sh"))
 	cmd.Dir = ws
 	cmd.Env = append(os.Environ(), "TESTS_DIR="+tests, "WORKSPACE="+ws)
+	results := filepath.Join(tmp, "results")
+	writable := []string{ws}
+	if vc.perTest {
+		if err := os.Mkdir(results, 0o755); err != nil {
+			return Verdict{Reason: err.Error()}
+		}
+		writable = append(writable, results)
+		cmd.Env = append(cmd.Env, "SWETOUCH_TESTS="+strings.Join(vc.tests, " "), "SWETOUCH_RESULTS="+filepath.Join(results, "results"))
+	}
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	cmd.SysProcAttr = processGroup()
@@ -139,7 +166,7 @@ func (vc verifier) verify(ctx context.Context, t *Task, workspace string) Verdic
 	var sb *sandbox.Sandboxed
 	if vc.sandbox.Runner != nil {
 		cmd.Env = append(append(cmd.Env, vc.sandbox.Env...), "TMPDIR=/tmp")
-		spec := sandbox.Spec{Writable: []string{ws}, ReadOnly: append(append([]string{tests}, vc.sandbox.Visible...), sandbox.Tools(cmd.Env, nil)...),
+		spec := sandbox.Spec{Writable: writable, ReadOnly: append(append([]string{tests}, vc.sandbox.Visible...), sandbox.Tools(cmd.Env, nil)...),
 			Hidden: []string{t.Dir}, Home: os.Getenv("HOME"), Dir: ws}
 		if sb, err = vc.sandbox.Runner.Command(cmd, spec); err != nil {
 			return Verdict{Reason: err.Error()}
@@ -155,6 +182,13 @@ func (vc verifier) verify(ctx context.Context, t *Task, workspace string) Verdic
 	err = proc.Wait()
 	stop()
 	v := Verdict{Output: tail(out.String(), 4000), LeftOut: left}
+	if vc.perTest {
+		if b, err := os.ReadFile(filepath.Join(results, "results")); err == nil {
+			if v.Tests, err = ParseResults(b); err != nil {
+				v.Output += "\nswetouch: the per-test results: " + err.Error()
+			}
+		}
+	}
 	var ee *exec.ExitError
 	var se *sandbox.SetupError
 	switch {
