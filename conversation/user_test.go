@@ -15,19 +15,30 @@ import (
 	"github.com/swetouch/swetouch/task"
 )
 
-// TestConversation: a cascade of two phases through the hub, turn by
-// turn: the agent's question is answered from the pool, a partial fix
-// gets the symptom still failing, the first phase's pass raises the
-// second issue, and the second's pass ends the conversation, resolved at
-// turn 4 after 3.5 weighted turns (the first changed no code).
-func TestConversation(t *testing.T) {
+// cascade is testdata/cascade.json, its budget replaced when budget is
+// given.
+func cascade(t *testing.T, budget string) *conversation.Package {
+	t.Helper()
 	src, _ := os.ReadFile(filepath.Join("testdata", "cascade.json"))
+	if budget != "" {
+		src = []byte(strings.Replace(string(src), `"budget": 8`, budget, 1))
+	}
 	path := filepath.Join(t.TempDir(), "conversation.json")
 	os.WriteFile(path, src, 0o644)
 	pkg, err := conversation.Load(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return pkg
+}
+
+// TestConversation: a cascade of two phases through the hub, turn by
+// turn: the agent's question is answered from the pool, a partial fix
+// gets the symptom still failing, the first phase's pass raises the
+// second issue, and the second's pass ends the conversation, resolved at
+// turn 4 after 3.5 weighted turns (the first changed no code).
+func TestConversation(t *testing.T) {
+	pkg := cascade(t, "")
 	chain := conversation.DefaultModel().Chain(*pkg.Persona.Seed, pkg.Budget)
 	pass := map[string]string{"test_percent": "pass", "test_range": "pass", "test_bulk": "pass", "test_total": "pass"}
 	results := []map[string]string{
@@ -92,13 +103,7 @@ func TestConversation(t *testing.T) {
 // TestBudgetEnds: a conversation whose tests never pass ends when its
 // budget is spent, unresolved.
 func TestBudgetEnds(t *testing.T) {
-	src, _ := os.ReadFile(filepath.Join("testdata", "cascade.json"))
-	path := filepath.Join(t.TempDir(), "conversation.json")
-	os.WriteFile(path, []byte(strings.Replace(string(src), `"budget": 8`, `"budget": 2`, 1)), 0o644)
-	pkg, err := conversation.Load(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pkg := cascade(t, `"budget": 2`)
 	fail := func(context.Context) (map[string]string, error) { return map[string]string{}, nil }
 	u := conversation.NewUser(pkg, []string{"vague/none"}, fail)
 	h, _ := session.New(t.TempDir(), session.WithUser(u))
@@ -114,13 +119,7 @@ func TestBudgetEnds(t *testing.T) {
 // acceptance and regression ids and returns what it wrote; a test.sh
 // that writes no per-test results is an error, not a pass.
 func TestTaskTester(t *testing.T) {
-	src, _ := os.ReadFile(filepath.Join("testdata", "cascade.json"))
-	path := filepath.Join(t.TempDir(), "conversation.json")
-	os.WriteFile(path, src, 0o644)
-	pkg, err := conversation.Load(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pkg := cascade(t, "")
 	dir := t.TempDir()
 	repo, tests := filepath.Join(dir, "repo"), filepath.Join(dir, "tests")
 	os.MkdirAll(repo, 0o755)
