@@ -100,7 +100,7 @@ func claudeMCP(servers []MCPServer, swetouch, scratch string, argv, env []string
 		cfg[s.Name] = map[string]any{"type": "stdio", "command": cmd, "args": args, "env": mcpEnv(s)}
 		allow = append(allow, "mcp__"+s.Name)
 	}
-	p, err := writeJSON(scratch, "claude-mcp-", map[string]any{"mcpServers": cfg})
+	p, err := writeJSON(scratch, "claude-mcp-", "config.json", map[string]any{"mcpServers": cfg})
 	if err != nil {
 		return nil, nil, err
 	}

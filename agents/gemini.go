@@ -64,7 +64,7 @@ func geminiMCP(servers []MCPServer, swetouch, scratch string, argv, env []string
 		cmd, args := s.relayed(swetouch)
 		cfg[s.Name] = map[string]any{"command": cmd, "args": args, "env": mcpEnv(s), "trust": true}
 	}
-	p, err := writeJSON(scratch, "gemini-system-", map[string]any{"mcpServers": cfg})
+	p, err := writeJSON(scratch, "gemini-system-", "settings.json", map[string]any{"mcpServers": cfg})
 	if err != nil {
 		return nil, nil, err
 	}

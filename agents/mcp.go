@@ -11,7 +11,6 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/swetouch/swetouch/internal/jsonerr"
 	"github.com/swetouch/swetouch/sandbox"
@@ -104,8 +103,9 @@ func mcpEnv(s MCPServer) map[string]string {
 	return s.Env
 }
 
-// writeJSON writes v to a new file in a new folder under scratch.
-func writeJSON(scratch, prefix string, v any) (string, error) {
+// writeJSON writes v as name in a new folder under scratch and returns
+// its path.
+func writeJSON(scratch, prefix, name string, v any) (string, error) {
 	dir, err := os.MkdirTemp(scratch, prefix)
 	if err != nil {
 		return "", err
@@ -114,9 +114,6 @@ func writeJSON(scratch, prefix string, v any) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	p := filepath.Join(dir, "config.json")
-	if strings.HasPrefix(prefix, "opencode") {
-		p = filepath.Join(dir, "opencode.json")
-	}
+	p := filepath.Join(dir, name)
 	return p, os.WriteFile(p, b, 0o644)
 }

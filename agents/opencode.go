@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/swetouch/swetouch/event"
@@ -34,12 +33,8 @@ var opencodePreset = Preset{
 			"model":      "swetouch/model",
 			"permission": map[string]any{"bash": "allow", "edit": "allow"},
 		}
-		if dir, err := os.MkdirTemp(scratch, "opencode-"); err == nil {
-			b, _ := json.MarshalIndent(cfg, "", "  ")
-			p := filepath.Join(dir, "opencode.json")
-			if os.WriteFile(p, b, 0o644) == nil {
-				env = append(env, "OPENCODE_CONFIG="+p, "OPENCODE_DISABLE_MODELS_FETCH=1")
-			}
+		if p, err := writeJSON(scratch, "opencode-", "opencode.json", cfg); err == nil {
+			env = append(env, "OPENCODE_CONFIG="+p, "OPENCODE_DISABLE_MODELS_FETCH=1")
 		}
 		return env
 	},
@@ -93,7 +88,7 @@ func opencodeMCP(servers []MCPServer, swetouch, scratch string, argv, env []stri
 		b, _ := json.MarshalIndent(cfg, "", "  ")
 		return argv, env, os.WriteFile(path, b, 0o644)
 	}
-	p, err := writeJSON(scratch, "opencode-", cfg)
+	p, err := writeJSON(scratch, "opencode-", "opencode.json", cfg)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -11,12 +11,10 @@ import (
 
 	"github.com/swetouch/swetouch/agents"
 	"github.com/swetouch/swetouch/event"
-	"github.com/swetouch/swetouch/internal/gocache"
 	"github.com/swetouch/swetouch/internal/testbin"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/replay"
 	"github.com/swetouch/swetouch/replay/model"
-	"github.com/swetouch/swetouch/sandbox"
 	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/task"
 )
@@ -70,11 +68,7 @@ func mcpSession(t *testing.T, shimDir, agent string, servers []agents.MCPServer)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var sb sandbox.Setup
-	if r := (&sandbox.Runner{}); r.Check() == nil {
-		env, visible := gocache.Sandboxed(swetouch)
-		sb = sandbox.Setup{Runner: r, Env: env, Visible: append(visible, swetouch)}
-	}
+	sb := sandboxed(t, swetouch)
 	out := t.TempDir()
 	res, err := session.Run(context.Background(), session.RunConfig{
 		Task: tk, Record: recs[0], Condition: policy.CounterEdit, Out: out, Shim: filepath.Join(shimDir, "swetouch-shim"),

@@ -12,12 +12,10 @@ import (
 
 	"github.com/swetouch/swetouch/agents"
 	"github.com/swetouch/swetouch/event"
-	"github.com/swetouch/swetouch/internal/gocache"
 	"github.com/swetouch/swetouch/internal/testbin"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/replay"
 	"github.com/swetouch/swetouch/replay/model"
-	"github.com/swetouch/swetouch/sandbox"
 	"github.com/swetouch/swetouch/score"
 	"github.com/swetouch/swetouch/task"
 )
@@ -53,10 +51,7 @@ func TestEvalOneServer(t *testing.T) {
 	cfg := score.EvalConfig{Tasks: []*task.Task{tk}, Agents: []score.Agent{agent}, Conditions: []policy.Condition{policy.Vanilla, policy.CounterEdit},
 		Runs: 2, Concurrency: 2, Out: t.TempDir(), Shim: filepath.Join(shimDir, "swetouch-shim"),
 		Records: func(*task.Task) (*task.Record, error) { return recs[0], nil }}
-	if r := (&sandbox.Runner{}); r.Check() == nil {
-		env, visible := gocache.Sandboxed(swetouch)
-		cfg.Sandbox = sandbox.Setup{Runner: r, Env: env, Visible: append(visible, swetouch)}
-	}
+	cfg.Sandbox = sandboxed(t, swetouch)
 	n, err := score.Eval(context.Background(), cfg)
 	if err != nil || n != 4 {
 		t.Fatalf("ran %d trials: %v", n, err)

@@ -76,13 +76,7 @@ func agentSession(t *testing.T, shimDir, agent, modelName, readTool string, deli
 	recs, _ := task.LoadRecords(filepath.Join("tasks", "py-discount", "records.jsonl"))
 	out, scratch := t.TempDir(), t.TempDir()
 	// sandboxed, as swetouch run runs it, where the sandbox can run
-	var sb sandbox.Setup
-	if r := (&sandbox.Runner{}); r.Check() != nil {
-		t.Logf("unsandboxed: %v", r.Check())
-	} else {
-		env, visible := gocache.Sandboxed(filepath.Join(shimDir, "swetouch"))
-		sb = sandbox.Setup{Runner: r, Env: env, Visible: append(visible, filepath.Join(shimDir, "swetouch"))}
-	}
+	sb := sandboxed(t, filepath.Join(shimDir, "swetouch"))
 	res, err := session.Run(context.Background(), session.RunConfig{
 		Task: tk, Record: recs[0], Condition: policy.CounterEdit, Out: out, Shim: filepath.Join(shimDir, "swetouch-shim"),
 		Agent: p.Command(bin, "{instruction}", modelName, filepath.Join(shimDir, "swetouch")), Env: p.Env(recorded.URL, filepath.Join(shimDir, "swetouch"), scratch), Observe: p.Observe, Own: p.Own,
@@ -247,4 +241,17 @@ func callKind(c model.Call) string {
 		return string(event.Read)
 	}
 	return string(event.Edit) // Edit, Write, replace, write_file, edit, apply_patch
+}
+
+// sandboxed is the sandbox swetouch run gives an agent (with Go's build
+// cache behind swetouch gocache), where bwrap can run here; else none,
+// said in the log.
+func sandboxed(t *testing.T, swetouch string) sandbox.Setup {
+	r := &sandbox.Runner{}
+	if err := r.Check(); err != nil {
+		t.Logf("unsandboxed: %v", err)
+		return sandbox.Setup{}
+	}
+	env, visible := gocache.Sandboxed(swetouch)
+	return sandbox.Setup{Runner: r, Env: env, Visible: append(visible, swetouch)}
 }

@@ -231,11 +231,11 @@ func runTrial(ctx context.Context, cfg EvalConfig, a Agent, c policy.Condition, 
 	if c == policy.Vanilla {
 		sched = policy.Schedule{} // the user never acts
 	} else if sched.Kind == "fraction" {
-		pair, err := Load(vanilla)
-		if err != nil || len(pair) != 1 || pair[0].Result.Steps == 0 {
+		pair, err := result.Read(filepath.Join(vanilla, result.File))
+		if err != nil || pair.Steps == 0 || pair.Reason == "interrupted" {
 			return nil, fmt.Errorf("--schedule fraction: no finished vanilla run in %s to take the step count from", vanilla)
 		}
-		sched.Steps = pair[0].Result.Steps
+		sched.Steps = pair.Steps
 	}
 	scratch, err := os.MkdirTemp("", "swetouch-trial-")
 	if err != nil {

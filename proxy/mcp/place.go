@@ -89,6 +89,10 @@ func (p placement) carry(sc map[string]json.RawMessage, text string) bool {
 // when the client sees them whatever it reads, unconfirmed when the
 // result has structuredContent that cannot carry them.
 func (p placement) channel(result json.RawMessage) string {
+	// every call's result passes here: decode only one that has it
+	if !bytes.Contains(result, []byte(`"structuredContent"`)) {
+		return "mcp-result"
+	}
 	var res struct {
 		Structured json.RawMessage `json:"structuredContent"`
 	}
