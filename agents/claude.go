@@ -16,6 +16,7 @@ var claudePreset = Preset{
 	// every command of the model's comes inside its eval wrapper
 	Own:       func(command string) bool { return command == "env" },
 	Unreached: claudeUnreached,
+	Turns:     claudeTurns,
 	Command: func(bin, instruction, model, swetouch string) []string {
 		args := []string{bin, "-p", instruction, "--output-format", "stream-json", "--verbose",
 			"--allowedTools", "Bash,Read,Edit,Write,Glob,Grep", "--permission-mode", "acceptEdits",

@@ -42,6 +42,9 @@ type Preset struct {
 	// no model is: one the scripted server plays, where the agent's own
 	// default would route through models it does not (Gemini's "auto").
 	OfflineModel string
+	// Turns continues the agent's session in a conversation (nil: the
+	// preset cannot hold one).
+	Turns *Turns
 	// instructionLast: the instruction is the command line's last
 	// argument, and extra flags go before it.
 	instructionLast bool

@@ -1,12 +1,16 @@
 package conversation
 
 import (
+	"bytes"
 	_ "embed"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"strings"
+
+	"github.com/swetouch/swetouch/internal/jsonerr"
 )
 
 // A persona is how the user speaks one turn: how clearly they describe
@@ -58,12 +62,23 @@ func DefaultModel() *Model {
 	return m
 }
 
+// LoadModel reads a transition model file (--personas).
+func LoadModel(path string) (*Model, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return ParseModel(b, path)
+}
+
 // ParseModel reads a transition model and checks that every persona it
-// names is one and every row has weight.
+// names is one and every row has weight; name is used in errors.
 func ParseModel(b []byte, name string) (*Model, error) {
 	var m Model
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("%s: %v", name, err)
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&m); err != nil {
+		return nil, jsonerr.Locate(name, b, 0, "", err)
 	}
 	if err := checkRow(m.Opening); err != nil {
 		return nil, fmt.Errorf("%s: field opening: %v", name, err)

@@ -1,6 +1,11 @@
 package conversation
 
-import "strings"
+import (
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
 
 // Part is one piece of a rendered message and what it comes from: a pool
 // item's id, or "" for the renderer's own connecting words, which carry
@@ -65,10 +70,21 @@ func leadIn(p persona, it Item) string {
 	return ""
 }
 
+// sentenceOf is an item's text as a sentence: a capital first letter
+// when it opens with a plain word (never a name from the code, such as
+// apply_discount), and a closing stop; nothing else changed.
 func sentenceOf(s string) string {
 	s = strings.TrimSpace(s)
+	first, _, _ := strings.Cut(s, " ")
+	if plainWord.MatchString(first) {
+		r, size := utf8.DecodeRuneInString(s)
+		s = string(unicode.ToUpper(r)) + s[size:]
+	}
 	if !strings.HasSuffix(s, ".") && !strings.HasSuffix(s, "!") && !strings.HasSuffix(s, "?") {
 		s += "."
 	}
 	return s
 }
+
+// plainWord is a lower-case word of letters only, perhaps with a comma.
+var plainWord = regexp.MustCompile(`^[a-z]+,?$`)

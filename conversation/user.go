@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/swetouch/swetouch/event"
+	"github.com/swetouch/swetouch/result"
 	"github.com/swetouch/swetouch/task"
 	"github.com/swetouch/swetouch/user"
 )
@@ -13,20 +14,6 @@ import (
 // Tester runs the task's tests on the workspace as the agent left it and
 // gives each test's result: "pass", "fail" or "error".
 type Tester func(ctx context.Context) (map[string]string, error)
-
-// TurnRecord is one turn of a conversation as result.json keeps it.
-type TurnRecord struct {
-	Turn        int               `json:"turn"`
-	Persona     string            `json:"persona"`
-	Phase       string            `json:"phase"`
-	Edited      bool              `json:"edited"`
-	Tests       map[string]string `json:"tests"`
-	Verdict     string            `json:"verdict"` // resolved, ongoing, unresolved, error
-	Weight      float64           `json:"weight"`  // 1 for a turn that changed code, 0.5 for one that did not
-	Items       []string          `json:"items,omitempty"`
-	UserMessage string            `json:"user_message,omitempty"` // what the user said after the turn
-	AgentReply  string            `json:"agent_reply,omitempty"`
-}
 
 // User is UserSWE's user over one package: it speaks only when the agent
 // ends a turn. It runs the tests, judges the turn by them, and either
@@ -41,8 +28,18 @@ type User struct {
 	phase  int
 	turn   int // turns ended
 	seen   int // history events looked at
-	turns  []TurnRecord
+	turns  []result.Turn
 	solved *int
+	failed error
+	// prompt is what opened the turn under way: who said it, made of
+	// which items
+	prompt prompt
+}
+
+// prompt is what the user said to open a turn.
+type prompt struct {
+	persona, text string
+	items         []string
 }
 
 var _ user.Conversational = (*User)(nil)
@@ -50,7 +47,9 @@ var _ user.Conversational = (*User)(nil)
 // NewUser is the user of a package with its persona chain (drawn once
 // per task: Model.Chain, or the package's own).
 func NewUser(p *Package, chain []string, tests Tester) *User {
-	return &User{pkg: p, chain: chain, rel: NewRelease(p), tests: tests}
+	u := &User{pkg: p, chain: chain, rel: NewRelease(p), tests: tests}
+	u.prompt = prompt{persona: u.persona(0), text: p.Opening, items: []string{}}
+	return u
 }
 
 // Opening is the first turn's message, the same for every agent.
@@ -61,10 +60,12 @@ func (u *User) Act(user.History, []event.Event) *user.Act { return nil }
 func (u *User) Outcome(*user.Act, string)                 {}
 func (u *User) Armed() bool                               { return false }
 
-// TurnEnd judges the turn the agent just ended and says what comes next.
+// TurnEnd judges the turn the agent just ended and says what opens the
+// next one, or ends the conversation.
 func (u *User) TurnEnd(h user.History) *user.Act {
 	evs := h.Events()
-	rec := TurnRecord{Turn: u.turn + 1, Persona: u.persona(u.turn), Phase: u.pkg.Phases[u.phase].ID, Weight: 0.5}
+	rec := result.Turn{Turn: u.turn + 1, Persona: u.prompt.persona, Phase: u.pkg.Phases[u.phase].ID, Weight: 0.5,
+		Items: u.prompt.items, UserMessage: u.prompt.text}
 	for _, ev := range evs[min(u.seen, len(evs)):] {
 		switch {
 		case ev.Actor == event.Agent && ev.Kind == event.Edit:
@@ -80,36 +81,36 @@ func (u *User) TurnEnd(h user.History) *user.Act {
 	failing := u.failing(results)
 	switch {
 	case err != nil:
+		// no verdict on the agent: the conversation stops here, and the
+		// run is an infrastructure error
 		rec.Verdict = "error"
+		u.failed = fmt.Errorf("the tests after turn %d: %w", rec.Turn, err)
 	case len(failing) == 0 && u.phase == len(u.pkg.Phases)-1:
 		rec.Verdict = "resolved"
 		t := u.turn
 		u.solved = &t
-	case len(failing) == 0:
-		rec.Verdict = "ongoing" // this phase passes; the next is raised
 	case u.turn >= u.pkg.Budget:
 		rec.Verdict = "unresolved"
 	default:
-		rec.Verdict = "ongoing"
+		rec.Verdict = "ongoing" // a phase that passes raises the next
 	}
-	if rec.Verdict == "resolved" || u.turn >= u.pkg.Budget {
-		u.turns = append(u.turns, rec)
+	u.turns = append(u.turns, rec)
+	if rec.Verdict != "ongoing" {
 		return &user.Act{End: true}
 	}
-	var msg string
+	next := prompt{persona: u.persona(u.turn), items: []string{}}
 	if len(failing) == 0 {
 		u.phase++
-		msg = u.pkg.Phases[u.phase].Opening
+		next.text = u.pkg.Phases[u.phase].Opening
 	} else {
-		sel := u.rel.Select(Turn{N: u.turn + 1, Persona: u.persona(u.turn), Phase: rec.Phase, Reply: rec.AgentReply, Failing: failing})
+		sel := u.rel.Select(Turn{N: u.turn + 1, Persona: next.persona, Phase: rec.Phase, Reply: rec.AgentReply, Failing: failing})
 		for _, it := range sel.Items {
-			rec.Items = append(rec.Items, it.ID)
+			next.items = append(next.items, it.ID)
 		}
-		msg = Message(Render(u.persona(u.turn), sel))
+		next.text = Message(Render(next.persona, sel))
 	}
-	rec.UserMessage = msg
-	u.turns = append(u.turns, rec)
-	return &user.Act{Order: u.turn, Message: msg, Source: "seed"}
+	u.prompt = next
+	return &user.Act{Order: u.turn, Message: next.text, Source: "seed"}
 }
 
 // persona is the chain's persona for turn i (0-based), the last one's
@@ -134,7 +135,19 @@ func (u *User) failing(results map[string]string) []string {
 }
 
 // Turns are the turns so far.
-func (u *User) Turns() []TurnRecord { return slices.Clone(u.turns) }
+func (u *User) Turns() []result.Turn { return slices.Clone(u.turns) }
+
+// Chain is the persona chain the user speaks by.
+func (u *User) Chain() []string { return slices.Clone(u.chain) }
+
+// Failed is why the conversation could not go on (the tests could not
+// run), or nil.
+func (u *User) Failed() error { return u.failed }
+
+// Result is the conversation as result.json keeps it.
+func (u *User) Result() *result.Conversation {
+	return &result.Conversation{PersonaChain: u.Chain(), Budget: u.pkg.Budget, Turns: u.Turns(), ResolvedTurn: u.solved, WeightedTurns: u.WeightedTurns()}
+}
 
 // ResolvedTurn is the turn that resolved the task, or nil.
 func (u *User) ResolvedTurn() *int { return u.solved }

@@ -66,12 +66,12 @@ func TestConversation(t *testing.T) {
 	}
 	agent("Which Python version do you run?", false)
 	msgs, end, _ := h.TurnEnd(ctx)
-	if end || len(msgs) != 1 || !strings.Contains(msgs[0].Text, "we run Python 3.12") {
+	if end || len(msgs) != 1 || !strings.Contains(msgs[0].Text, "We run Python 3.12") {
 		t.Fatalf("turn 1: %v end %v", msgs, end)
 	}
 	agent("I fixed the percent.", true)
 	msgs, end, _ = h.TurnEnd(ctx)
-	if end || len(msgs) != 1 || !strings.Contains(msgs[0].Text, "a discount of 150 percent is accepted") {
+	if end || len(msgs) != 1 || !strings.Contains(msgs[0].Text, "A discount of 150 percent is accepted") {
 		t.Fatalf("turn 2: %v end %v", msgs, end)
 	}
 	agent("Now out-of-range percents raise.", true)

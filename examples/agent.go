@@ -7,15 +7,35 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
+
+	"github.com/swetouch/swetouch/session"
 )
 
 // Plan is what a scripted agent does on one task: its steps, and for the
 // careful behaviour, the steps it takes when the user changes the code.
+// A plan for a conversation has turns instead of steps.
 type Plan struct {
-	Task      string `json:"task"`
-	Steps     []Step `json:"steps"`
-	Reconcile []Step `json:"reconcile"`
+	Task      string     `json:"task"`
+	Steps     []Step     `json:"steps,omitempty"`
+	Reconcile []Step     `json:"reconcile,omitempty"`
+	Turns     []PlanTurn `json:"turns,omitempty"`
+}
+
+// PlanTurn is what the agent does in one turn of a conversation: its
+// steps and its reply to the user (a question, a report). When, if set,
+// is what the user's last message must say for the agent to play this
+// turn: a turn whose When the message does not hold is passed over, so a
+// plan can react to the user's answer.
+//
+// Only, if set, is the one behaviour that plays the turn (naive or
+// careful): the two scripted agents on one plan can work differently.
+type PlanTurn struct {
+	When  string `json:"when,omitempty"`
+	Only  string `json:"only,omitempty"`
+	Steps []Step `json:"steps,omitempty"`
+	Reply string `json:"reply"`
 }
 
 // Step is one shell command and why the agent runs it.
@@ -42,8 +62,19 @@ func LoadPlan(path string) (*Plan, error) {
 	if err := dec.Decode(&p); err != nil {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
-	if len(p.Steps) == 0 {
-		return nil, fmt.Errorf("%s: field steps: empty", path)
+	switch {
+	case len(p.Steps) == 0 && len(p.Turns) == 0:
+		return nil, fmt.Errorf("%s: field steps: empty (give steps, or turns for a conversation)", path)
+	case len(p.Steps) > 0 && len(p.Turns) > 0:
+		return nil, fmt.Errorf("%s: field turns: a plan has steps or turns, not both", path)
+	}
+	for i, t := range p.Turns {
+		if strings.TrimSpace(t.Reply) == "" {
+			return nil, fmt.Errorf("%s: field turns[%d].reply: empty (every turn ends with what the agent tells the user)", path, i)
+		}
+		if t.Only != "" && t.Only != Naive && t.Only != Careful {
+			return nil, fmt.Errorf("%s: field turns[%d].only: want naive or careful, got %q", path, i, t.Only)
+		}
 	}
 	return &p, nil
 }
@@ -54,6 +85,52 @@ func LoadPlan(path string) (*Plan, error) {
 // careful agent that sees a user message in an output reconciles before
 // going on. The transcript goes to log.
 func RunScripted(ctx context.Context, p *Plan, behaviour string, log io.Writer) error {
+	if len(p.Turns) > 0 {
+		return RunTurn(ctx, p, behaviour, "", "", log)
+	}
+	return runSteps(ctx, p, p.Steps, behaviour, log)
+}
+
+// RunTurn plays one turn of a conversation plan: session is the id the
+// agent reported at its last turn's end ("" for the first turn), message
+// what the user said since. It plays the first turn from the session's on
+// whose When the message holds, then reports its reply and its session
+// on the line protocol (session.ReplyKey, session.SessionKey) that
+// swetouch run reads from an agent it has no preset for.
+func RunTurn(ctx context.Context, p *Plan, behaviour, sess, message string, log io.Writer) error {
+	from := 0
+	if sess != "" {
+		n, err := strconv.Atoi(strings.TrimPrefix(sess, "turn-"))
+		if err != nil || n < 0 {
+			return fmt.Errorf("session %q: not one this agent reported", sess)
+		}
+		from = n
+	}
+	reply, next := "I have nothing more to change.", from
+	for i := from; i < len(p.Turns); i++ {
+		t := p.Turns[i]
+		if t.Only != "" && t.Only != behaviour || t.When != "" && !strings.Contains(strings.ToLower(message), strings.ToLower(t.When)) {
+			continue
+		}
+		if err := runSteps(ctx, p, t.Steps, behaviour, log); err != nil {
+			return err
+		}
+		reply, next = t.Reply, i+1
+		break
+	}
+	fmt.Fprintf(log, "%s\n", protocolLine(session.ReplyKey, reply))
+	fmt.Fprintf(log, "%s\n", protocolLine(session.SessionKey, fmt.Sprintf("turn-%d", next)))
+	return nil
+}
+
+func protocolLine(key, value string) string {
+	b, _ := json.Marshal(map[string]string{key: value})
+	return string(b)
+}
+
+// runSteps runs steps as the plan's agent, reconciling after a user
+// message when careful.
+func runSteps(ctx context.Context, p *Plan, steps []Step, behaviour string, log io.Writer) error {
 	if behaviour != Naive && behaviour != Careful {
 		return fmt.Errorf("behaviour %q: want naive or careful", behaviour)
 	}
@@ -72,7 +149,7 @@ func RunScripted(ctx context.Context, p *Plan, behaviour string, log io.Writer) 
 		}
 		return string(out), nil
 	}
-	for _, s := range p.Steps {
+	for _, s := range steps {
 		out, err := run(s)
 		if err != nil {
 			return err

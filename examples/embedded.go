@@ -16,7 +16,8 @@ import (
 
 //go:generate go run ../scripts/pack-examples
 
-// archive is the example tasks and agent scripts (tasks/, agents/), so an
+// archive is the example tasks, conversations and agent scripts (tasks/,
+// conversations/, agents/), so an
 // installed swetouch has them wherever it runs. scripts/pack-examples
 // makes it from this folder; TestEmbeddedCurrent fails when it is stale.
 //
@@ -27,7 +28,7 @@ var archive []byte
 // and dir/agents. It refuses a dir that already holds either, so nothing
 // of the user's is overwritten.
 func Extract(dir string) error {
-	for _, top := range []string{"tasks", "agents"} {
+	for _, top := range []string{"tasks", "conversations", "agents"} {
 		if _, err := os.Lstat(filepath.Join(dir, top)); err == nil {
 			return fmt.Errorf("%s already exists: extract into an empty folder", filepath.Join(dir, top))
 		}

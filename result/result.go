@@ -46,6 +46,45 @@ type Run struct {
 	VerifyLeftOut []string `json:"verify_left_out,omitempty"`
 	Workspace     string   `json:"workspace,omitempty"`
 	Timings       Timings  `json:"timings"`
+	// Conversation is a multi-turn run's turns (nil for one turn); its
+	// fields sit at the top level of result.json.
+	*Conversation
+}
+
+// Conversation is what a multi-turn run (UserSWE) adds to its result.
+type Conversation struct {
+	// PersonaChain is the user's persona for each turn, drawn once per
+	// task before any agent ran: every agent on the task met this user.
+	PersonaChain []string `json:"persona_chain"`
+	Budget       int      `json:"budget"`
+	Turns        []Turn   `json:"turns"`
+	// ResolvedTurn is the turn after which every phase's acceptance
+	// tests passed (null: never, within the budget).
+	ResolvedTurn *int `json:"resolved_turn"`
+	// WeightedTurns are the turns up to and including the resolving one
+	// (all of them when never resolved), a turn without a code change
+	// counting half.
+	WeightedTurns float64 `json:"weighted_turns"`
+}
+
+// Turn is one turn of a conversation: what the user said to open it (and
+// as whom, from which pool items), what the agent did and replied, and
+// what the tests said after it.
+type Turn struct {
+	Turn    int               `json:"turn"`
+	Persona string            `json:"persona"`
+	Phase   string            `json:"phase"`
+	Edited  bool              `json:"edited"`
+	Tests   map[string]string `json:"tests"`
+	// Verdict is resolved, ongoing, unresolved (the budget is spent) or
+	// error (the tests could not run: no verdict on the agent).
+	Verdict string  `json:"verdict"`
+	Weight  float64 `json:"weight"` // 1 for a turn that changed code, 0.5 for one that did not
+	// Items are the pool items the user's message was made of (none for
+	// the opening and a phase's opening, which are the package's own).
+	Items       []string `json:"items"`
+	UserMessage string   `json:"user_message"` // what opened the turn
+	AgentReply  string   `json:"agent_reply"`
 }
 
 // Timings of a run, in seconds.

@@ -31,6 +31,10 @@ type HostConfig struct {
 	// did (user.Contextual), for the task of Instruction.
 	Writer      user.Writer
 	Instruction string
+	// User, when set, is a conversational user who talks at each turn's
+	// end; a record's region user, if there is one, still edits the code
+	// and speaks inside the turns.
+	User user.Conversational
 	// Trajectory receives the recorded events (nil: none are kept).
 	Trajectory io.Writer
 	Header     replay.Header
@@ -92,11 +96,16 @@ func Start(cfg HostConfig) (host *Host, err error) {
 			return nil, err
 		}
 		h.Condition, h.Match = string(u.Condition()), string(u.Match())
+		var acts user.User = u
 		if cfg.Writer != nil {
-			opts = append(opts, WithUser(user.NewContextual(u, cfg.Writer, cfg.Instruction)))
-		} else {
-			opts = append(opts, WithUser(u))
+			acts = user.NewContextual(u, cfg.Writer, cfg.Instruction)
 		}
+		if cfg.User != nil {
+			acts = user.Both(acts, cfg.User)
+		}
+		opts = append(opts, WithUser(acts))
+	} else if cfg.User != nil {
+		opts = append(opts, WithUser(cfg.User))
 	}
 	if cfg.Header.Condition == "" {
 		cfg.Header.Condition = orDefault(h.Condition, string(policy.Vanilla))

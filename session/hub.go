@@ -501,10 +501,14 @@ func (h *Hub) Disarm(why string) {
 }
 
 // TurnEnd asks a conversational user what it does now that the agent
-// has ended its turn: its edit is applied and its message queued for the
-// next turn, as after an action; end reports that the user ended the
-// conversation (or has nothing more to say: a user that is not
-// conversational never speaks here).
+// has ended its turn. Its edit, if any, is applied as after an action; its
+// message, with any message of the turn still waiting, is the next turn's
+// prompt, returned and recorded (on the "turn" channel). A message of
+// the user's own turn is not an intervention: interventions stay the
+// Counter-Edits. end reports that the user ended the conversation (a
+// user that is not conversational never speaks here); nothing waiting
+// is handed on then, so nothing is counted as delivered that no model
+// saw.
 func (h *Hub) TurnEnd(ctx context.Context) (msgs []Message, end bool, err error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -517,15 +521,25 @@ func (h *Hub) TurnEnd(ctx context.Context) (msgs []Message, end bool, err error)
 		return nil, true, nil
 	}
 	a := c.TurnEnd(user.Events(h.history))
-	if a == nil {
+	if a == nil || a.End {
 		return nil, true, nil
 	}
-	if a.Diff != "" || a.Message != "" {
+	if a.Diff != "" {
+		said := a.Message
+		a.Message = ""
 		if err := h.interveneLocked(ctx, a); err != nil {
 			return nil, false, err
 		}
+		a.Message = said
 	}
-	return h.drainLockedOn("turn"), a.End, nil
+	msgs = h.drainLockedOn("turn")
+	if a.Message != "" {
+		if err := h.recordLocked(event.Event{Kind: event.Message, Source: "harness", Actor: event.User, Text: a.Message, Note: "turn"}); err != nil {
+			return nil, false, err
+		}
+		msgs = append(msgs, Message{Order: a.Order, Text: a.Message})
+	}
+	return msgs, len(msgs) == 0, nil
 }
 
 // skipLocked records a decision that was not acted on.

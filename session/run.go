@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/swetouch/swetouch/event"
@@ -73,6 +72,10 @@ type RunConfig struct {
 	// line). A run whose agent took no step and said so is resolved
 	// null: an infrastructure error, not the agent's failure.
 	Unreached func(line []byte) string
+	// Conversation, when set, runs the task over several turns: its user
+	// talks each time the agent ends one (nil: one turn, the task's
+	// instruction).
+	Conversation *Conversation
 }
 
 // Run prepares a fresh workspace (a git-initialised copy of the task's
@@ -123,12 +126,16 @@ func Run(ctx context.Context, cfg RunConfig) (*result.Run, error) {
 		defer tape.Close()
 		userModel = &user.Chat{URL: chat.URL, Model: chat.Model, Key: chat.Key, Client: chat.Client, Record: tape}
 	}
+	var talk Talker
+	if cfg.Conversation != nil {
+		talk = cfg.Conversation.User(ws)
+	}
 	owned := cfg.Scratch
 	if !cfg.KeepWorkspace {
 		owned = append(owned[:len(owned):len(owned)], ws)
 	}
 	host, err := Start(HostConfig{Root: ws, Record: cfg.Record, Condition: cfg.Condition, Match: cfg.Match, Schedule: cfg.Schedule, Writer: userModel, Instruction: cfg.Task.Instruction, Shim: cfg.Shim, Clock: cfg.Clock, Owned: owned, Own: cfg.Own,
-		Trajectory: f, Header: replay.Header{Task: cfg.Task.Name, Agent: strings.Join(cfg.Agent, " "), Source: "swetouch run", Root: ws}})
+		User: talker(talk), Trajectory: f, Header: replay.Header{Task: cfg.Task.Name, Agent: strings.Join(cfg.Agent, " "), Source: "swetouch run", Root: ws}})
 	if err != nil {
 		return res, setupFailed(cfg.Out, res, start, fmt.Errorf("the session hub: %w", err))
 	}
@@ -150,66 +157,60 @@ func Run(ctx context.Context, cfg RunConfig) (*result.Run, error) {
 	res.Timings.Setup = time.Since(start).Seconds()
 
 	agentStart := time.Now()
-	cmd := exec.Command(cfg.Agent[0], subst(cfg.Agent[1:], cfg.Task.Instruction, ws)...)
-	cmd.Dir = ws
-	cmd.Env = append(host.Env(os.Environ()), "PWD="+ws)
-	cmd.Env = append(cmd.Env, cfg.Env...)
 	alog, err := openAgentLog(cfg.Out)
 	if err != nil {
 		return nil, err
 	}
 	defer alog.Close()
-	stdout := alog.tee(cfg.Stdout)
-	cmd.Stdout, cmd.Stderr = stdout, alog.tee(cfg.Stderr)
-	// the streams are copied into agent.log: a process the agent left
-	// running with them open must not hold the run after the agent exits
-	cmd.WaitDelay = agentOutputGrace
-	var observed chan struct{}
-	if cfg.Observe != nil {
-		pr, pw, err := os.Pipe()
-		if err != nil {
-			return nil, err
+	conv := cfg.Conversation
+	argv, prompt := cfg.Agent, cfg.Task.Instruction
+	if conv != nil {
+		prompt = conv.Opening
+	}
+	var turn agentTurn
+	for n := 1; ; n++ {
+		turn = runAgent(ctx, cfg, host, ws, alog, argv, prompt)
+		if turn.startErr != nil {
+			// nothing of the agent's ran (this turn): no verdict on it,
+			// and a result that says why
+			closed = true
+			res.Reason = fmt.Sprintf("%v: %v", ErrAgentStart, turn.startErr)
+			if n > 1 {
+				res.Reason = fmt.Sprintf("turn %d: %s", n, res.Reason)
+			}
+			fmt.Fprintf(alog, "swetouch: %s\n", res.Reason)
+			host.Close(res.Reason)
+			res.AgentExit = -1
+			res.Conversation = conversationOf(talk)
+			if werr := writeResult(cfg.Out, res, start); werr != nil {
+				return res, werr
+			}
+			return res, fmt.Errorf("%w: %v", ErrAgentStart, turn.startErr)
 		}
-		cmd.Stdout = pw
-		observed = make(chan struct{})
-		go func() {
-			defer close(observed)
-			observe(pr, stdout, ws, func(l []byte) []event.Event { return cfg.Observe(ws, l) }, hub)
-		}()
-		defer pw.Close()
-	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	proc, err := agentProcess(cfg, cmd, host, ws)
-	if err == nil {
-		err = proc.Start()
-	}
-	if err != nil {
-		// nothing of the agent's ran: no verdict on it, and a result
-		// that says why
-		closed = true
-		res.Reason = fmt.Sprintf("%v: %v", ErrAgentStart, err)
-		fmt.Fprintf(alog, "swetouch: %s\n", res.Reason)
-		host.Close(res.Reason)
-		if werr := writeResult(cfg.Out, res, start); werr != nil {
-			return res, werr
+		if conv == nil || turn.interrupted || turn.setup() != nil {
+			break
 		}
-		return res, fmt.Errorf("%w: %v", ErrAgentStart, err)
+		// the turn's last native edits are the agent's, taken before the
+		// user looks
+		hub.Idle(context.Background())
+		if turn.reader.reply != "" {
+			hub.Record(event.Event{Kind: event.Message, Source: "agent", Actor: event.Agent, Text: turn.reader.reply, Note: fmt.Sprintf("turn %d", n)})
+		}
+		if hub.Status().Steps == 0 && unreached(cfg.Out, cfg.Unreached) != "" {
+			break
+		}
+		msgs, end, err := hub.TurnEnd(ctx)
+		if err != nil || end || len(msgs) == 0 {
+			break
+		}
+		if turn.reader.session == "" && conv.Resume != nil {
+			res.Reason = fmt.Sprintf("turn %d: the agent reported no session to resume", n)
+			break
+		}
+		argv, prompt = conv.resume(cfg.Agent, turn.reader.session), messageText(msgs)
 	}
-	interrupted := false
-	waited := make(chan error, 1)
-	go func() { waited <- proc.Wait() }()
-	select {
-	case err = <-waited:
-	case <-ctx.Done():
-		interrupted = true
-		syscall.Kill(-proc.cmd.Process.Pid, syscall.SIGTERM)
-		err = <-waited
-	}
-	if observed != nil {
-		cmd.Stdout.(*os.File).Close()
-		<-observed
-	}
-	res.AgentExit = proc.ExitCode()
+	err = turn.err
+	res.AgentExit = turn.exit
 	res.Timings.Agent = time.Since(agentStart).Seconds()
 	// the agent's last native edits are its own, recorded, and answered
 	// by nothing: it cannot see a Counter-Edit any more
@@ -223,8 +224,12 @@ func Run(ctx context.Context, cfg RunConfig) (*result.Run, error) {
 	if hub.Status().Steps == 0 {
 		why = unreached(cfg.Out, cfg.Unreached)
 	}
+	var failed error
+	if conv != nil {
+		failed = talk.Failed()
+	}
 	switch {
-	case interrupted:
+	case turn.interrupted:
 		res.Reason = "interrupted"
 		closed = true
 		host.Close("interrupted")
@@ -236,6 +241,11 @@ func Run(ctx context.Context, cfg RunConfig) (*result.Run, error) {
 	case why != "":
 		// the agent never had a model to act for it
 		res.Reason = "the agent never reached its model: " + why
+		closed = true
+		host.Close(res.Reason)
+	case failed != nil, res.Reason != "":
+		// the conversation could not go on: not the agent's failure
+		res.Reason = orDefault(res.Reason, failed.Error())
 		closed = true
 		host.Close(res.Reason)
 	default:
@@ -259,10 +269,11 @@ func Run(ctx context.Context, cfg RunConfig) (*result.Run, error) {
 		u := m.Usage()
 		res.UserModel = &u
 	}
+	res.Conversation = conversationOf(talk)
 	if err := writeResult(cfg.Out, res, start); err != nil {
 		return res, err
 	}
-	if interrupted {
+	if turn.interrupted {
 		return res, context.Cause(ctx)
 	}
 	return res, nil
@@ -504,7 +515,9 @@ func agentEnv(env []string, shimDir, sock, ws string) []string {
 func subst(args []string, instruction, ws string) []string {
 	out := make([]string, len(args))
 	for i, a := range args {
-		out[i] = strings.NewReplacer("{instruction}", instruction, "{workspace}", ws).Replace(a)
+		// {session} is left for a conversation's next turns; the first
+		// has none
+		out[i] = strings.NewReplacer("{instruction}", instruction, "{workspace}", ws, "{session}", "").Replace(a)
 	}
 	return out
 }

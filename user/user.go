@@ -74,3 +74,23 @@ type Events []event.Event
 
 // Events returns the slice, clipped so an append cannot reach the owner's.
 func (e Events) Events() []event.Event { return e[:len(e):len(e)] }
+
+// Both is the user who acts inside the turns as acts does (Counter-Edits
+// with their messages) and talks at each turn's end as talks does: a
+// SWE-Touch record in a UserSWE conversation.
+func Both(acts User, talks Conversational) Conversational { return both{acts, talks} }
+
+type both struct {
+	User
+	talks Conversational
+}
+
+func (b both) TurnEnd(h History) *Act { return b.talks.TurnEnd(h) }
+
+// Disarm reaches the acting user (one that writes its messages need not
+// write those it can no longer deliver).
+func (b both) Disarm() {
+	if d, ok := b.User.(interface{ Disarm() }); ok {
+		d.Disarm()
+	}
+}

@@ -25,7 +25,7 @@ import (
 func runCmd() *cobra.Command {
 	var taskDir, records, instance, condition, match, out, agent, agentName, modelURL, modelName string
 	var keep, noSandbox bool
-	var mcpFile, schedule, userURL, userModel string
+	var mcpFile, schedule, userURL, userModel, personas string
 	var scheduleSteps, after int
 	var visible, agentArgs []string
 	c := &cobra.Command{
@@ -37,6 +37,7 @@ func runCmd() *cobra.Command {
 				return badInput("--task: %v", err)
 			}
 			cfg := session.RunConfig{Task: t, Agent: args, Out: out, Stdout: c.OutOrStdout(), Stderr: c.ErrOrStderr(), KeepWorkspace: keep}
+			var preset *agents.Preset
 			switch {
 			case agent != "":
 				var servers []agents.MCPServer
@@ -49,6 +50,7 @@ func runCmd() *cobra.Command {
 				if err != nil {
 					return badInput("--agent: %v", err)
 				}
+				preset = p
 				exe, err := os.Executable()
 				if err != nil {
 					return err
@@ -109,6 +111,9 @@ func runCmd() *cobra.Command {
 			if cfg.Sandbox, err = sandboxFlag(noSandbox); err != nil {
 				return err
 			}
+			if cfg.Conversation, err = conversationFor(t, personas, preset, cfg.Sandbox); err != nil {
+				return err
+			}
 			for _, p := range visible {
 				abs, _ := filepath.Abs(p)
 				cfg.Visible = append(cfg.Visible, abs)
@@ -141,6 +146,7 @@ func runCmd() *cobra.Command {
 	c.Flags().StringVar(&match, "match", "reference", "reference or precise")
 	scheduleFlags(c, &schedule, &scheduleSteps, &after)
 	userModelFlags(c, &userURL, &userModel)
+	personasFlag(c, &personas)
 	c.Flags().StringVar(&out, "out", "", "output directory")
 	c.Flags().BoolVar(&noSandbox, "no-sandbox", false, "run the agent and the tests without isolation (result.json says so)")
 	c.Flags().StringSliceVar(&visible, "visible", nil, "a host path the sandboxed agent may read (repeat): its own files outside the system directories")
@@ -217,9 +223,9 @@ func showBool(b *bool) string {
 
 func agentCmd() *cobra.Command {
 	c := &cobra.Command{Use: "agent", Short: "Built-in agents"}
-	var plan, behaviour string
+	var plan, behaviour, sess, message string
 	script := &cobra.Command{
-		Use:   "script --plan FILE --behaviour naive|careful",
+		Use:   "script --plan FILE --behaviour naive|careful [--session ID --message TEXT]",
 		Short: "A deterministic agent that works only through bash: reads, edits, runs tests",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
@@ -230,9 +236,14 @@ func agentCmd() *cobra.Command {
 			if behaviour != examples.Naive && behaviour != examples.Careful {
 				return badInput("--behaviour: want naive or careful, got %q", behaviour)
 			}
+			if len(p.Turns) > 0 {
+				return examples.RunTurn(c.Context(), p, behaviour, sess, message, c.OutOrStdout())
+			}
 			return examples.RunScripted(c.Context(), p, behaviour, c.OutOrStdout())
 		},
 	}
+	script.Flags().StringVar(&sess, "session", "", "a conversation plan's session to resume (the id its last turn reported)")
+	script.Flags().StringVar(&message, "message", "", "what the user said since the last turn (a conversation plan)")
 	script.Flags().StringVar(&plan, "plan", "", "the agent's plan (JSON)")
 	script.Flags().StringVar(&behaviour, "behaviour", examples.Careful, "naive or careful")
 	script.MarkFlagRequired("plan")

@@ -38,7 +38,7 @@ func main() {
 // pack archives root's tasks/ and agents/ folders.
 func pack(root string) ([]byte, error) {
 	var files []string
-	for _, top := range []string{"tasks", "agents"} {
+	for _, top := range []string{"tasks", "conversations", "agents"} {
 		err := filepath.WalkDir(filepath.Join(root, top), func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return err

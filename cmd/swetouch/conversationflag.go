@@ -1,0 +1,51 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/swetouch/swetouch/agents"
+	"github.com/swetouch/swetouch/conversation"
+	"github.com/swetouch/swetouch/sandbox"
+	"github.com/swetouch/swetouch/session"
+	"github.com/swetouch/swetouch/task"
+)
+
+// conversationFor is the run's conversation when the task is a
+// multi-turn one (a conversation.json beside task.toml), else nil: its
+// user, with the persona chain drawn from --personas (default: the
+// shipped model), testing in sb; and how the agent resumes its session:
+// the preset's way, or, for a command of the user's own (p nil), the
+// line protocol and {session}.
+func conversationFor(t *task.Task, personas string, p *agents.Preset, sb sandbox.Setup) (*session.Conversation, error) {
+	var m *conversation.Model
+	if personas != "" {
+		var err error
+		if m, err = conversation.LoadModel(personas); err != nil {
+			return nil, badInput("--personas: %v", err)
+		}
+	}
+	ct, err := conversation.LoadTask(t, m)
+	if err != nil {
+		return nil, badInput("--task: %v", err)
+	}
+	if ct == nil {
+		if personas != "" {
+			return nil, badInput("--personas: %s has no %s: it is not a multi-turn task", t.Dir, conversation.File)
+		}
+		return nil, nil
+	}
+	conv := &session.Conversation{Opening: ct.Package.Opening,
+		User: func(ws string) session.Talker { return ct.User(ws, task.WithSandbox(sb)) }}
+	if p != nil {
+		if p.Turns == nil {
+			return nil, badInput("--agent %s: swetouch cannot resume its session yet, so it cannot hold a conversation (%s)", p.Name, t.Dir)
+		}
+		conv.Session, conv.Reply, conv.Resume = p.Turns.Session, p.Turns.Reply, p.Turns.Resume
+	}
+	return conv, nil
+}
+
+// personasFlag names the persona transition model of multi-turn tasks.
+func personasFlag(c *cobra.Command, personas *string) {
+	c.Flags().StringVar(personas, "personas", "", "a persona transition model (JSON, as conversation/personas.json) to draw a multi-turn task's persona chain from, instead of the shipped one")
+}
