@@ -18,7 +18,10 @@ type Script struct {
 	Final string `json:"final,omitempty"`
 }
 
-// Turn is one model answer: tool calls, or text.
+// Turn is one model answer: tool calls, or text. A text answer ends the
+// agent's turn; when the agent resumes its session for the user's next
+// message, the text found in the request's history marks it served, so it
+// must be one the agent's own prompt does not hold.
 type Turn struct {
 	// When makes the turn wait: requests that do not meet it get the
 	// Final text (or, if they offer tools, are answered by the turn only

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -152,15 +153,35 @@ var ourCall = regexp.MustCompile(`_swetouch_(\d+)_(\d+)_\d+`)
 
 // locate reads a request's conversation and how many script turns its
 // history holds: from the ids of this server's calls in it, else from
-// the history's shape (then the conversation is unknown, 0).
-func locate(req *request) (conv, served int) {
+// the history's shape (then the conversation is unknown, 0); and then
+// the text turns the history already holds after those, found by their
+// text: the reply that ended an agent's turn is in the history of the
+// next, when the agent resumes its session for the user's next message.
+func (s *Server) locate(req *request) (conv, served int) {
 	served = req.rounds
 	for _, m := range ourCall.FindAllSubmatch(req.body, -1) {
 		c, _ := strconv.Atoi(string(m[1]))
 		t, _ := strconv.Atoi(string(m[2]))
 		conv, served = c, max(served, t+1)
 	}
+	for served < len(s.script.Turns) {
+		t := s.script.Turns[served]
+		if len(t.Calls) > 0 || !bytes.Contains(req.body, jsonText(t.Text)) {
+			break
+		}
+		served++
+	}
 	return conv, served
+}
+
+// jsonText is s as it appears inside a JSON string (no HTML escaping: the
+// agents do not escape <, > and &).
+func jsonText(s string) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.Encode(s)
+	return bytes.TrimSuffix(bytes.TrimSuffix(b.Bytes(), []byte("\n")), []byte(`"`))[1:]
 }
 
 // pick chooses the answer: the conversation's next turn if the request
@@ -171,7 +192,7 @@ func (s *Server) pick(req *request) (Turn, place) {
 	if len(req.tools) == 0 {
 		return final, place{turn: -1}
 	}
-	conv, served := locate(req)
+	conv, served := s.locate(req)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if conv == 0 && served == 0 {

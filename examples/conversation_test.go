@@ -1,0 +1,220 @@
+package examples_test
+
+import (
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/swetouch/swetouch/agents"
+	"github.com/swetouch/swetouch/conversation"
+	"github.com/swetouch/swetouch/internal/testbin"
+	"github.com/swetouch/swetouch/replay/model"
+	"github.com/swetouch/swetouch/result"
+	"github.com/swetouch/swetouch/task"
+)
+
+// runConversation runs `swetouch run` on an example conversation with the
+// command after --, and returns its result.
+func runConversation(t *testing.T, name string, env []string, args ...string) (*result.Run, string) {
+	t.Helper()
+	bin, err := testbin.Dir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	dir, _ := filepath.Abs(filepath.Join("conversations", name))
+	cmd := exec.Command(filepath.Join(bin, "swetouch"), append([]string{"run", "--task", dir, "--out", out}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
+	got, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("swetouch run: %v\n%s", err, got)
+	}
+	res, err := result.Read(filepath.Join(out, result.File))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Conversation == nil {
+		t.Fatalf("result.json has no turns:\n%s", got)
+	}
+	return res, out
+}
+
+// scripted is the scripted agent's command line on a conversation plan.
+func scripted(t *testing.T, name, behaviour string) []string {
+	bin, err := testbin.Dir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, _ := filepath.Abs(filepath.Join("agents", name+".json"))
+	return []string{"--", filepath.Join(bin, "swetouch"), "agent", "script", "--plan", plan, "--behaviour", behaviour,
+		"--session", "{session}", "--message", "{instruction}"}
+}
+
+// TestScriptedConversations: both scripted agents hold every example
+// conversation to its end through swetouch run, sandboxed as runs are: a
+// careful agent asks first and is answered from the pool, a naive one
+// fixes part, hears what still fails, and fixes the rest; the cascade's
+// second issue is raised only once the first passes. The turns, the
+// resolving turn and the weighted turns are what the runs did.
+func TestScriptedConversations(t *testing.T) {
+	cases := []struct {
+		task, behaviour string
+		resolved        int
+		weighted        float64
+		items           [][]string // the pool items of each turn's opening message
+	}{
+		{"talk-discount", "careful", 2, 1.5, [][]string{{}, {"f1"}}},
+		{"talk-discount", "naive", 3, 3, [][]string{{}, {"s4", "c1"}, {"s3", "c2"}}},
+		{"talk-slugify", "careful", 2, 1.5, [][]string{{}, {"f1"}}},
+		{"talk-slugify", "naive", 2, 2, [][]string{{}, {"s4"}}},
+		{"talk-cart", "careful", 3, 2.5, [][]string{{}, {"f1"}, {}}},
+		{"talk-cart", "naive", 3, 2.5, [][]string{{}, {}, {"s4"}}},
+	}
+	for _, c := range cases {
+		t.Run(c.task+"/"+c.behaviour, func(t *testing.T) {
+			t.Parallel()
+			res, _ := runConversation(t, c.task, nil, scripted(t, c.task, c.behaviour)...)
+			if res.Resolved == nil || !*res.Resolved || res.ResolvedTurn == nil || *res.ResolvedTurn != c.resolved || res.WeightedTurns != c.weighted {
+				t.Fatalf("resolved %v at turn %v, weighted %v; want turn %d, %v (%s)\n%+v", res.Resolved, res.ResolvedTurn, res.WeightedTurns, c.resolved, c.weighted, res.Reason, res.Turns)
+			}
+			if len(res.Turns) != c.resolved {
+				t.Fatalf("%d turns recorded, want %d", len(res.Turns), c.resolved)
+			}
+			for i, turn := range res.Turns {
+				if !slices.Equal(turn.Items, c.items[i]) {
+					t.Errorf("turn %d: items %v, want %v (%q)", turn.Turn, turn.Items, c.items[i], turn.UserMessage)
+				}
+				if turn.AgentReply == "" {
+					t.Errorf("turn %d: no reply recorded", turn.Turn)
+				}
+				if want := "ongoing"; i < len(res.Turns)-1 && turn.Verdict != want {
+					t.Errorf("turn %d: verdict %s, want %s", turn.Turn, turn.Verdict, want)
+				}
+			}
+			if res.Applied != 0 || res.Delivered != 0 {
+				t.Errorf("a conversation without records counted %d interventions, %d messages delivered", res.Applied, res.Delivered)
+			}
+			pkg := loadPackage(t, c.task)
+			if res.Turns[0].UserMessage != pkg.Opening {
+				t.Errorf("turn 1 opened with %q, want the package's opening", res.Turns[0].UserMessage)
+			}
+			if c.task == "talk-cart" {
+				// the second issue is raised by the turn after the one
+				// that fixed the first, and never before
+				raised := slices.IndexFunc(res.Turns, func(tr result.Turn) bool { return tr.UserMessage == pkg.Phases[1].Opening })
+				if raised < 1 || res.Turns[raised-1].Phase != "p1" || res.Turns[raised].Phase != "p2" || res.Turns[raised-1].Tests["test_quantity"] != "pass" {
+					t.Errorf("the cascade's second issue was raised at turn %d: %+v", raised+1, res.Turns)
+				}
+			}
+			traced(t, pkg, res.Turns)
+		})
+	}
+}
+
+func loadPackage(t *testing.T, name string) *conversation.Package {
+	t.Helper()
+	tk, err := task.Load(filepath.Join("conversations", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ct, err := conversation.LoadTask(tk, nil)
+	if err != nil || ct == nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return ct.Package
+}
+
+// traced checks that every sentence the user said in a run is one of
+// the pool items that turn lists, a phase's opening, or the renderer's
+// own connecting words: nothing outside the pool was ever said.
+func traced(t *testing.T, pkg *conversation.Package, turns []result.Turn) {
+	t.Helper()
+	for _, turn := range turns {
+		rest := turn.UserMessage
+		if rest == pkg.Opening || slices.ContainsFunc(pkg.Phases, func(p conversation.Phase) bool { return p.Opening == rest }) {
+			continue
+		}
+		var said []conversation.Item
+		for _, id := range turn.Items {
+			i := slices.IndexFunc(pkg.Pool, func(it conversation.Item) bool { return it.ID == id })
+			if i < 0 {
+				t.Fatalf("turn %d: item %s is not in the pool", turn.Turn, id)
+			}
+			said = append(said, pkg.Pool[i])
+		}
+		for _, part := range conversation.Render(turn.Persona, conversation.Selection{Items: said}) {
+			var ok bool
+			if rest, ok = strings.CutPrefix(rest, part.Text); !ok {
+				t.Fatalf("turn %d: %q is not made of the items %v it names", turn.Turn, turn.UserMessage, turn.Items)
+			}
+			rest = strings.TrimPrefix(rest, " ")
+		}
+		if strings.TrimSpace(rest) != "" {
+			t.Errorf("turn %d: %q said beyond its items", turn.Turn, rest)
+		}
+	}
+}
+
+// TestClaudeConversation: Claude Code, unmodified and sandboxed, holds
+// talk-discount over three turns with the scripted model server. It asks
+// a question and ends its turn; the user's answer is the next turn's
+// prompt, given to the same session (--resume): turn 2's first request
+// carries turn 1's history and the answer; turn 3's the user's report
+// that out-of-range percents are still accepted; the task is resolved at
+// turn 3.
+func TestClaudeConversation(t *testing.T) {
+	p, _, err := agents.PresetFor("claude")
+	if err != nil {
+		t.Skipf("claude is not installed: %v", err)
+	}
+	s, err := model.LoadScript(filepath.Join("agents", "claude", "talk-discount.script.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := model.NewServer(s, nil)
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	res, out := runConversation(t, "talk-discount", []string{"IS_SANDBOX=1"}, "--agent", p.Name, "--model-url", ts.URL)
+	if res.ResolvedTurn == nil || *res.ResolvedTurn != 3 || len(res.Turns) != 3 {
+		log, _ := os.ReadFile(filepath.Join(out, "agent.log"))
+		t.Fatalf("resolved at turn %v after %d turns (%s): %+v\n%s", res.ResolvedTurn, len(res.Turns), res.Reason, res.Turns, log)
+	}
+	if !strings.Contains(res.Turns[0].AgentReply, "Which inputs give a wrong price") {
+		t.Errorf("turn 1's reply: %q", res.Turns[0].AgentReply)
+	}
+	// each turn's first request: the history of the turns before it, and
+	// the user's message that opened it
+	first := map[int]string{}
+	for _, e := range srv.Exchanges() {
+		body := string(e.Request)
+		for n, msg := range []string{res.Turns[1].UserMessage, res.Turns[2].UserMessage} {
+			if _, seen := first[n+2]; !seen && strings.Contains(body, jsonEscaped(msg)) {
+				first[n+2] = body
+			}
+		}
+	}
+	for n := 2; n <= 3; n++ {
+		body, ok := first[n]
+		switch {
+		case !ok:
+			t.Errorf("turn %d's message never reached the model: %q", n, res.Turns[n-1].UserMessage)
+		case !strings.Contains(body, "Which inputs give a wrong price") || !strings.Contains(body, "_swetouch_1_0_0"):
+			t.Errorf("turn %d's request does not carry turn 1 (the session was not resumed)", n)
+		}
+	}
+	if body := first[3]; body != "" && !strings.Contains(body, jsonEscaped(res.Turns[1].UserMessage)) {
+		t.Errorf("turn 3's request does not carry turn 2's message")
+	}
+	if srv.Conversations() != 1 {
+		t.Errorf("%d conversations with the model, want the one resumed", srv.Conversations())
+	}
+}
+
+// jsonEscaped is s as a JSON string holds it.
+func jsonEscaped(s string) string {
+	return strings.NewReplacer(`"`, `\"`).Replace(s)
+}
