@@ -17,6 +17,7 @@ import (
 var codexPreset = Preset{
 	// the endpoint's model is set in its config.toml
 	Name: "codex", bin: "codex", mcp: codexMCP, instructionLast: true, Unreached: codexUnreached,
+	Turns: codexTurns,
 	Command: func(bin, instruction, model, swetouch string) []string {
 		args := []string{bin, "exec", "--json", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", "--dangerously-bypass-hook-trust"}
 		if model != "" {

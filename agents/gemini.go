@@ -10,6 +10,7 @@ import (
 
 var geminiPreset = Preset{
 	Name: "gemini", bin: "gemini", mcp: geminiMCP, OfflineModel: "gemini-2.5-pro", Unreached: geminiUnreached,
+	Turns: geminiTurns,
 	Command: func(bin, instruction, model, swetouch string) []string {
 		args := []string{bin, "-p", instruction, "-o", "stream-json", "--yolo", "--skip-trust"}
 		if model != "" {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/swetouch/swetouch/event"
@@ -13,6 +14,7 @@ import (
 var opencodePreset = Preset{
 	// the endpoint's model is set in its opencode.json
 	Name: "opencode", bin: "opencode", mcp: opencodeMCP, instructionLast: true, Unreached: opencodeUnreached,
+	Turns: opencodeTurns,
 	Command: func(bin, instruction, model, swetouch string) []string {
 		args := []string{bin, "run", "--format", "json"}
 		if model != "" {
@@ -22,6 +24,19 @@ var opencodePreset = Preset{
 	},
 	Env: func(url, swetouch, scratch string) []string {
 		env := []string{"OPENCODE_DISABLE_AUTOUPDATE=1"}
+		// a data folder of the run's own: its sessions outlive each
+		// process (a conversation resumes them; a sandboxed home does
+		// not last), and the user's stay out of the run; without an
+		// endpoint, the user's login comes along
+		if data, err := os.MkdirTemp(scratch, "opencode-data-"); err == nil {
+			os.MkdirAll(filepath.Join(data, "opencode"), 0o700)
+			if home, err := os.UserHomeDir(); err == nil && url == "" {
+				if b, err := os.ReadFile(filepath.Join(home, ".local", "share", "opencode", "auth.json")); err == nil {
+					os.WriteFile(filepath.Join(data, "opencode", "auth.json"), b, 0o600)
+				}
+			}
+			env = append(env, "XDG_DATA_HOME="+data)
+		}
 		if url == "" {
 			return env
 		}

@@ -25,16 +25,6 @@ func jsonLine(line []byte, v any) bool {
 	return len(line) > 0 && line[0] == '{' && json.Unmarshal(line, v) == nil
 }
 
-// insertBefore is argv with extra inserted just before the first
-// argument equal to at (appended when there is none).
-func insertBefore(argv []string, at string, extra ...string) []string {
-	i := slices.Index(argv, at)
-	if i < 0 {
-		return append(slices.Clone(argv), extra...)
-	}
-	return slices.Concat(argv[:i], extra, argv[i:])
-}
-
 // claudeTurns: the session id of the newest init event (it can change on
 // resume), the result's text, and `--resume ID` with the new prompt.
 var claudeTurns = &Turns{
@@ -62,5 +52,105 @@ var claudeTurns = &Turns{
 	},
 	Resume: func(argv []string, session string) []string {
 		return append(slices.Clone(argv), "--resume", session)
+	},
+}
+
+// codexTurns: the thread id of thread.started, the last agent message,
+// and `exec resume [flags] ID PROMPT` (resume takes exec's flags).
+var codexTurns = &Turns{
+	Session: func(line []byte) string {
+		var ev struct {
+			Type   string `json:"type"`
+			Thread string `json:"thread_id"`
+		}
+		if jsonLine(line, &ev) && ev.Type == "thread.started" {
+			return ev.Thread
+		}
+		return ""
+	},
+	Reply: func(sofar string, line []byte) string {
+		var ev struct {
+			Type string `json:"type"`
+			Item struct {
+				Type string `json:"type"`
+				Text string `json:"text"`
+			} `json:"item"`
+		}
+		if jsonLine(line, &ev) && ev.Type == "item.completed" && ev.Item.Type == "agent_message" {
+			return ev.Item.Text
+		}
+		return sofar
+	},
+	Resume: func(argv []string, session string) []string {
+		last := len(argv) - 1
+		i := slices.Index(argv, "exec") + 1
+		return slices.Concat(argv[:i], []string{"resume"}, argv[i:last], []string{session, argv[last]})
+	},
+}
+
+// geminiTurns: the init event's session id, the assistant's text since
+// its last tool call (it streams in deltas), and `--resume ID` in the
+// same directory.
+var geminiTurns = &Turns{
+	Session: func(line []byte) string {
+		var ev struct {
+			Type    string `json:"type"`
+			Session string `json:"session_id"`
+		}
+		if jsonLine(line, &ev) && ev.Type == "init" {
+			return ev.Session
+		}
+		return ""
+	},
+	Reply: func(sofar string, line []byte) string {
+		var ev struct {
+			Type    string `json:"type"`
+			Role    string `json:"role"`
+			Content string `json:"content"`
+			Delta   bool   `json:"delta"`
+		}
+		switch {
+		case !jsonLine(line, &ev):
+		case ev.Type == "tool_use":
+			return ""
+		case ev.Type == "message" && ev.Role == "assistant" && ev.Delta:
+			return sofar + ev.Content
+		case ev.Type == "message" && ev.Role == "assistant":
+			return ev.Content
+		}
+		return sofar
+	},
+	Resume: func(argv []string, session string) []string {
+		return append(slices.Clone(argv), "--resume", session)
+	},
+}
+
+// opencodeTurns: the session id every event carries, the last text part,
+// and `run --session ID` before the prompt.
+var opencodeTurns = &Turns{
+	Session: func(line []byte) string {
+		var ev struct {
+			Session string `json:"sessionID"`
+		}
+		if jsonLine(line, &ev) {
+			return ev.Session
+		}
+		return ""
+	},
+	Reply: func(sofar string, line []byte) string {
+		var ev struct {
+			Type string `json:"type"`
+			Part struct {
+				Text string `json:"text"`
+			} `json:"part"`
+		}
+		if jsonLine(line, &ev) && ev.Type == "text" && ev.Part.Text != "" {
+			return ev.Part.Text
+		}
+		return sofar
+	},
+	Resume: func(argv []string, session string) []string {
+		last := len(argv) - 1
+		return append(append(slices.Clone(argv[:last]), "--session", session), argv[last])
 	},
 }

@@ -159,26 +159,44 @@ func traced(t *testing.T, pkg *conversation.Package, turns []result.Turn) {
 	}
 }
 
-// TestClaudeConversation: Claude Code, unmodified and sandboxed, holds
+// TestAgentConversations: each agent, unmodified and sandboxed, holds
 // talk-discount over three turns with the scripted model server. It asks
 // a question and ends its turn; the user's answer is the next turn's
-// prompt, given to the same session (--resume): turn 2's first request
-// carries turn 1's history and the answer; turn 3's the user's report
-// that out-of-range percents are still accepted; the task is resolved at
-// turn 3.
-func TestClaudeConversation(t *testing.T) {
-	p, _, err := agents.PresetFor("claude")
-	if err != nil {
-		t.Skipf("claude is not installed: %v", err)
+// prompt, given to the same session (Claude Code --resume, codex exec
+// resume, Gemini CLI --resume, opencode run --session): turn 2's first
+// request carries turn 1's history and the answer; turn 3's the user's
+// report that out-of-range percents are still accepted; the task is
+// resolved at turn 3. Claude Code works with its own Read and Edit, the
+// others through their shells.
+func TestAgentConversations(t *testing.T) {
+	for _, c := range []struct{ agent, script string }{
+		{"claude", filepath.Join("agents", "claude", "talk-discount.script.json")},
+		{"codex", filepath.Join("agents", "talk-discount.script.json")},
+		{"gemini", filepath.Join("agents", "talk-discount.script.json")},
+		{"opencode", filepath.Join("agents", "talk-discount.script.json")},
+	} {
+		t.Run(c.agent, func(t *testing.T) {
+			p, _, err := agents.PresetFor(c.agent)
+			if err != nil {
+				t.Skipf("%s is not installed: %v", c.agent, err)
+			}
+			t.Parallel()
+			s, err := model.LoadScript(c.script)
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv := model.NewServer(s, nil)
+			ts := httptest.NewServer(srv)
+			defer ts.Close()
+			res, out := runConversation(t, "talk-discount", []string{"IS_SANDBOX=1"}, "--agent", p.Name, "--model-url", ts.URL)
+			resumed(t, srv, res, out)
+		})
 	}
-	s, err := model.LoadScript(filepath.Join("agents", "claude", "talk-discount.script.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := model.NewServer(s, nil)
-	ts := httptest.NewServer(srv)
-	defer ts.Close()
-	res, out := runConversation(t, "talk-discount", []string{"IS_SANDBOX=1"}, "--agent", p.Name, "--model-url", ts.URL)
+}
+
+// resumed checks a three-turn conversation held by one resumed session.
+func resumed(t *testing.T, srv *model.Server, res *result.Run, out string) {
+	t.Helper()
 	if res.ResolvedTurn == nil || *res.ResolvedTurn != 3 || len(res.Turns) != 3 {
 		log, _ := os.ReadFile(filepath.Join(out, "agent.log"))
 		t.Fatalf("resolved at turn %v after %d turns (%s): %+v\n%s", res.ResolvedTurn, len(res.Turns), res.Reason, res.Turns, log)

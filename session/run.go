@@ -245,7 +245,9 @@ func Run(ctx context.Context, cfg RunConfig) (*result.Run, error) {
 		host.Close(res.Reason)
 	case failed != nil, res.Reason != "":
 		// the conversation could not go on: not the agent's failure
-		res.Reason = orDefault(res.Reason, failed.Error())
+		if res.Reason == "" {
+			res.Reason = failed.Error()
+		}
 		closed = true
 		host.Close(res.Reason)
 	default:

@@ -216,10 +216,39 @@ func writeOpenAI(w io.Writer, req *request, t Turn, at place) {
 	}
 	sse(w, "response.created", map[string]any{"type": "response.created", "response": map[string]any{"id": respID, "object": "response", "status": "in_progress", "model": req.model, "output": []any{}}})
 	for i, it := range items {
-		sse(w, "response.output_item.added", map[string]any{"type": "response.output_item.added", "output_index": i, "item": it})
-		sse(w, "response.output_item.done", map[string]any{"type": "response.output_item.done", "output_index": i, "item": it})
+		if it["type"] != "message" {
+			sse(w, "response.output_item.added", map[string]any{"type": "response.output_item.added", "output_index": i, "item": it})
+			sse(w, "response.output_item.done", map[string]any{"type": "response.output_item.done", "output_index": i, "item": it})
+			continue
+		}
+		// a message's text streams as the provider streams it: clients
+		// that build the text from its deltas (the AI SDK) see it whole
+		streamText(w, i, it, t.Text)
 	}
 	sse(w, "response.completed", map[string]any{"type": "response.completed", "response": done})
+}
+
+// streamText writes a message output item as its text streams: added
+// empty, the text as one delta, then done.
+func streamText(w io.Writer, i int, item map[string]any, text string) {
+	id := item["id"]
+	empty := map[string]any{"type": "message", "id": id, "role": "assistant", "status": "in_progress", "content": []any{}}
+	part := func(text string) map[string]any {
+		return map[string]any{"type": "output_text", "text": text, "annotations": []any{}}
+	}
+	at := func(typ string, kv ...any) map[string]any {
+		m := map[string]any{"type": typ, "item_id": id, "output_index": i, "content_index": 0}
+		for k := 0; k+1 < len(kv); k += 2 {
+			m[kv[k].(string)] = kv[k+1]
+		}
+		return m
+	}
+	sse(w, "response.output_item.added", map[string]any{"type": "response.output_item.added", "output_index": i, "item": empty})
+	sse(w, "response.content_part.added", at("response.content_part.added", "part", part("")))
+	sse(w, "response.output_text.delta", at("response.output_text.delta", "delta", text))
+	sse(w, "response.output_text.done", at("response.output_text.done", "text", text))
+	sse(w, "response.content_part.done", at("response.content_part.done", "part", part(text)))
+	sse(w, "response.output_item.done", map[string]any{"type": "response.output_item.done", "output_index": i, "item": item})
 }
 
 // Gemini generateContent / streamGenerateContent.
