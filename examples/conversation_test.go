@@ -1,6 +1,11 @@
 package examples_test
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -9,11 +14,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/coder/acp-go-sdk"
+
 	"github.com/swetouch/swetouch/agents"
 	"github.com/swetouch/swetouch/conversation"
 	"github.com/swetouch/swetouch/internal/testbin"
 	"github.com/swetouch/swetouch/replay/model"
 	"github.com/swetouch/swetouch/result"
+	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/task"
 )
 
@@ -204,10 +212,14 @@ func resumed(t *testing.T, srv *model.Server, res *result.Run, out string) {
 	if !strings.Contains(res.Turns[0].AgentReply, "Which inputs give a wrong price") {
 		t.Errorf("turn 1's reply: %q", res.Turns[0].AgentReply)
 	}
-	// each turn's first request: the history of the turns before it, and
-	// the user's message that opened it
+	// each turn's first request the script answered (not an agent's side
+	// request, a title or a classifier): the history of the turns before
+	// it, and the user's message that opened it
 	first := map[int]string{}
 	for _, e := range srv.Exchanges() {
+		if e.Turn < 0 {
+			continue
+		}
 		body := string(e.Request)
 		for n, msg := range []string{res.Turns[1].UserMessage, res.Turns[2].UserMessage} {
 			if _, seen := first[n+2]; !seen && strings.Contains(body, jsonEscaped(msg)) {
@@ -235,4 +247,112 @@ func resumed(t *testing.T, srv *model.Server, res *result.Run, out string) {
 // jsonEscaped is s as a JSON string holds it.
 func jsonEscaped(s string) string {
 	return strings.NewReplacer(`"`, `\"`).Replace(s)
+}
+
+// TestACPConversation: an ACP agent (Gemini CLI in --acp mode and Claude
+// Code through its ACP adapter, unmodified) behind `swetouch acp
+// --conversation` in place, with an editor from the Go ACP SDK that sends
+// only the opening: the relay plays the user's later turns itself, each a
+// session/prompt of its own on the same session, shown to the editor as a
+// user message; the editor's prompt returns when the conversation ends,
+// and session.json keeps the turns, resolved at turn 3.
+func TestACPConversation(t *testing.T) {
+	bin, err := testbin.Dir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ agent, adapter, script string }{
+		{"gemini", "", filepath.Join("agents", "talk-discount.script.json")},
+		{"claude", "claude-agent-acp", filepath.Join("agents", "claude", "talk-discount.script.json")},
+	} {
+		t.Run(c.agent, func(t *testing.T) {
+			p, exe, err := agents.PresetFor(c.agent)
+			if err != nil {
+				t.Skipf("%s is not installed: %v", c.agent, err)
+			}
+			command := []string{exe, "--acp", "--skip-trust", "-m", "gemini-2.5-pro"}
+			if c.adapter != "" {
+				if exe, err = agents.FindAgent(c.adapter); err != nil {
+					t.Skipf("the ACP adapter is not installed: %v", err)
+				}
+				command = []string{exe}
+			}
+			t.Parallel()
+			s, err := model.LoadScript(c.script)
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv := model.NewServer(s, nil)
+			ts := httptest.NewServer(srv)
+			defer ts.Close()
+			tk, _ := task.Load(filepath.Join("conversations", "talk-discount"))
+			ws, err := session.Workspace(tk.Repo)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer os.RemoveAll(ws)
+			out := t.TempDir()
+			env := append(os.Environ(), p.Env(ts.URL, filepath.Join(bin, "swetouch"), t.TempDir())...)
+			env = append(env, "HOME="+t.TempDir(), "CLAUDE_CONFIG_DIR="+t.TempDir(), "IS_SANDBOX=1")
+			ed, stderr := prompt(t, ws, env, loadPackage(t, "talk-discount").Opening,
+				append([]string{filepath.Join(bin, "swetouch"), "acp", "--conversation", tk.Dir, "--out", out, "--root", ws, "--"}, command...)...)
+			var sum struct {
+				result.Conversation
+				Agent []string `json:"agent"`
+			}
+			if err := readJSON(filepath.Join(out, "session.json"), &sum); err != nil {
+				t.Fatalf("%v\n%s", err, stderr)
+			}
+			res := &result.Run{Conversation: &sum.Conversation}
+			resumed(t, srv, res, out)
+			ed.mu.Lock()
+			defer ed.mu.Unlock()
+			if len(ed.user) != 2 || ed.user[0] != res.Turns[1].UserMessage || ed.user[1] != res.Turns[2].UserMessage {
+				t.Errorf("the editor was shown %q as the user's turns", ed.user)
+			}
+		})
+	}
+}
+
+// prompt starts the command (a relay in front of an agent) in ws and
+// sends one prompt from a Go SDK editor, which returns when the agent's
+// turn (here: the whole conversation) ends. The relay has ended when it
+// returns.
+func prompt(t *testing.T, ws string, env []string, text string, command ...string) (*acpEditor, string) {
+	t.Helper()
+	cmd := exec.Command(command[0], command[1:]...)
+	cmd.Dir, cmd.Env = ws, env
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ed := &acpEditor{}
+	conn := acp.NewClientSideConnection(ed, in, out)
+	conn.SetLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	ctx := context.Background()
+	if _, err := conn.Initialize(ctx, acp.InitializeRequest{ProtocolVersion: acp.ProtocolVersionNumber,
+		ClientCapabilities: acp.ClientCapabilities{Fs: acp.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}}}); err != nil {
+		t.Fatalf("initialize: %v\n%s", err, stderr.String())
+	}
+	sess, err := conn.NewSession(ctx, acp.NewSessionRequest{Cwd: ws, McpServers: []acp.McpServer{}})
+	if err != nil {
+		t.Fatalf("session/new: %v\n%s", err, stderr.String())
+	}
+	if _, err := conn.Prompt(ctx, acp.PromptRequest{SessionId: sess.SessionId, Prompt: []acp.ContentBlock{acp.TextBlock(text)}}); err != nil {
+		t.Fatalf("prompt: %v\n%s", err, stderr.String())
+	}
+	in.Close()
+	cmd.Wait()
+	return ed, stderr.String()
+}
+
+func readJSON(path string, v any) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, v)
 }

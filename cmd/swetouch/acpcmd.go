@@ -12,7 +12,7 @@ import (
 )
 
 func acpCmd() *cobra.Command {
-	var sock, root, traffic, deliver string
+	var sock, root, traffic, deliver, conv string
 	var noWrap, noTrafficEvents bool
 	var ip inPlace
 	c := &cobra.Command{
@@ -29,7 +29,11 @@ func acpCmd() *cobra.Command {
 			"to FILE (JSONL).\n" +
 			"With --records (or --out alone) it runs a session of its own over --root, in place: the agent's\n" +
 			"shell goes through the shim, the Counter-Edit lands in that directory, and trajectory.jsonl and\n" +
-			"session.json go to --out. Without any session it relays (and logs) only.",
+			"session.json go to --out. With --conversation TASK (and --out) it plays the multi-turn task's\n" +
+			"user itself: the editor's prompt opens the conversation; at each turn's end the tests run on a\n" +
+			"copy of --root and the user's next message is a prompt of the relay's own, shown to the editor;\n" +
+			"the editor's turn ends when the conversation does, and session.json keeps the turns.\n" +
+			"Without any session it relays (and logs) only.",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			delivery, err := acpproxy.ParseDelivery(deliver)
@@ -51,14 +55,25 @@ func acpCmd() *cobra.Command {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			agent := peerCommand(ctx, args, c.ErrOrStderr())
+			if conv != "" {
+				if ip.out == "" {
+					return badInput("--conversation: give --out DIR for the session's trajectory and turns")
+				}
+				if ip.talk, err = relayConversation(conv); err != nil {
+					return err
+				}
+			}
 			sock, own, err := ip.socket(sock, root, "swetouch acp", args)
 			if err != nil {
 				return err
 			}
+			opts := []acpproxy.Option{acpproxy.WithRoot(root), acpproxy.WithDelivery(delivery)}
 			if own != nil {
 				agent.Env = own.Env(os.Environ()) // its shell through the shim
+				if own.talk != nil {
+					opts = append(opts, acpproxy.WithTurns(own.turns(ctx)))
+				}
 			}
-			opts := []acpproxy.Option{acpproxy.WithRoot(root), acpproxy.WithDelivery(delivery)}
 			if noTrafficEvents {
 				opts = append(opts, acpproxy.WithoutTrafficEvents())
 			}
@@ -83,5 +98,6 @@ func acpCmd() *cobra.Command {
 	c.Flags().StringVar(&deliver, "deliver", "auto", "how a message reaches the agent mid-turn: auto (steer when the agent takes _session/steering, else queue), queue, or interrupt (session/cancel, then the message as the next turn)")
 	c.Flags().BoolVar(&noTrafficEvents, "no-traffic-events", false, "keep the ACP messages out of the trajectory (it records them by default)")
 	c.Flags().BoolVar(&noWrap, "no-mcp-wrap", false, "leave session/new's MCP servers as they are")
+	c.Flags().StringVar(&conv, "conversation", "", "a multi-turn task (a task folder with conversation.json): the relay plays its user, turn after turn, over --root (with --out)")
 	return c
 }

@@ -49,3 +49,21 @@ func conversationFor(t *task.Task, personas string, p *agents.Preset, sb sandbox
 func personasFlag(c *cobra.Command, personas *string) {
 	c.Flags().StringVar(personas, "personas", "", "a persona transition model (JSON, as conversation/personas.json) to draw a multi-turn task's persona chain from, instead of the shipped one")
 }
+
+// relayConversation is the user of a multi-turn task for a relay that
+// plays it in place (the tests run unsandboxed: the editor started the
+// agent, and the session says sandbox none).
+func relayConversation(dir string) (func(workspace string) session.Talker, error) {
+	t, err := task.Load(dir)
+	if err != nil {
+		return nil, badInput("--conversation: %v", err)
+	}
+	ct, err := conversation.LoadTask(t, nil)
+	switch {
+	case err != nil:
+		return nil, badInput("--conversation: %v", err)
+	case ct == nil:
+		return nil, badInput("--conversation: %s has no %s", dir, conversation.File)
+	}
+	return func(ws string) session.Talker { return ct.User(ws) }, nil
+}

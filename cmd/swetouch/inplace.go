@@ -13,6 +13,7 @@ import (
 	"github.com/swetouch/swetouch/event"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/replay"
+	"github.com/swetouch/swetouch/result"
 	"github.com/swetouch/swetouch/sandbox"
 	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/task"
@@ -28,6 +29,9 @@ import (
 type inPlace struct {
 	records, instance, condition, match, out string
 	userURL, userModel                       string
+	// talk is the conversation a relay holds itself (acp
+	// --conversation), made for the workspace it tests
+	talk func(workspace string) session.Talker
 }
 
 func (p *inPlace) flags(fs *pflag.FlagSet) {
@@ -67,7 +71,8 @@ type inPlaceSession struct {
 	instance string
 	agent    []string
 	traj     *os.File
-	userTape *os.File // the user model's calls, when it has one
+	userTape *os.File       // the user model's calls, when it has one
+	talk     session.Talker // the conversation, when the relay holds one
 }
 
 // start checks the flags and starts the hub over root. Bad flags are
@@ -137,6 +142,10 @@ func (p *inPlace) start(sock, root, source string, agent []string) (*inPlaceSess
 	hc := session.HostConfig{Root: root, Record: rec, Condition: cond, Match: match, Trajectory: f, Ignore: []string{outAbs},
 		Header: replay.Header{Agent: strings.Join(agent, " "), Source: source, Root: root}}
 	s := &inPlaceSession{out: p.out, agent: agent, traj: f}
+	if p.talk != nil {
+		s.talk = p.talk(root)
+		hc.User = s.talk
+	}
 	if chat, ok := w.(*user.Chat); ok {
 		// its calls kept beside the trajectory, as a run keeps them
 		if s.userTape, err = os.Create(filepath.Join(p.out, session.UserModelLog)); err != nil {
@@ -191,6 +200,9 @@ type sessionSummary struct {
 	// Sandbox is always "none": the editor started the agent, so swetouch
 	// cannot isolate it (docs/isolation.md).
 	Sandbox string `json:"sandbox"`
+	// Conversation is the conversation the relay held (acp
+	// --conversation): its turns, as a run's result.json has them.
+	*result.Conversation
 }
 
 // finish takes the agent's last native edits, ends the trajectory and
@@ -207,6 +219,9 @@ func (s *inPlaceSession) finish(exit int, note string) error {
 	sum := sessionSummary{Instance: s.instance, Condition: orString(s.Condition, string(policy.Vanilla)), Match: s.Match,
 		Agent: s.agent, AgentExit: exit, Steps: st.Steps, Interventions: st.Interventions, Sandbox: sandbox.None}
 	sum.Applied, sum.Delivered = st.Counts()
+	if s.talk != nil {
+		sum.Conversation = s.talk.Result()
+	}
 	sum.Unconfirmed = st.Unconfirmed
 	b, _ := json.MarshalIndent(sum, "", "  ")
 	if werr := os.WriteFile(filepath.Join(s.out, "session.json"), append(b, '\n'), 0o644); werr != nil {
@@ -216,4 +231,25 @@ func (s *inPlaceSession) finish(exit int, note string) error {
 		return fmt.Errorf("closing the session: %w", err)
 	}
 	return nil
+}
+
+// turns is the conversation's user as the ACP relay plays it: the agent's
+// reply recorded, its last native edits taken, then what the user says
+// next (Hub.TurnEnd).
+func (s *inPlaceSession) turns(ctx context.Context) func(reply string) (string, bool) {
+	return func(reply string) (string, bool) {
+		s.Hub.Idle(ctx)
+		if reply != "" {
+			s.Hub.Record(event.Event{Kind: event.Message, Source: "acp", Actor: event.Agent, Text: reply})
+		}
+		msgs, end, err := s.Hub.TurnEnd(ctx)
+		if err != nil || end || len(msgs) == 0 {
+			return "", true
+		}
+		texts := make([]string, len(msgs))
+		for i, m := range msgs {
+			texts[i] = m.Text
+		}
+		return strings.Join(texts, "\n\n"), false
+	}
 }

@@ -175,14 +175,18 @@ func (r *Relay) endTerminal(sess string, begin int, end session.End) {
 // lines the call names, edits made by the agent itself (taken from the
 // watcher, with their lines), commands it ran itself.
 func (r *Relay) update(params json.RawMessage) {
-	if r.hub == nil {
+	if r.hub == nil && r.talk == nil {
 		return
 	}
 	var p struct {
 		SessionID string `json:"sessionId"`
 		Update    struct {
-			Kind string `json:"sessionUpdate"`
-			ID   string `json:"toolCallId"`
+			Kind    string `json:"sessionUpdate"`
+			ID      string `json:"toolCallId"`
+			Content struct {
+				Type string `json:"type"`
+				Text string `json:"text"`
+			} `json:"content"`
 			toolCall
 		} `json:"update"`
 	}
@@ -190,6 +194,20 @@ func (r *Relay) update(params json.RawMessage) {
 		return
 	}
 	u := p.Update
+	if r.talk != nil {
+		// the agent's reply to the user: its text since its last tool call
+		r.mu.Lock()
+		switch {
+		case u.Kind == "agent_message_chunk" && u.Content.Type == "text":
+			r.reply[p.SessionID] += u.Content.Text
+		case u.Kind == "tool_call":
+			r.reply[p.SessionID] = ""
+		}
+		r.mu.Unlock()
+	}
+	if r.hub == nil {
+		return
+	}
 	if u.Kind != "tool_call" && u.Kind != "tool_call_update" {
 		return
 	}

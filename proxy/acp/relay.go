@@ -67,7 +67,24 @@ type Relay struct {
 	terminals map[string]int             // terminal id → the hub's command id
 	lastSess  string
 	next      int
+
+	// a conversation the relay holds itself (WithTurns)
+	talk     Turns
+	talkDone bool
+	reply    map[string]string // session → the agent's text since its last tool call
+	heldEnd  map[string][]byte // session → the editor's prompt response, held until the conversation ends
 }
+
+// Turns is the user of a conversation the relay plays itself: told the
+// agent's reply each time a prompt turn ends, it answers with the next
+// turn's message, or ends the conversation.
+type Turns func(reply string) (next string, end bool)
+
+// WithTurns has the relay play the user's next turns itself: the
+// editor's prompt opens the conversation, and its turn ends, for the
+// editor, when the conversation does; each later turn is a session/prompt
+// of the relay's own, shown to the editor as a user message.
+func WithTurns(t Turns) Option { return func(r *Relay) { r.talk = t } }
 
 type steerReq struct {
 	sess  string
@@ -146,7 +163,8 @@ func WithMCPWrapper(f func(server map[string]any) map[string]any) Option {
 func NewRelay(toAgent, toEditor io.Writer, opts ...Option) *Relay {
 	r := &Relay{toAgent: &lineWriter{w: toAgent}, toEdit: &lineWriter{w: toEditor}, now: time.Now, delivery: Auto,
 		turns: map[string]json.RawMessage{}, injected: map[string]string{}, held: map[string][][]byte{},
-		queued: map[string][]string{}, cancelled: map[string]bool{}, steers: map[string]steerReq{}, toolCalls: map[string]toolCall{}, requests: map[string]agentRequest{}, terminals: map[string]int{}}
+		queued: map[string][]string{}, cancelled: map[string]bool{}, steers: map[string]steerReq{}, toolCalls: map[string]toolCall{}, requests: map[string]agentRequest{}, terminals: map[string]int{},
+		reply: map[string]string{}, heldEnd: map[string][]byte{}}
 	for _, o := range opts {
 		o(r)
 	}
@@ -299,10 +317,16 @@ func (r *Relay) agentAnswered(e proxy.Envelope, line []byte) []byte {
 	r.mu.Lock()
 	if sess, ours := r.injected[id]; ours {
 		delete(r.injected, id)
-		held := r.held[sess]
-		delete(r.held, sess)
 		queued := r.queued[sess]
 		delete(r.queued, sess)
+		if _, talking := r.heldEnd[sess]; talking {
+			// a turn of the conversation: the editor's prompts wait on
+			r.mu.Unlock()
+			r.nextTurn(sess, queued)
+			return nil
+		}
+		held := r.held[sess]
+		delete(r.held, sess)
 		r.mu.Unlock()
 		if len(queued) > 0 {
 			r.inject(sess, queued) // more came during our turn
@@ -344,6 +368,17 @@ func (r *Relay) agentAnswered(e proxy.Envelope, line []byte) []byte {
 		r.steering = steeringSupported(e.Result)
 		r.mu.Unlock()
 	}
+	r.mu.Lock()
+	talking := ended != "" && r.talk != nil && !r.talkDone
+	if talking {
+		r.heldEnd[ended] = append([]byte(nil), line...)
+	}
+	r.mu.Unlock()
+	if talking {
+		// a conversation: the editor's turn ends when it does
+		r.nextTurn(ended, queued)
+		return nil
+	}
 	if len(queued) > 0 {
 		// the user speaks once the editor has seen the turn end; the
 		// turn is ours before the editor can send its next prompt
@@ -353,6 +388,44 @@ func (r *Relay) agentAnswered(e proxy.Envelope, line []byte) []byte {
 		return nil
 	}
 	return line
+}
+
+// nextTurn is what follows a turn of a conversation the relay holds: the
+// messages waiting for its end and the user's next message as one turn
+// of the relay's own; when the user has ended the conversation and
+// nothing waits, the editor's turn ends (its held response goes on) and
+// its held prompts go to the agent.
+func (r *Relay) nextTurn(sess string, queued []string) {
+	r.mu.Lock()
+	reply, done := r.reply[sess], r.talkDone
+	delete(r.reply, sess)
+	r.mu.Unlock()
+	texts := queued
+	if !done {
+		next, end := r.talk(reply)
+		if end {
+			r.mu.Lock()
+			r.talkDone = true
+			r.mu.Unlock()
+		}
+		if next != "" {
+			texts = append(texts, next)
+		}
+	}
+	if len(texts) > 0 {
+		r.inject(sess, texts)
+		return
+	}
+	r.mu.Lock()
+	end := r.heldEnd[sess]
+	delete(r.heldEnd, sess)
+	held := r.held[sess]
+	delete(r.held, sess)
+	r.mu.Unlock()
+	r.toEdit.line(end)
+	for _, h := range held {
+		r.FromEditorRelease(h)
+	}
 }
 
 // FromEditorRelease sends a held editor prompt on to the agent.
