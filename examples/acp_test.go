@@ -114,43 +114,51 @@ func (f *acpFixture) delivered(t *testing.T, ed *acpEditor, stderr string) {
 	}
 }
 
-// converse starts the command (a relay in front of an agent) in ws and
-// holds a conversation with it from a Go SDK editor: a session in ws, the
-// prompt "Make the discount a percentage.", then "Thanks." (which waits
-// for the turn the user's message runs in; it may find the script run
-// out). The relay has ended when it returns, so what it recorded is whole.
-func converse(t *testing.T, ws string, env []string, command ...string) (*acpEditor, string) {
+// editorSession starts the command (a relay in front of an agent) in ws
+// and opens a session in ws from a Go SDK editor; done closes the
+// editor's side and waits for the relay, so what it recorded is whole.
+func editorSession(t *testing.T, ws string, env []string, command ...string) (ed *acpEditor, conn *acp.ClientSideConnection, sess acp.SessionId, stderr *bytes.Buffer, done func()) {
 	t.Helper()
 	cmd := exec.Command(command[0], command[1:]...)
-	cmd.Dir, cmd.Env = ws, env
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	stderr = &bytes.Buffer{}
+	cmd.Dir, cmd.Env, cmd.Stderr = ws, env, stderr
 	in, _ := cmd.StdinPipe()
 	out, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer func() { in.Close(); cmd.Wait() }()
-	ed := &acpEditor{}
-	conn := acp.NewClientSideConnection(ed, in, out)
+	done = func() { in.Close(); cmd.Wait() }
+	t.Cleanup(done)
+	ed = &acpEditor{}
+	conn = acp.NewClientSideConnection(ed, in, out)
 	conn.SetLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
 	ctx := context.Background()
 	if _, err := conn.Initialize(ctx, acp.InitializeRequest{ProtocolVersion: acp.ProtocolVersionNumber,
 		ClientCapabilities: acp.ClientCapabilities{Fs: acp.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}}}); err != nil {
 		t.Fatalf("initialize: %v\n%s", err, stderr.String())
 	}
-	sess, err := conn.NewSession(ctx, acp.NewSessionRequest{Cwd: ws, McpServers: []acp.McpServer{}})
+	s, err := conn.NewSession(ctx, acp.NewSessionRequest{Cwd: ws, McpServers: []acp.McpServer{}})
 	if err != nil {
 		t.Fatalf("session/new: %v\n%s", err, stderr.String())
 	}
-	if _, err := conn.Prompt(ctx, acp.PromptRequest{SessionId: sess.SessionId, Prompt: []acp.ContentBlock{acp.TextBlock("Make the discount a percentage.")}}); err != nil {
+	return ed, conn, s.SessionId, stderr, done
+}
+
+// converse holds a conversation with the command from a Go SDK editor:
+// the prompt "Make the discount a percentage.", then "Thanks." (which
+// waits for the turn the user's message runs in; it may find the script
+// run out). The relay has ended when it returns.
+func converse(t *testing.T, ws string, env []string, command ...string) (*acpEditor, string) {
+	t.Helper()
+	ed, conn, sess, stderr, done := editorSession(t, ws, env, command...)
+	ctx := context.Background()
+	if _, err := conn.Prompt(ctx, acp.PromptRequest{SessionId: sess, Prompt: []acp.ContentBlock{acp.TextBlock("Make the discount a percentage.")}}); err != nil {
 		t.Fatalf("prompt: %v\n%s", err, stderr.String())
 	}
-	if _, err := conn.Prompt(ctx, acp.PromptRequest{SessionId: sess.SessionId, Prompt: []acp.ContentBlock{acp.TextBlock("Thanks.")}}); err != nil {
+	if _, err := conn.Prompt(ctx, acp.PromptRequest{SessionId: sess, Prompt: []acp.ContentBlock{acp.TextBlock("Thanks.")}}); err != nil {
 		t.Logf("second prompt: %v", err) // the checks that follow are what matter
 	}
-	in.Close()
-	cmd.Wait()
+	done()
 	return ed, stderr.String()
 }
 

@@ -1,11 +1,8 @@
 package examples_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -314,38 +311,16 @@ func TestACPConversation(t *testing.T) {
 	}
 }
 
-// prompt starts the command (a relay in front of an agent) in ws and
-// sends one prompt from a Go SDK editor, which returns when the agent's
-// turn (here: the whole conversation) ends. The relay has ended when it
-// returns.
+// prompt sends one prompt to the command (a relay in front of an agent)
+// from a Go SDK editor; it returns when the agent's turn (here: the whole
+// conversation) ends. The relay has ended when it returns.
 func prompt(t *testing.T, ws string, env []string, text string, command ...string) (*acpEditor, string) {
 	t.Helper()
-	cmd := exec.Command(command[0], command[1:]...)
-	cmd.Dir, cmd.Env = ws, env
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	in, _ := cmd.StdinPipe()
-	out, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	ed := &acpEditor{}
-	conn := acp.NewClientSideConnection(ed, in, out)
-	conn.SetLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
-	ctx := context.Background()
-	if _, err := conn.Initialize(ctx, acp.InitializeRequest{ProtocolVersion: acp.ProtocolVersionNumber,
-		ClientCapabilities: acp.ClientCapabilities{Fs: acp.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}}}); err != nil {
-		t.Fatalf("initialize: %v\n%s", err, stderr.String())
-	}
-	sess, err := conn.NewSession(ctx, acp.NewSessionRequest{Cwd: ws, McpServers: []acp.McpServer{}})
-	if err != nil {
-		t.Fatalf("session/new: %v\n%s", err, stderr.String())
-	}
-	if _, err := conn.Prompt(ctx, acp.PromptRequest{SessionId: sess.SessionId, Prompt: []acp.ContentBlock{acp.TextBlock(text)}}); err != nil {
+	ed, conn, sess, stderr, done := editorSession(t, ws, env, command...)
+	if _, err := conn.Prompt(context.Background(), acp.PromptRequest{SessionId: sess, Prompt: []acp.ContentBlock{acp.TextBlock(text)}}); err != nil {
 		t.Fatalf("prompt: %v\n%s", err, stderr.String())
 	}
-	in.Close()
-	cmd.Wait()
+	done()
 	return ed, stderr.String()
 }
 

@@ -181,12 +181,10 @@ func (r *Relay) update(params json.RawMessage) {
 	var p struct {
 		SessionID string `json:"sessionId"`
 		Update    struct {
-			Kind    string `json:"sessionUpdate"`
-			ID      string `json:"toolCallId"`
-			Content struct {
-				Type string `json:"type"`
-				Text string `json:"text"`
-			} `json:"content"`
+			Kind string `json:"sessionUpdate"`
+			ID   string `json:"toolCallId"`
+			// a message chunk's content block (a tool call's is a list)
+			Content json.RawMessage `json:"content"`
 			toolCall
 		} `json:"update"`
 	}
@@ -197,9 +195,13 @@ func (r *Relay) update(params json.RawMessage) {
 	if r.talk != nil {
 		// the agent's reply to the user: its text since its last tool call
 		r.mu.Lock()
+		var block struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		}
 		switch {
-		case u.Kind == "agent_message_chunk" && u.Content.Type == "text":
-			r.reply[p.SessionID] += u.Content.Text
+		case u.Kind == "agent_message_chunk" && json.Unmarshal(u.Content, &block) == nil && block.Type == "text":
+			r.reply[p.SessionID] += block.Text
 		case u.Kind == "tool_call":
 			r.reply[p.SessionID] = ""
 		}
