@@ -331,3 +331,33 @@ func readJSON(path string, v any) error {
 	}
 	return json.Unmarshal(b, v)
 }
+
+// TestSameUser: every agent on a task meets the same user: the chain is
+// drawn once from the package's seed, before any agent runs, and two
+// different agents (the scripted ones, which take different turns) get
+// the same persona chain and the same opening, stored with each result.
+func TestSameUser(t *testing.T) {
+	pkg := loadPackage(t, "talk-cart")
+	if pkg.Persona.Seed == nil {
+		t.Fatal("talk-cart's chain should be drawn from its seed")
+	}
+	want := conversation.DefaultModel().Chain(*pkg.Persona.Seed, pkg.Budget)
+	var runs []*result.Run
+	for _, b := range []string{"naive", "careful"} {
+		res, _ := runConversation(t, "talk-cart", nil, scripted(t, "talk-cart", b)...)
+		runs = append(runs, res)
+	}
+	for i, res := range runs {
+		if !slices.Equal(res.PersonaChain, want) || res.Turns[0].UserMessage != pkg.Opening {
+			t.Errorf("agent %d met chain %v opening %q; want %v %q", i, res.PersonaChain, res.Turns[0].UserMessage, want, pkg.Opening)
+		}
+		for _, turn := range res.Turns {
+			if turn.Persona != want[turn.Turn-1] {
+				t.Errorf("agent %d turn %d spoke as %s, the chain says %s", i, turn.Turn, turn.Persona, want[turn.Turn-1])
+			}
+		}
+	}
+	if len(runs[0].Turns) == len(runs[1].Turns) && runs[0].Turns[1].UserMessage == runs[1].Turns[1].UserMessage {
+		t.Errorf("the two agents took the same turns: the test shows nothing")
+	}
+}

@@ -46,31 +46,57 @@ type DemoRun struct {
 	Seconds   float64 `json:"seconds"`
 }
 
-// Demo runs every example task under Vanilla and Counter-Edit with both
-// scripted agents, writes the report folder, and returns the runs and
-// their scores.
-func Demo(ctx context.Context, cfg DemoConfig) ([]DemoRun, []score.Row, error) {
+// DemoResult is what the demo ran and how it scored.
+type DemoResult struct {
+	Runs []DemoRun
+	// Rows score the single-turn runs (Vanilla and Counter-Edit).
+	Rows []score.Row
+	// Turns score the conversations.
+	Turns []score.TurnRow
+}
+
+// Demo runs every example task under Vanilla and Counter-Edit, and every
+// example conversation, with both scripted agents, writes the report
+// folder, and returns the runs and their scores.
+func Demo(ctx context.Context, cfg DemoConfig) (*DemoResult, error) {
 	if cfg.Examples == "" {
 		// the embedded examples, wherever swetouch runs
 		dir, err := os.MkdirTemp("", "swetouch-examples-")
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		defer os.RemoveAll(dir)
 		if err := Extract(dir); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		cfg.Examples = dir
 	}
 	examples, err := filepath.Abs(cfg.Examples)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	cfg.Examples = examples
+	runs, err := demoTasks(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	res := &DemoResult{Runs: runs}
+	if res.Rows, err = writeReport(cfg.Report, runs); err != nil {
+		return nil, err
+	}
+	if res.Turns, err = demoConversations(ctx, cfg); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// demoTasks runs the example tasks under Vanilla and Counter-Edit with
+// both scripted agents, into the report's runs/ folder.
+func demoTasks(ctx context.Context, cfg DemoConfig) ([]DemoRun, error) {
 	tasksDir := filepath.Join(cfg.Examples, "tasks")
 	entries, err := os.ReadDir(tasksDir)
 	if err != nil {
-		return nil, nil, fmt.Errorf("--examples: no tasks folder in %s (%v); `swetouch examples extract DIR` writes the built-in ones", cfg.Examples, err)
+		return nil, fmt.Errorf("--examples: no tasks folder in %s (%v); `swetouch examples extract DIR` writes the built-in ones", cfg.Examples, err)
 	}
 	var runs []DemoRun
 	for _, e := range entries {
@@ -79,15 +105,15 @@ func Demo(ctx context.Context, cfg DemoConfig) ([]DemoRun, []score.Row, error) {
 		}
 		t, err := task.Load(filepath.Join(tasksDir, e.Name()))
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		recs, err := task.LoadRecords(filepath.Join(t.Dir, "records.jsonl"))
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		rec, err := task.Find(recs, t.Name)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		plan := filepath.Join(cfg.Examples, "agents", t.Name+".json")
 		for _, cond := range []policy.Condition{policy.Vanilla, policy.CounterEdit} {
@@ -100,7 +126,7 @@ func Demo(ctx context.Context, cfg DemoConfig) ([]DemoRun, []score.Row, error) {
 					Sandbox: cfg.Sandbox, Visible: []string{plan}, Hidden: []string{cfg.Report}, UserModel: cfg.UserModel,
 				})
 				if err != nil {
-					return runs, nil, err
+					return runs, err
 				}
 				run := DemoRun{Task: t.Name, Condition: string(cond), Agent: agent, Resolved: r.Resolved, Reason: r.Reason,
 					Steps: r.Steps, Applied: r.Applied, Delivered: r.Delivered, AgentExit: r.AgentExit, Seconds: r.Timings.Total}
@@ -114,8 +140,7 @@ func Demo(ctx context.Context, cfg DemoConfig) ([]DemoRun, []score.Row, error) {
 			}
 		}
 	}
-	rows, err := writeReport(cfg.Report, runs)
-	return runs, rows, err
+	return runs, nil
 }
 
 func show(b *bool) string {

@@ -3,6 +3,7 @@ package examples_test
 import (
 	"context"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,10 +25,11 @@ func TestDemo(t *testing.T) {
 		t.Fatal(err)
 	}
 	report := t.TempDir()
-	runs, rows, err := examples.Demo(context.Background(), examples.DemoConfig{Examples: ".", Report: report, Swetouch: filepath.Join(bin, "swetouch"), Shim: filepath.Join(bin, "swetouch-shim"), Log: io.Discard})
+	res, err := examples.Demo(context.Background(), examples.DemoConfig{Examples: ".", Report: report, Swetouch: filepath.Join(bin, "swetouch"), Shim: filepath.Join(bin, "swetouch-shim"), Log: io.Discard})
 	if err != nil {
 		t.Fatal(err)
 	}
+	runs, rows := res.Runs, res.Rows
 	for _, r := range runs {
 		if r.AgentExit != 0 {
 			t.Errorf("%s/%s/%s: agent exited %d", r.Task, r.Condition, r.Agent, r.AgentExit)
@@ -63,6 +65,31 @@ func TestDemo(t *testing.T) {
 	var table strings.Builder
 	score.WriteTable(&table, rows)
 	t.Logf("demo table:\n%s", table.String())
+	// the conversations: the careful agent asks first and so resolves
+	// later by turns but with fewer weighted turns; the naive one fixes
+	// what it guesses and follows what the user reports
+	wantTurns := map[string]struct {
+		by   []float64 // resolved within 1, 2, 3 turns
+		ldpr float64
+	}{
+		"careful": {[]float64{0, 2.0 / 3, 1}, (0.9 + 0.9 + 0.8125) / 3},
+		"naive":   {[]float64{0, 1.0 / 3, 1}, (0.6 + 0.8 + 0.8125) / 3},
+	}
+	if len(res.Turns) != len(wantTurns) {
+		t.Fatalf("conversation rows: %+v", res.Turns)
+	}
+	for _, r := range res.Turns {
+		w := wantTurns[r.Agent]
+		if r.Tasks != 3 || r.Errors != 0 || len(r.ResolvedBy) != 8 || math.Abs(r.LDPR-w.ldpr) > 1e-9 {
+			t.Errorf("%s: %+v, want LDPR %v", r.Agent, r, w.ldpr)
+			continue
+		}
+		for k, want := range w.by {
+			if math.Abs(r.ResolvedBy[k]-want) > 1e-9 {
+				t.Errorf("%s: resolved within %d turns %v, want %v", r.Agent, k+1, r.ResolvedBy[k], want)
+			}
+		}
+	}
 	// every demo session, replayed under its own condition, is the same
 	// session again: commands, outputs, classification, decisions
 	t.Run("replay", func(t *testing.T) {

@@ -47,6 +47,9 @@ func Summarize(trials []Trial) []Row {
 	perRun := map[key]map[int][2]int{}
 	for _, t := range trials {
 		r := t.Result
+		if r.Conversation != nil {
+			continue // a conversation's verdict comes by turns: TurnRows
+		}
 		k := key{r.AgentName, r.Condition}
 		row, ok := rows[k]
 		if !ok {

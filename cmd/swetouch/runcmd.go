@@ -256,7 +256,7 @@ func demoCmd() *cobra.Command {
 	var noSandbox bool
 	c := &cobra.Command{
 		Use:   "demo [--examples DIR] [--report DIR] [--no-sandbox] [--user-model-url URL --user-model NAME]",
-		Short: "Run the example tasks under Vanilla and Counter-Edit with both scripted agents (offline)",
+		Short: "Run the example tasks under Vanilla and Counter-Edit, and the example conversations, with both scripted agents (offline)",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			exe, err := os.Executable()
@@ -274,15 +274,20 @@ func demoCmd() *cobra.Command {
 			if cfg.Sandbox, err = sandboxFlag(noSandbox); err != nil {
 				fmt.Fprintf(c.ErrOrStderr(), "swetouch demo: running without a sandbox: %v\n", err)
 			}
-			_, rows, err := examples.Demo(ctx, cfg)
+			res, err := examples.Demo(ctx, cfg)
 			if err != nil {
 				return err
 			}
 			fmt.Fprintln(c.OutOrStdout())
-			score.WriteTable(c.OutOrStdout(), rows)
-			if ranks := score.Ranks(rows); len(ranks) > 0 {
+			score.WriteTable(c.OutOrStdout(), res.Rows)
+			if ranks := score.Ranks(res.Rows); len(ranks) > 0 {
 				fmt.Fprintln(c.OutOrStdout())
 				score.WriteRanks(c.OutOrStdout(), ranks)
+			}
+			if len(res.Turns) > 0 {
+				fmt.Fprintln(c.OutOrStdout())
+				fmt.Fprintln(c.OutOrStdout(), "Conversations (the example multi-turn tasks, the user played by the offline renderer):")
+				score.WriteTurnTable(c.OutOrStdout(), res.Turns)
 			}
 			fmt.Fprintf(c.OutOrStdout(), "\nreport: %s\n", filepath.Join(report, score.ReportHTML))
 			return nil

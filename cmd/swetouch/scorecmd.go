@@ -30,18 +30,27 @@ func scoreCmd() *cobra.Command {
 				b, _ := json.MarshalIndent(struct {
 					Summary []score.Row        `json:"summary"`
 					Ranks   []score.RankChange `json:"rank_changes"`
+					Turns   []score.TurnRow    `json:"conversations"`
 					Infra   []score.InfraError `json:"infrastructure_errors"`
-				}{rep.Summary, rep.Ranks, score.InfraErrors(trials)}, "", "  ")
+				}{rep.Summary, rep.Ranks, score.TurnRows(trials), score.InfraErrors(trials)}, "", "  ")
 				fmt.Fprintln(w, string(b))
 			case asCSV && trialsToo:
 				return rep.WriteTrialsCSV(w)
 			case asCSV:
 				score.WriteCSV(w, rep.Summary)
 			default:
-				score.WriteTable(w, rep.Summary)
+				if len(rep.Summary) > 0 {
+					score.WriteTable(w, rep.Summary)
+				}
 				if len(rep.Ranks) > 0 {
 					fmt.Fprintln(w)
 					score.WriteRanks(w, rep.Ranks)
+				}
+				if turns := score.TurnRows(trials); len(turns) > 0 {
+					if len(rep.Summary) > 0 {
+						fmt.Fprintln(w)
+					}
+					score.WriteTurnTable(w, turns)
 				}
 				if errs := score.InfraErrors(trials); len(errs) > 0 {
 					fmt.Fprintln(w)

@@ -1,0 +1,72 @@
+package examples
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/swetouch/swetouch/conversation"
+	"github.com/swetouch/swetouch/score"
+	"github.com/swetouch/swetouch/session"
+	"github.com/swetouch/swetouch/task"
+)
+
+// demoConversations holds every example conversation with both scripted
+// agents (the careful one asks first; the naive one fixes what it guesses
+// and follows what the user reports), into the report's conversations/
+// folder, and scores them by turn.
+func demoConversations(ctx context.Context, cfg DemoConfig) ([]score.TurnRow, error) {
+	dir := filepath.Join(cfg.Examples, "conversations")
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil // an examples folder of the user's, with no conversations
+	}
+	if err != nil {
+		return nil, err
+	}
+	root := filepath.Join(cfg.Report, "conversations")
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		t, err := task.Load(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		ct, err := conversation.LoadTask(t, nil)
+		if err != nil {
+			return nil, err
+		}
+		if ct == nil {
+			return nil, fmt.Errorf("%s: no %s", t.Dir, conversation.File)
+		}
+		plan := filepath.Join(cfg.Examples, "agents", t.Name+".json")
+		for _, agent := range []string{Naive, Careful} {
+			out := filepath.Join(root, t.Name, agent)
+			fmt.Fprintf(cfg.Log, "%-12s %-12s %-8s ", t.Name, "conversation", agent)
+			conv := &session.Conversation{Opening: ct.Package.Opening,
+				User: func(ws string) session.Talker { return ct.User(ws, task.WithSandbox(cfg.Sandbox)) }}
+			r, err := session.Run(ctx, session.RunConfig{
+				Task: t, Out: out, Shim: cfg.Shim, AgentName: agent, Conversation: conv,
+				Agent: []string{cfg.Swetouch, "agent", "script", "--plan", plan, "--behaviour", agent,
+					"--session", "{session}", "--message", "{instruction}"},
+				Sandbox: cfg.Sandbox, Visible: []string{plan}, Hidden: []string{cfg.Report},
+			})
+			if err != nil {
+				return nil, err
+			}
+			at := "never"
+			if r.Conversation != nil && r.ResolvedTurn != nil {
+				at = fmt.Sprintf("at turn %d", *r.ResolvedTurn)
+			}
+			fmt.Fprintf(cfg.Log, "resolved=%s %s %.1fs\n", show(r.Resolved), at, r.Timings.Total)
+		}
+	}
+	trials, err := score.Load(root)
+	if err != nil {
+		return nil, err
+	}
+	return score.TurnRows(trials), nil
+}
