@@ -37,6 +37,9 @@ type Agent struct {
 	// Visible are the host paths the sandboxed agent reads on a task (a
 	// scripted agent's plan); nil for none.
 	Visible func(t *task.Task) []string
+	// Turns is how the agent resumes its session in a conversation: its
+	// Session, Reply and Resume (nil: the line protocol and {session}).
+	Turns *session.Conversation
 }
 
 // EvalConfig is a set of paired trials: every task under every condition
@@ -44,6 +47,9 @@ type Agent struct {
 type EvalConfig struct {
 	Tasks       []*task.Task
 	Records     func(t *task.Task) (*task.Record, error)
+	// Conversation is a multi-turn task's conversation (its user and
+	// opening), nil for a single-turn task; nil: every task is one.
+	Conversation func(t *task.Task) (*session.Conversation, error)
 	Agents      []Agent
 	Conditions  []policy.Condition
 	Runs        int
@@ -254,6 +260,14 @@ func runTrial(ctx context.Context, cfg EvalConfig, a Agent, c policy.Condition, 
 	if cfg.Records != nil {
 		if rc.Record, err = cfg.Records(t); err != nil {
 			return nil, err
+		}
+	}
+	if cfg.Conversation != nil {
+		if rc.Conversation, err = cfg.Conversation(t); err != nil {
+			return nil, err
+		}
+		if rc.Conversation != nil && a.Turns != nil {
+			rc.Conversation.Session, rc.Conversation.Reply, rc.Conversation.Resume = a.Turns.Session, a.Turns.Reply, a.Turns.Resume
 		}
 	}
 	res, err := session.Run(ctx, rc)

@@ -78,7 +78,15 @@ func TurnRows(trials []Trial) []TurnRow {
 		tasks := perTask[k]
 		row.Tasks = len(tasks)
 		row.ResolvedBy = make([]float64, budget)
-		for _, s := range tasks {
+		// in task order: a float sum in map order would round differently
+		// from run to run
+		names := make([]string, 0, len(tasks))
+		for name := range tasks {
+			names = append(names, name)
+		}
+		slices.Sort(names)
+		for _, name := range names {
+			s := tasks[name]
 			n := float64(s.runs)
 			for i := range row.ResolvedBy {
 				within := 0

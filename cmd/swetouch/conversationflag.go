@@ -12,26 +12,16 @@ import (
 
 // conversationFor is the run's conversation when the task is a
 // multi-turn one (a conversation.json beside task.toml), else nil: its
-// user, with the persona chain drawn from --personas (default: the
-// shipped model), testing in sb; and how the agent resumes its session:
-// the preset's way, or, for a command of the user's own (p nil), the
-// line protocol and {session}.
-func conversationFor(t *task.Task, personas string, p *agents.Preset, sb sandbox.Setup) (*session.Conversation, error) {
-	var m *conversation.Model
-	if personas != "" {
-		var err error
-		if m, err = conversation.LoadModel(personas); err != nil {
-			return nil, badInput("--personas: %v", err)
-		}
-	}
+// user, with the persona chain drawn from m (nil: the shipped model),
+// testing in sb; and how the agent resumes its session: the preset's
+// way, or, for a command of the user's own (p nil), the line protocol
+// and {session}.
+func conversationFor(t *task.Task, m *conversation.Model, p *agents.Preset, sb sandbox.Setup) (*session.Conversation, error) {
 	ct, err := conversation.LoadTask(t, m)
 	if err != nil {
 		return nil, badInput("--task: %v", err)
 	}
 	if ct == nil {
-		if personas != "" {
-			return nil, badInput("--personas: %s has no %s: it is not a multi-turn task", t.Dir, conversation.File)
-		}
 		return nil, nil
 	}
 	conv := &session.Conversation{Opening: ct.Package.Opening,
@@ -43,6 +33,18 @@ func conversationFor(t *task.Task, personas string, p *agents.Preset, sb sandbox
 		conv.Session, conv.Reply, conv.Resume = p.Turns.Session, p.Turns.Reply, p.Turns.Resume
 	}
 	return conv, nil
+}
+
+// personasModel is the --personas model (nil: none given).
+func personasModel(path string) (*conversation.Model, error) {
+	if path == "" {
+		return nil, nil
+	}
+	m, err := conversation.LoadModel(path)
+	if err != nil {
+		return nil, badInput("--personas: %v", err)
+	}
+	return m, nil
 }
 
 // personasFlag names the persona transition model of multi-turn tasks.

@@ -18,7 +18,9 @@ import (
 	"github.com/swetouch/swetouch/agents"
 	"github.com/swetouch/swetouch/examples"
 	"github.com/swetouch/swetouch/policy"
+	"github.com/swetouch/swetouch/sandbox"
 	"github.com/swetouch/swetouch/score"
+	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/task"
 	"github.com/swetouch/swetouch/user"
 )
@@ -27,7 +29,7 @@ func evalCmd() *cobra.Command {
 	var tasksDir, records, conditions, out, plans, modelURL, modelName string
 	var emit, image, swetouchImage, pvc, namespace string
 	var agentNames, agentArgs []string
-	var mcpFile, schedule, userURL, userModel string
+	var mcpFile, schedule, userURL, userModel, personas string
 	var scheduleSteps, after int
 	var runs, concurrency int
 	var noSandbox bool
@@ -108,6 +110,20 @@ func evalCmd() *cobra.Command {
 				}
 				return r, nil
 			}
+			m, err := personasModel(personas)
+			if err != nil {
+				return err
+			}
+			// each task's conversation package is checked before any
+			// trial runs; a trial's user is made for its sandbox
+			for _, t := range cfg.Tasks {
+				if _, err := conversationFor(t, m, nil, sandbox.Setup{}); err != nil {
+					return err
+				}
+			}
+			cfg.Conversation = func(t *task.Task) (*session.Conversation, error) {
+				return conversationFor(t, m, nil, cfg.Sandbox)
+			}
 			exe, err := os.Executable()
 			if err != nil {
 				return err
@@ -165,6 +181,7 @@ func evalCmd() *cobra.Command {
 	c.Flags().StringSliceVar(&agentNames, "agent", nil, "agents to run (repeat): naive, careful, claude, codex, gemini, opencode")
 	scheduleFlags(c, &schedule, &scheduleSteps, &after)
 	userModelFlags(c, &userURL, &userModel)
+	personasFlag(c, &personas)
 	c.Flags().StringVar(&conditions, "conditions", "vanilla,counter-edit", "comma-separated conditions")
 	c.Flags().IntVar(&runs, "runs", 1, "runs of every trial")
 	c.Flags().IntVar(&concurrency, "concurrency", 2, "trials at a time")
@@ -191,7 +208,8 @@ func evalAgent(name, plans, exe, modelURL, modelName string, agentArgs []string,
 	if name == examples.Naive || name == examples.Careful {
 		plan := func(t *task.Task) string { return filepath.Join(plans, t.Name+".json") }
 		return score.Agent{Name: name, Command: func(t *task.Task, scratch string) ([]string, []string, error) {
-			return []string{exe, "agent", "script", "--plan", plan(t), "--behaviour", name}, nil, nil
+			// a conversation's turns resume it by the line protocol
+			return []string{exe, "agent", "script", "--plan", plan(t), "--behaviour", name, "--session", "{session}", "--message", "{instruction}"}, nil, nil
 		}, Visible: func(t *task.Task) []string { return []string{plan(t)} }}, nil
 	}
 	p, bin, err := agents.PresetFor(name)
@@ -205,7 +223,11 @@ func evalAgent(name, plans, exe, modelURL, modelName string, agentArgs []string,
 	for _, s := range servers {
 		visible = append(visible, s.Install()...)
 	}
-	return score.Agent{Name: name, Observe: p.Observe, Own: p.Own, Unreached: p.Unreached, Command: func(t *task.Task, scratch string) ([]string, []string, error) {
+	var turns *session.Conversation
+	if p.Turns != nil {
+		turns = &session.Conversation{Session: p.Turns.Session, Reply: p.Turns.Reply, Resume: p.Turns.Resume}
+	}
+	return score.Agent{Name: name, Observe: p.Observe, Own: p.Own, Unreached: p.Unreached, Turns: turns, Command: func(t *task.Task, scratch string) ([]string, []string, error) {
 		st, err := p.Start(agents.Launch{Bin: bin, ModelURL: modelURL, Model: modelName, Swetouch: exe, Scratch: scratch, Args: agentArgs, MCP: servers})
 		return st.Argv, st.Env, err
 	}, Visible: func(*task.Task) []string { return visible }}, nil

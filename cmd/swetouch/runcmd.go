@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/swetouch/swetouch/agents"
+	"github.com/swetouch/swetouch/conversation"
 	"github.com/swetouch/swetouch/examples"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/sandbox"
@@ -111,8 +112,15 @@ func runCmd() *cobra.Command {
 			if cfg.Sandbox, err = sandboxFlag(noSandbox); err != nil {
 				return err
 			}
-			if cfg.Conversation, err = conversationFor(t, personas, preset, cfg.Sandbox); err != nil {
+			m, err := personasModel(personas)
+			if err != nil {
 				return err
+			}
+			if cfg.Conversation, err = conversationFor(t, m, preset, cfg.Sandbox); err != nil {
+				return err
+			}
+			if m != nil && cfg.Conversation == nil {
+				return badInput("--personas: %s has no %s: it is not a multi-turn task", t.Dir, conversation.File)
 			}
 			for _, p := range visible {
 				abs, _ := filepath.Abs(p)
