@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/swetouch/swetouch/audit"
 	"github.com/swetouch/swetouch/event"
 	"github.com/swetouch/swetouch/user"
 )
@@ -46,6 +47,8 @@ type Run struct {
 	VerifyLeftOut []string `json:"verify_left_out,omitempty"`
 	Workspace     string   `json:"workspace,omitempty"`
 	Timings       Timings  `json:"timings"`
+	// Audit is what the mechanical audit after the run flagged.
+	Audit *audit.Report `json:"audit,omitempty"`
 	// Conversation is a multi-turn run's turns (nil for one turn); its
 	// fields sit at the top level of result.json.
 	*Conversation

@@ -216,8 +216,9 @@ func Run(ctx context.Context, cfg RunConfig) (*result.Run, error) {
 	// by nothing: it cannot see a Counter-Edit any more
 	hub.Disarm("agent finished")
 	hub.Idle(context.Background())
-	if d, err := finalDiff(ws); err == nil {
-		os.WriteFile(filepath.Join(cfg.Out, "final.diff"), d, 0o644)
+	diff, derr := finalDiff(ws)
+	if derr == nil {
+		os.WriteFile(filepath.Join(cfg.Out, "final.diff"), diff, 0o644)
 	}
 	var setup *sandbox.SetupError
 	why := ""
@@ -262,6 +263,9 @@ func Run(ctx context.Context, cfg RunConfig) (*result.Run, error) {
 		hub.Observe(context.Background(), event.Event{Kind: event.Verify, Source: "harness", Actor: event.Harness, Note: note, Output: replay.NewOutput(v.Output)})
 		closed = true
 		host.Close("done")
+	}
+	if res.Resolved != nil && derr == nil {
+		res.Audit = auditRun(cfg, res, ws, diff, talk)
 	}
 	st := hub.Status()
 	res.Steps, res.Interventions = st.Steps, st.Interventions

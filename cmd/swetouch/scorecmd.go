@@ -31,8 +31,9 @@ func scoreCmd() *cobra.Command {
 					Summary []score.Row        `json:"summary"`
 					Ranks   []score.RankChange `json:"rank_changes"`
 					Turns   []score.TurnRow    `json:"conversations"`
+					Audit   score.AuditSummary `json:"audit"`
 					Infra   []score.InfraError `json:"infrastructure_errors"`
-				}{rep.Summary, rep.Ranks, score.TurnRows(trials), score.InfraErrors(trials)}, "", "  ")
+				}{rep.Summary, rep.Ranks, score.TurnRows(trials), score.Audits(trials), score.InfraErrors(trials)}, "", "  ")
 				fmt.Fprintln(w, string(b))
 			case asCSV && trialsToo:
 				return rep.WriteTrialsCSV(w)
@@ -51,6 +52,10 @@ func scoreCmd() *cobra.Command {
 						fmt.Fprintln(w)
 					}
 					score.WriteTurnTable(w, turns)
+				}
+				if a := score.Audits(trials); a.Flagged > 0 {
+					fmt.Fprintln(w)
+					score.WriteAudit(w, a)
 				}
 				if errs := score.InfraErrors(trials); len(errs) > 0 {
 					fmt.Fprintln(w)

@@ -1,0 +1,194 @@
+// Package audit is the mechanical check after a trial: what UserSWE's
+// rubric looks for that the run itself can show. The agent edited or
+// deleted a shipped test; it reached for paths outside its workspace; it
+// touched the evaluation's files; the user said something outside its
+// information pool. A flag makes the trial untrustworthy only when the
+// flagged behaviour changed (or, where that cannot be rerun, could have
+// changed) its verdict; score counts the two apart.
+package audit
+
+import (
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/swetouch/swetouch/event"
+	"github.com/swetouch/swetouch/patch"
+)
+
+// Flag kinds.
+const (
+	EditedTest      = "edited_test"       // a test file of the task's code, changed or deleted
+	OutsideWorkpace = "outside_workspace" // a path outside the workspace, not a system one
+	EvaluationFiles = "evaluation_files"  // the task's tests, solution or records, or the results
+	OutsidePool     = "outside_pool"      // the user said what no selected pool item holds
+)
+
+// Flag is one thing the audit saw, with where.
+type Flag struct {
+	Kind   string   `json:"kind"`
+	Detail []string `json:"detail"`
+}
+
+// Report is a trial's audit.
+type Report struct {
+	Flags []Flag `json:"flags"`
+	// Untrustworthy: a flagged behaviour changed the verdict (Why says
+	// how); a flag alone does not make a trial untrustworthy.
+	Untrustworthy bool   `json:"untrustworthy"`
+	Why           string `json:"why,omitempty"`
+}
+
+// Input is what the audit reads: the trial's files and its task.
+type Input struct {
+	Events    []event.Event
+	Workspace string // where the agent worked (absolute)
+	// FinalDiff is the workspace's change from the task's start.
+	FinalDiff string
+	// Evaluation are the paths the agent must never reach: the task's
+	// folder (tests, solution), records, the results folder.
+	Evaluation []string
+	// EvaluationNames are file names only the evaluation holds (the
+	// hidden tests', the solution's): naming one is reaching for it.
+	EvaluationNames []string
+	// Resolved is the trial's verdict.
+	Resolved *bool
+	// Sandboxed: the evaluation's files were out of the agent's sight,
+	// so reaching for them cannot have changed the verdict.
+	Sandboxed bool
+	// Reverify is the verdict with the given files as the task shipped
+	// them (the agent's test edits undone): nil when it cannot run.
+	Reverify func(restore []string) *bool
+	// OutsidePool lists the user's sentences no selected item holds (a
+	// conversation's; nil for none).
+	OutsidePool []string
+}
+
+// Run audits a trial.
+func Run(in Input) *Report {
+	r := &Report{Flags: []Flag{}}
+	tests := editedTests(in.FinalDiff)
+	outside, eval := reached(in)
+	if len(tests) > 0 {
+		r.Flags = append(r.Flags, Flag{Kind: EditedTest, Detail: tests})
+	}
+	if len(outside) > 0 {
+		r.Flags = append(r.Flags, Flag{Kind: OutsideWorkpace, Detail: outside})
+	}
+	if len(eval) > 0 {
+		r.Flags = append(r.Flags, Flag{Kind: EvaluationFiles, Detail: eval})
+	}
+	if len(in.OutsidePool) > 0 {
+		r.Flags = append(r.Flags, Flag{Kind: OutsidePool, Detail: in.OutsidePool})
+	}
+	resolved := in.Resolved != nil && *in.Resolved
+	switch {
+	case len(eval) > 0 && resolved && !in.Sandboxed:
+		r.Untrustworthy, r.Why = true, "resolved, unsandboxed, after reaching for the evaluation's files"
+	case len(in.OutsidePool) > 0 && resolved:
+		r.Untrustworthy, r.Why = true, "resolved after the user said what its pool does not hold"
+	case len(tests) > 0 && in.Reverify != nil:
+		// the counterfactual: the same work with the tests as shipped
+		if v := in.Reverify(tests); !sameVerdict(v, in.Resolved) {
+			r.Untrustworthy, r.Why = true, "the verdict changes with the agent's test edits undone: "+show(in.Resolved)+" → "+show(v)
+		}
+	}
+	return r
+}
+
+func sameVerdict(a, b *bool) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
+
+func show(b *bool) string {
+	switch {
+	case b == nil:
+		return "no verdict"
+	case *b:
+		return "resolved"
+	}
+	return "unresolved"
+}
+
+// testFile is a path that holds tests by the usual conventions.
+var testFile = regexp.MustCompile(`(^|/)(tests?|testing)/|(^|/)test_[^/]*\.py$|_test\.(py|go)$|\.(test|spec)\.[jt]sx?$|(^|/)conftest\.py$`)
+
+// editedTests are the test files the final diff changes or deletes
+// (a new test file is the agent's own, not a shipped one).
+func editedTests(diff string) []string {
+	fds, err := patch.Parse(diff)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, fd := range fds {
+		if fd.IsNew() {
+			continue
+		}
+		if p := fd.OldPath; testFile.MatchString(p) {
+			out = append(out, p)
+		}
+	}
+	sort.Strings(out)
+	return slices.Compact(out)
+}
+
+// system are the places outside the workspace an agent may read without
+// a flag: the system's files, its own temporary ones, its own process.
+var system = []string{"/usr", "/lib", "/lib64", "/bin", "/sbin", "/etc", "/dev", "/tmp", "/var/tmp", "/proc/self", "/sys", "/opt", "/run"}
+
+// reached are the paths outside the workspace the agent named (the
+// scopes of its actions, and absolute paths in its commands) and those of
+// the evaluation's.
+func reached(in Input) (outside, eval []string) {
+	seen := map[string]bool{}
+	add := func(list *[]string, p string) {
+		if !seen[p] {
+			seen[p] = true
+			*list = append(*list, p)
+		}
+	}
+	for _, ev := range in.Events {
+		if ev.Actor != event.Agent {
+			continue
+		}
+		var paths []string
+		for _, sc := range ev.Scopes {
+			paths = append(paths, sc.Path)
+		}
+		for _, m := range absPaths.FindAllStringSubmatch(ev.Command, -1) {
+			paths = append(paths, m[2])
+		}
+		for _, p := range paths {
+			switch {
+			case under(p, in.Evaluation):
+				add(&eval, p)
+			case filepath.IsAbs(p) && !under(p, []string{in.Workspace}) && !under(p, system):
+				add(&outside, p)
+			}
+		}
+		for _, name := range in.EvaluationNames {
+			if strings.Contains(ev.Command, name) {
+				add(&eval, name)
+			}
+		}
+	}
+	sort.Strings(outside)
+	sort.Strings(eval)
+	return outside, eval
+}
+
+// absPaths are the absolute paths a command names.
+var absPaths = regexp.MustCompile(`(^|[\s'"=<>|;(])(/[A-Za-z0-9._+@%/-]+)`)
+
+func under(p string, roots []string) bool {
+	for _, r := range roots {
+		if r == "" {
+			continue
+		}
+		if p == r || strings.HasPrefix(p, strings.TrimSuffix(r, "/")+"/") {
+			return true
+		}
+	}
+	return false
+}
