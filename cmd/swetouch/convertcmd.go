@@ -1,0 +1,215 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+
+	"github.com/spf13/cobra"
+
+	"github.com/swetouch/swetouch/conversation"
+	"github.com/swetouch/swetouch/session"
+	"github.com/swetouch/swetouch/task"
+)
+
+func convertCmd() *cobra.Command {
+	var taskDir, records, instance, out string
+	var budget int
+	var seed uint64
+	var noSandbox bool
+	c := &cobra.Command{
+		Use:   "convert --task DIR [--records FILE [--instance ID]] --out DIR [--budget N] [--seed N]",
+		Short: "Turn a single-turn task (and its SWE-Touch record) into a multi-turn one: a Harbor task with conversation.json",
+		Long: "Runs the task's tests on its code and with its solution (test.sh must write per-test results:\n" +
+			"docs/conversation.md): the tests that fail, then pass, are the acceptance tests, those that pass\n" +
+			"on both the regression tests. The opening names only where the trouble is; the pool is the\n" +
+			"issue's own sentences, a symptom per failing test, and the record's mistaken belief as the\n" +
+			"wrong cause. --out gets the task (instruction.md, task.toml, repo/, tests/, solution/), its\n" +
+			"conversation.json and, with --records, the record, so the user both talks and touches the code.",
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			t, err := task.Load(taskDir)
+			if err != nil {
+				return badInput("--task: %v", err)
+			}
+			if t.Solution == "" {
+				return badInput("--task %s: no solution to tell the acceptance tests by", taskDir)
+			}
+			if _, err := os.Stat(out); err == nil {
+				return badInput("--out %s exists: convert into a new folder", out)
+			}
+			src := conversation.Source{Name: t.Name, Instruction: t.Instruction, Budget: budget}
+			if c.Flags().Changed("seed") {
+				src.Seed = &seed
+			}
+			var rec *task.Record
+			if records != "" {
+				recs, err := task.LoadRecords(records)
+				if err != nil {
+					return badInput("%v", err)
+				}
+				if rec, err = task.Find(recs, orString(instance, t.Name)); err != nil {
+					return badInput("--records %s: %v", records, err)
+				}
+				src.MistakenBelief = mistakenBelief(rec)
+			}
+			sb, err := sandboxFlag(noSandbox)
+			if err != nil {
+				return err
+			}
+			base, err := testResults(t, false, task.WithSandbox(sb))
+			if err != nil {
+				return err
+			}
+			solved, err := testResults(t, true, task.WithSandbox(sb))
+			if err != nil {
+				return err
+			}
+			for _, id := range sortedKeys(solved) {
+				switch {
+				case solved[id] == "pass" && base[id] != "pass":
+					src.Acceptance = append(src.Acceptance, id)
+				case solved[id] == "pass":
+					src.Regression = append(src.Regression, id)
+				}
+			}
+			pkg, err := conversation.Convert(src)
+			if err != nil {
+				return badInput("%v", err)
+			}
+			if err := writeConverted(out, t, pkg, rec); err != nil {
+				os.RemoveAll(out) // nothing half-done
+				return err
+			}
+			fmt.Fprintf(c.ErrOrStderr(), "swetouch convert: %s: %d acceptance and %d regression tests, %d pool items; %s\n",
+				t.Name, len(src.Acceptance), len(src.Regression), len(pkg.Pool), filepath.Join(out, conversation.File))
+			return nil
+		},
+	}
+	c.Flags().StringVar(&taskDir, "task", "", "the single-turn task (a Harbor task directory or a local task file)")
+	c.Flags().StringVar(&records, "records", "", "its SWE-Touch record (dataset-record-v1 JSONL): its mistaken belief joins the pool, and the record goes with the package")
+	c.Flags().StringVar(&instance, "instance", "", "the record's instance id (default: the task's name)")
+	c.Flags().StringVar(&out, "out", "", "the new multi-turn task's folder")
+	c.Flags().IntVar(&budget, "budget", 5, "the turn budget")
+	c.Flags().Uint64Var(&seed, "seed", 0, "the persona chain's seed (default: from the task's name)")
+	c.Flags().BoolVar(&noSandbox, "no-sandbox", false, "run the task's tests without isolation")
+	c.MarkFlagRequired("task")
+	c.MarkFlagRequired("out")
+	return c
+}
+
+// testResults are the task's per-test results on its code, or with its
+// solution applied.
+func testResults(t *task.Task, solve bool, opts ...task.VerifyOption) (map[string]string, error) {
+	ws, err := session.Workspace(t.Repo)
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(ws)
+	if solve {
+		cmd := exec.Command("bash", t.Solution)
+		cmd.Dir = ws
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return nil, fmt.Errorf("%s: the solution failed: %v\n%s", t.Solution, err, out)
+		}
+	}
+	v := task.Verify(context.Background(), t, ws, append(opts, task.WithTests())...)
+	switch {
+	case v.Tests == nil && v.Resolved == nil:
+		return nil, fmt.Errorf("%s: the tests could not run: %s", t.Dir, v.Reason)
+	case v.Tests == nil:
+		return nil, badInput("--task %s: test.sh wrote no per-test results to $SWETOUCH_RESULTS, which convert needs to tell the acceptance tests (docs/conversation.md)", t.Dir)
+	}
+	return v.Tests, nil
+}
+
+func sortedKeys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// mistakenBelief is the first Counter-Edit's belief in a record.
+func mistakenBelief(rec *task.Record) string {
+	for _, iv := range rec.CounterEdit.Interventions {
+		if iv.Patch != nil && iv.Patch.MistakenBelief != "" {
+			return iv.Patch.MistakenBelief
+		}
+	}
+	return ""
+}
+
+// writeConverted writes the multi-turn task: the task's files in Harbor's
+// layout, its conversation.json, and its record.
+func writeConverted(out string, t *task.Task, pkg *conversation.Package, rec *task.Record) error {
+	for _, d := range []string{"repo", "tests", "solution"} {
+		if err := os.MkdirAll(filepath.Join(out, d), 0o755); err != nil {
+			return err
+		}
+	}
+	if _, err := task.CopyRegular(t.Repo, filepath.Join(out, "repo")); err != nil {
+		return err
+	}
+	if _, err := task.CopyRegular(t.Tests, filepath.Join(out, "tests")); err != nil {
+		return err
+	}
+	sol, err := os.ReadFile(t.Solution)
+	if err != nil {
+		return err
+	}
+	toml := fmt.Sprintf("version = \"1.0\"\n\n[metadata]\nname = %q\n\n[verifier]\ntimeout_sec = %d\n", t.Name, int(t.Timeout.Seconds()))
+	files := map[string][]byte{"solution/solve.sh": sol, "instruction.md": []byte(t.Instruction), "task.toml": []byte(toml)}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", " ")
+	if err := enc.Encode(pkg); err != nil {
+		return err
+	}
+	files[conversation.File] = b.Bytes()
+	if rec != nil {
+		line, err := recordLine(rec)
+		if err != nil {
+			return err
+		}
+		files["records.jsonl"] = append(line, '\n')
+	}
+	for name, data := range files {
+		mode := os.FileMode(0o644)
+		if name == "solution/solve.sh" {
+			mode = 0o755
+		}
+		if err := os.WriteFile(filepath.Join(out, name), data, mode); err != nil {
+			return err
+		}
+	}
+	// what was written reads back as a multi-turn task
+	nt, err := task.Load(out)
+	if err != nil {
+		return err
+	}
+	_, err = conversation.LoadTask(nt, nil)
+	return err
+}
+
+// recordLine is the record's line as its file holds it (nothing of it
+// lost to a round trip).
+func recordLine(rec *task.Record) ([]byte, error) {
+	b, err := os.ReadFile(rec.File)
+	if err != nil {
+		return nil, err
+	}
+	lines := bytes.Split(b, []byte("\n"))
+	if rec.Line < 1 || rec.Line > len(lines) {
+		return nil, fmt.Errorf("%s: no line %d", rec.File, rec.Line)
+	}
+	return bytes.TrimSpace(lines[rec.Line-1]), nil
+}
