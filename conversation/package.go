@@ -10,7 +10,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -29,6 +31,10 @@ type Package struct {
 	Phases     []Phase  `json:"phases"`
 	Regression []string `json:"regression,omitempty"`
 	Pool       []Item   `json:"pool"`
+	// Shipped names the acceptance tests whose code ships in the
+	// workspace, by the file that holds them: an agent may rewrite one,
+	// and the rewrite may count as an equivalent pass.
+	Shipped map[string]string `json:"shipped,omitempty"`
 }
 
 // Persona is how the chain is had: drawn from Seed, or given.
@@ -181,6 +187,14 @@ func (p *Package) check(tests []string) error {
 			if !known(id) {
 				return fmt.Errorf("field %s.tests[%d]: no test %q", f, k, id)
 			}
+		}
+	}
+	for _, id := range slices.Sorted(maps.Keys(p.Shipped)) {
+		switch file := p.Shipped[id]; {
+		case !slices.ContainsFunc(p.Phases, func(ph Phase) bool { return slices.Contains(ph.Acceptance, id) }):
+			return fmt.Errorf("field shipped.%s: not an acceptance test", id)
+		case !filepath.IsLocal(file):
+			return fmt.Errorf("field shipped.%s: %q is not a path inside the workspace", id, file)
 		}
 	}
 	return nil

@@ -1,7 +1,9 @@
 package conversation
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 
@@ -17,6 +19,8 @@ type Task struct {
 	Task    *task.Task
 	Package *Package
 	Chain   []string
+	// Reviewer reviews equivalent passes (nil: they stay pending).
+	Reviewer Reviewer
 }
 
 // LoadTask reads the conversation package of t, if it has one (nil, nil
@@ -49,5 +53,56 @@ func (p *Package) chain(m *Model) []string {
 // User is the task's user for a run on workspace: its tests run there,
 // as the verifier runs them (opts: its sandbox).
 func (ct *Task) User(workspace string, opts ...task.VerifyOption) *User {
-	return NewUser(ct.Package, ct.Chain, TaskTester(ct.Package, ct.Task, workspace, opts...))
+	uo := []Option{WithRewrites(taskRewrites{t: ct.Task, ws: workspace, opts: opts})}
+	if ct.Reviewer != nil {
+		uo = append(uo, WithReviewer(ct.Reviewer))
+	}
+	return NewUser(ct.Package, ct.Chain, TaskTester(ct.Package, ct.Task, workspace, opts...), uo...)
+}
+
+// taskRewrites runs a task's test.sh on the tests as the workspace holds
+// them ($SWETOUCH_TEST_SOURCE=workspace).
+type taskRewrites struct {
+	t    *task.Task
+	ws   string
+	opts []task.VerifyOption
+}
+
+func (r taskRewrites) run(ctx context.Context, dir string, ids []string) (map[string]string, error) {
+	v := task.Verify(ctx, r.t, dir, append(r.opts, task.WithTests(ids...), task.WithTestSource(task.TestSourceWorkspace))...)
+	if v.Tests == nil {
+		return nil, fmt.Errorf("test.sh wrote no per-test results for the rewritten tests (%s)", v.Reason)
+	}
+	return v.Tests, nil
+}
+
+func (r taskRewrites) Candidate(ctx context.Context, ids []string) (map[string]string, error) {
+	return r.run(ctx, r.ws, ids)
+}
+
+func (r taskRewrites) Base(ctx context.Context, ids, files []string) (map[string]string, error) {
+	base, err := os.MkdirTemp("", "swetouch-base-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(base)
+	if _, err := task.CopyRegular(r.t.Repo, base); err != nil {
+		return nil, err
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(filepath.Join(r.ws, f))
+		if err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(filepath.Join(base, f), b, 0o644); err != nil {
+			return nil, err
+		}
+	}
+	return r.run(ctx, base, ids)
+}
+
+func (r taskRewrites) File(path string) (shipped, now []byte) {
+	shipped, _ = os.ReadFile(filepath.Join(r.t.Repo, path))
+	now, _ = os.ReadFile(filepath.Join(r.ws, path))
+	return shipped, now
 }

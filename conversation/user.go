@@ -34,7 +34,20 @@ type User struct {
 	// prompt is what opened the turn under way: who said it, made of
 	// which items
 	prompt prompt
+
+	rewrites Rewrites // nil: no equivalent passes
+	reviewer Reviewer // nil: equivalent passes stay pending
 }
+
+// Option configures a User.
+type Option func(*User)
+
+// WithRewrites lets the user run rewritten tests: an agent's rewrite of
+// a shipped acceptance test may then count as an equivalent pass.
+func WithRewrites(r Rewrites) Option { return func(u *User) { u.rewrites = r } }
+
+// WithReviewer is the reviewer of equivalent passes (their third gate).
+func WithReviewer(r Reviewer) Option { return func(u *User) { u.reviewer = r } }
 
 // prompt is what the user said to open a turn.
 type prompt struct {
@@ -46,8 +59,11 @@ var _ user.Conversational = (*User)(nil)
 
 // NewUser is the user of a package with its persona chain (drawn once
 // per task: Model.Chain, or the package's own).
-func NewUser(p *Package, chain []string, tests Tester) *User {
+func NewUser(p *Package, chain []string, tests Tester, opts ...Option) *User {
 	u := &User{pkg: p, chain: chain, rel: NewRelease(p), tests: tests}
+	for _, o := range opts {
+		o(u)
+	}
 	u.prompt = prompt{persona: u.persona(0), text: p.Opening, items: []string{}}
 	return u
 }
@@ -76,9 +92,16 @@ func (u *User) TurnEnd(h user.History) *user.Act {
 	}
 	u.seen = len(evs)
 	u.turn++
-	results, err := u.tests(context.Background())
+	ctx := context.Background()
+	results, err := u.tests(ctx)
 	rec.Tests = results
 	failing := u.failing(results)
+	if err == nil {
+		// a rewritten shipped test may pass in the canonical one's place
+		reqs, granted := u.equivalence(ctx, failing, u.regressionPasses(results))
+		rec.Equivalence = reqs
+		failing = slices.DeleteFunc(failing, func(id string) bool { return slices.Contains(granted, id) })
+	}
 	switch {
 	case err != nil:
 		// no verdict on the agent: the conversation stops here, and the
@@ -132,6 +155,16 @@ func (u *User) failing(results map[string]string) []string {
 		}
 	}
 	return out
+}
+
+// regressionPasses reports that every regression test passes.
+func (u *User) regressionPasses(results map[string]string) bool {
+	for _, id := range u.pkg.Regression {
+		if results[id] != "pass" {
+			return false
+		}
+	}
+	return true
 }
 
 // Turns are the turns so far.

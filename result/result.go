@@ -88,6 +88,28 @@ type Turn struct {
 	Items       []string `json:"items"`
 	UserMessage string   `json:"user_message"` // what opened the turn
 	AgentReply  string   `json:"agent_reply"`
+	// Equivalence are the equivalent-pass requests of the turn: failing
+	// acceptance tests whose shipped file the agent rewrote.
+	Equivalence []Equivalence `json:"equivalence,omitempty"`
+}
+
+// Equivalence is one equivalent-pass request and its gates, in order:
+// the rewritten test passes on the candidate with no regression, fails
+// on the base, and keeps the behaviour the issue requires (the
+// reviewer's). FailedGate is the first it failed ("" when granted or
+// pending).
+type Equivalence struct {
+	Test string `json:"test"`
+	File string `json:"file"`
+	// Candidate and Base are the rewritten test's results there.
+	Candidate string `json:"candidate"`
+	Base      string `json:"base,omitempty"`
+	// Behaviour is the reviewer's word: kept, broken, or pending (no
+	// reviewer, or its call failed).
+	Behaviour  string `json:"behaviour,omitempty"`
+	FailedGate string `json:"failed_gate,omitempty"` // candidate, regression, base, behaviour
+	Outcome    string `json:"outcome"`               // granted, refused, pending
+	Why        string `json:"why,omitempty"`
 }
 
 // Timings of a run, in seconds.

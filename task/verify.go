@@ -39,7 +39,18 @@ type verifier struct {
 	sandbox sandbox.Setup
 	tests   []string // WithTests
 	perTest bool
+	source  string // WithTestSource
 }
+
+// TestSourceWorkspace is the test source that runs the tests as the
+// workspace holds them (an agent's rewrite), not the canonical ones.
+const TestSourceWorkspace = "workspace"
+
+// WithTestSource tells test.sh where the tests come from
+// ($SWETOUCH_TEST_SOURCE): "workspace" runs the workspace's own test
+// files as the agent left them rather than the canonical copies, for the
+// gates of an equivalent pass (docs/conversation.md).
+func WithTestSource(s string) VerifyOption { return func(v *verifier) { v.source = s } }
 
 // WithTests asks test.sh for per-test results: it runs the ids in
 // $SWETOUCH_TESTS (space-separated; all when empty) and writes
@@ -155,6 +166,9 @@ func (vc verifier) verify(ctx context.Context, t *Task, workspace string) Verdic
 		}
 		writable = append(writable, results)
 		cmd.Env = append(cmd.Env, "SWETOUCH_TESTS="+strings.Join(vc.tests, " "), "SWETOUCH_RESULTS="+filepath.Join(results, "results"))
+	}
+	if vc.source != "" {
+		cmd.Env = append(cmd.Env, "SWETOUCH_TEST_SOURCE="+vc.source)
 	}
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
