@@ -67,8 +67,8 @@ func TestEquivalentPass(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ct.Reviewer = c.reviewer
-			u := ct.User(ws)
+			u := ct.User(ws, t.TempDir())
+			u.reviewer = c.reviewer
 			u.TurnEnd(user.Events(nil))
 			turn := u.Turns()[0]
 			if len(turn.Equivalence) != 1 {

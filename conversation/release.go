@@ -15,6 +15,9 @@ type Turn struct {
 	Phase   string
 	Reply   string
 	Failing []string
+	// Focus is the failing test to speak of first (a reviewed judge's
+	// choice; "" for the pool's order).
+	Focus string
 }
 
 // Selection is what the user says one turn: pool items, and the agent's
@@ -64,7 +67,11 @@ func (r *Release) Select(t Turn) Selection {
 		return sel
 	}
 	p, _ := ParsePersona(t.Persona)
-	if s, ok := r.symptom(t.Phase, p.Clarity, t.Failing); ok {
+	s, ok := r.symptom(t.Phase, p.Clarity, []string{t.Focus})
+	if !ok {
+		s, ok = r.symptom(t.Phase, p.Clarity, t.Failing)
+	}
+	if ok {
 		sel.Items = append(sel.Items, s)
 		if c, ok := r.cause(t.Phase, p.Cause); ok {
 			sel.Items = append(sel.Items, c)

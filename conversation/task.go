@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/swetouch/swetouch/task"
+	"github.com/swetouch/swetouch/user"
 )
 
 // File is a multi-turn task's conversation package, beside task.toml.
@@ -19,9 +20,30 @@ type Task struct {
 	Task    *task.Task
 	Package *Package
 	Chain   []string
-	// Reviewer reviews equivalent passes (nil: they stay pending).
-	Reviewer Reviewer
+	// Models are the models the user may call (none: the offline
+	// renderer, tests-only verdicts, pending equivalent passes).
+	Models Models
 }
+
+// Models are the models a conversation's user may call, each through a
+// user.Writer (an OpenAI-compatible endpoint, or a recorded tape); a
+// user.Chat's calls are recorded in the run folder, one file per role.
+type Models struct {
+	// Phrase writes the user's messages from the items the release
+	// policy selected (nil: the offline renderer).
+	Phrase user.Writer
+	// Judge writes each turn's verdict and next-turn focus from the test
+	// evidence; Review accepts or rewrites it, and is the third gate of
+	// an equivalent pass. The tests are always the primary evidence.
+	Judge, Review user.Writer
+}
+
+// Role files: where each model's calls go in a run folder.
+const (
+	PhraseLog = "phrase-model.jsonl"
+	JudgeLog  = "judge-model.jsonl"
+	ReviewLog = "reviewer-model.jsonl"
+)
 
 // LoadTask reads the conversation package of t, if it has one (nil, nil
 // when it has none), and draws its persona chain from m (nil: the
@@ -52,12 +74,35 @@ func (p *Package) chain(m *Model) []string {
 
 // User is the task's user for a run on workspace: its tests run there,
 // as the verifier runs them (opts: its sandbox).
-func (ct *Task) User(workspace string, opts ...task.VerifyOption) *User {
+// out is the run's folder, where the models' calls are recorded.
+func (ct *Task) User(workspace, out string, opts ...task.VerifyOption) *User {
 	uo := []Option{WithRewrites(taskRewrites{t: ct.Task, ws: workspace, opts: opts})}
-	if ct.Reviewer != nil {
-		uo = append(uo, WithReviewer(ct.Reviewer))
+	var tapes []*os.File
+	record := func(w user.Writer, name string) user.Writer {
+		chat, ok := w.(*user.Chat)
+		if !ok || chat.Record != nil || out == "" {
+			return w
+		}
+		f, err := os.Create(filepath.Join(out, name))
+		if err != nil {
+			return w
+		}
+		tapes = append(tapes, f)
+		return &user.Chat{URL: chat.URL, Model: chat.Model, Key: chat.Key, Client: chat.Client, Record: f}
 	}
-	return NewUser(ct.Package, ct.Chain, TaskTester(ct.Package, ct.Task, workspace, opts...), uo...)
+	if w := ct.Models.Review; w != nil {
+		review := record(w, ReviewLog)
+		uo = append(uo, WithReviewer(ModelReviewer{Writer: review}))
+		if j := ct.Models.Judge; j != nil {
+			uo = append(uo, WithJudge(record(j, JudgeLog), review))
+		}
+	}
+	if w := ct.Models.Phrase; w != nil {
+		uo = append(uo, WithPhrasing(record(w, PhraseLog)))
+	}
+	u := NewUser(ct.Package, ct.Chain, TaskTester(ct.Package, ct.Task, workspace, opts...), uo...)
+	u.tapes = tapes
+	return u
 }
 
 // taskRewrites runs a task's test.sh on the tests as the workspace holds

@@ -3,6 +3,7 @@ package conversation
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
 
 	"github.com/swetouch/swetouch/event"
@@ -37,6 +38,22 @@ type User struct {
 
 	rewrites Rewrites // nil: no equivalent passes
 	reviewer Reviewer // nil: equivalent passes stay pending
+	judge    user.Writer
+	review   user.Writer
+	phrase   user.Writer // nil: the offline renderer
+	tapes    []*os.File
+}
+
+// Close ends the recordings of the models' calls.
+func (u *User) Close() error {
+	var first error
+	for _, f := range u.tapes {
+		if err := f.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	u.tapes = nil
+	return first
 }
 
 // Option configures a User.
@@ -53,6 +70,8 @@ func WithReviewer(r Reviewer) Option { return func(u *User) { u.reviewer = r } }
 type prompt struct {
 	persona, text string
 	items         []string
+	unknown       int
+	source, why   string // who phrased it (result.Turn.MessageSource)
 }
 
 var _ user.Conversational = (*User)(nil)
@@ -64,7 +83,7 @@ func NewUser(p *Package, chain []string, tests Tester, opts ...Option) *User {
 	for _, o := range opts {
 		o(u)
 	}
-	u.prompt = prompt{persona: u.persona(0), text: p.Opening, items: []string{}}
+	u.prompt = prompt{persona: u.persona(0), text: p.Opening, items: []string{}, source: "package"}
 	return u
 }
 
@@ -81,7 +100,7 @@ func (u *User) Armed() bool                               { return false }
 func (u *User) TurnEnd(h user.History) *user.Act {
 	evs := h.Events()
 	rec := result.Turn{Turn: u.turn + 1, Persona: u.prompt.persona, Phase: u.pkg.Phases[u.phase].ID, Weight: 0.5,
-		Items: u.prompt.items, UserMessage: u.prompt.text}
+		Items: u.prompt.items, UserMessage: u.prompt.text, MessageSource: u.prompt.source, FallbackWhy: u.prompt.why, Unknown: u.prompt.unknown}
 	for _, ev := range evs[min(u.seen, len(evs)):] {
 		switch {
 		case ev.Actor == event.Agent && ev.Kind == event.Edit:
@@ -117,6 +136,10 @@ func (u *User) TurnEnd(h user.History) *user.Act {
 	default:
 		rec.Verdict = "ongoing" // a phase that passes raises the next
 	}
+	focus := ""
+	if err == nil {
+		rec.Judge, focus = u.judgeTurn(ctx, rec, failing)
+	}
 	u.turns = append(u.turns, rec)
 	if rec.Verdict != "ongoing" {
 		return &user.Act{End: true}
@@ -124,13 +147,14 @@ func (u *User) TurnEnd(h user.History) *user.Act {
 	next := prompt{persona: u.persona(u.turn), items: []string{}}
 	if len(failing) == 0 {
 		u.phase++
-		next.text = u.pkg.Phases[u.phase].Opening
+		next.text, next.source = u.pkg.Phases[u.phase].Opening, "package"
 	} else {
-		sel := u.rel.Select(Turn{N: u.turn + 1, Persona: next.persona, Phase: rec.Phase, Reply: rec.AgentReply, Failing: failing})
+		sel := u.rel.Select(Turn{N: u.turn + 1, Persona: next.persona, Phase: rec.Phase, Reply: rec.AgentReply, Failing: failing, Focus: focus})
 		for _, it := range sel.Items {
 			next.items = append(next.items, it.ID)
 		}
-		next.text = Message(Render(next.persona, sel))
+		next.unknown = len(sel.Unknown)
+		next.text, next.source, next.why = u.phrased(ctx, next.persona, sel)
 	}
 	u.prompt = next
 	return &user.Act{Order: u.turn, Message: next.text, Source: "seed"}

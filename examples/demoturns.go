@@ -42,12 +42,13 @@ func demoConversations(ctx context.Context, cfg DemoConfig) ([]score.TurnRow, er
 		if ct == nil {
 			return nil, fmt.Errorf("%s: no %s", t.Dir, conversation.File)
 		}
+		ct.Models.Phrase = cfg.UserModel // nil: the offline renderer
 		plan := filepath.Join(cfg.Examples, "agents", t.Name+".json")
 		for _, agent := range []string{Naive, Careful} {
 			out := filepath.Join(root, t.Name, agent)
 			fmt.Fprintf(cfg.Log, "%-12s %-12s %-8s ", t.Name, "conversation", agent)
 			conv := &session.Conversation{Opening: ct.Package.Opening,
-				User: func(ws string) session.Talker { return ct.User(ws, task.WithSandbox(cfg.Sandbox)) }}
+				User: func(ws, out string) session.Talker { return ct.User(ws, out, task.WithSandbox(cfg.Sandbox)) }}
 			r, err := session.Run(ctx, session.RunConfig{
 				Task: t, Out: out, Shim: cfg.Shim, AgentName: agent, Conversation: conv,
 				Agent: []string{cfg.Swetouch, "agent", "script", "--plan", plan, "--behaviour", agent,

@@ -91,6 +91,31 @@ type Turn struct {
 	// Equivalence are the equivalent-pass requests of the turn: failing
 	// acceptance tests whose shipped file the agent rewrote.
 	Equivalence []Equivalence `json:"equivalence,omitempty"`
+	// MessageSource is who phrased UserMessage: "offline" (the
+	// deterministic renderer), "llm", or "offline_fallback" (the model's
+	// text failed or said what the selected items do not, FallbackWhy).
+	MessageSource string `json:"message_source,omitempty"`
+	// Unknown counts the agent's questions the user said it did not know.
+	Unknown int `json:"unknown_questions,omitempty"`
+	FallbackWhy   string `json:"fallback_why,omitempty"`
+	// Judge is the judge's decision on the turn and the reviewer's word
+	// on it (nil: tests-only).
+	Judge *Judgement `json:"judge,omitempty"`
+}
+
+// Judgement is a turn's model verdict: the judge's, as the reviewer
+// accepted or rewrote it. The tests' verdict stands whatever it says:
+// Status says whether it agreed, and a failed review closes the path to
+// the tests-only verdict, flagged.
+type Judgement struct {
+	Verdict  string `json:"verdict,omitempty"` // completed, ongoing or unresolved
+	Focus    string `json:"focus,omitempty"`   // the failing test the user speaks of next
+	Guidance string `json:"guidance,omitempty"`
+	Review   string `json:"review"` // accepted, rewritten, failed (the reviewer), or skipped (the judge failed)
+	// Status: agrees (with the tests), overruled (by the tests),
+	// judge_failed or reviewer_failed (the tests-only verdict, flagged).
+	Status string `json:"status"`
+	Why    string `json:"why,omitempty"`
 }
 
 // Equivalence is one equivalent-pass request and its gates, in order:

@@ -128,7 +128,8 @@ func Run(ctx context.Context, cfg RunConfig) (*result.Run, error) {
 	}
 	var talk Talker
 	if cfg.Conversation != nil {
-		talk = cfg.Conversation.User(ws)
+		talk = cfg.Conversation.User(ws, cfg.Out)
+		defer talk.Close()
 	}
 	owned := cfg.Scratch
 	if !cfg.KeepWorkspace {

@@ -22,8 +22,9 @@ import (
 // user channel, until the user ends the conversation.
 type Conversation struct {
 	// User makes the conversation's user for the run's workspace, which
-	// its tests run on.
-	User func(workspace string) Talker
+	// its tests run on; out is the run's folder, where the calls of the
+	// models it uses are recorded.
+	User func(workspace, out string) Talker
 	// Opening is the first turn's prompt, in place of the task's
 	// instruction: the same for every agent.
 	Opening string
@@ -50,6 +51,8 @@ type Talker interface {
 	// Failed is why the conversation could not go on (its tests could
 	// not run: no verdict on the agent), or nil.
 	Failed() error
+	// Close ends the user's recordings.
+	Close() error
 }
 
 // The line protocol of an agent swetouch has no preset for: a line of

@@ -8,6 +8,7 @@ import (
 	"github.com/swetouch/swetouch/sandbox"
 	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/task"
+	"github.com/swetouch/swetouch/user"
 )
 
 // conversationFor is the run's conversation when the task is a
@@ -16,7 +17,7 @@ import (
 // testing in sb; and how the agent resumes its session: the preset's
 // way, or, for a command of the user's own (p nil), the line protocol
 // and {session}.
-func conversationFor(t *task.Task, m *conversation.Model, p *agents.Preset, sb sandbox.Setup) (*session.Conversation, error) {
+func conversationFor(t *task.Task, m *conversation.Model, models conversation.Models, p *agents.Preset, sb sandbox.Setup) (*session.Conversation, error) {
 	ct, err := conversation.LoadTask(t, m)
 	if err != nil {
 		return nil, badInput("--task: %v", err)
@@ -24,8 +25,9 @@ func conversationFor(t *task.Task, m *conversation.Model, p *agents.Preset, sb s
 	if ct == nil {
 		return nil, nil
 	}
+	ct.Models = models
 	conv := &session.Conversation{Opening: ct.Package.Opening,
-		User: func(ws string) session.Talker { return ct.User(ws, task.WithSandbox(sb)) }}
+		User: func(ws, out string) session.Talker { return ct.User(ws, out, task.WithSandbox(sb)) }}
 	if p != nil {
 		if p.Turns == nil {
 			return nil, badInput("--agent %s: swetouch cannot resume its session yet, so it cannot hold a conversation (%s)", p.Name, t.Dir)
@@ -55,7 +57,7 @@ func personasFlag(c *cobra.Command, personas *string) {
 // relayConversation is the user of a multi-turn task for a relay that
 // plays it in place (the tests run unsandboxed: the editor started the
 // agent, and the session says sandbox none).
-func relayConversation(dir string) (func(workspace string) session.Talker, error) {
+func relayConversation(dir string) (func(workspace, out string) session.Talker, error) {
 	t, err := task.Load(dir)
 	if err != nil {
 		return nil, badInput("--conversation: %v", err)
@@ -67,5 +69,34 @@ func relayConversation(dir string) (func(workspace string) session.Talker, error
 	case ct == nil:
 		return nil, badInput("--conversation: %s has no %s", dir, conversation.File)
 	}
-	return func(ws string) session.Talker { return ct.User(ws) }, nil
+	return func(ws, out string) session.Talker { return ct.User(ws, out) }, nil
+}
+
+// roleFlags name the models a conversation's user may call besides the
+// one that phrases its messages (--user-model-url): the judge and the
+// reviewer, meant to be of different model families.
+type roleFlags struct{ judgeURL, judgeModel, reviewURL, reviewModel string }
+
+func (r *roleFlags) add(c *cobra.Command) {
+	c.Flags().StringVar(&r.judgeURL, "judge-model-url", "", "a multi-turn task's judge: an OpenAI-compatible chat-completions base URL whose model writes each turn's verdict and next focus from the tests (key: $SWETOUCH_JUDGE_API_KEY); the tests stay the primary evidence")
+	c.Flags().StringVar(&r.judgeModel, "judge-model", "", "with --judge-model-url: the model's name")
+	c.Flags().StringVar(&r.reviewURL, "reviewer-model-url", "", "a multi-turn task's reviewer, of another model family than the judge: it accepts or rewrites the judge's decisions and decides an equivalent pass's behaviour gate (key: $SWETOUCH_REVIEWER_API_KEY)")
+	c.Flags().StringVar(&r.reviewModel, "reviewer-model", "", "with --reviewer-model-url: the model's name")
+}
+
+// models are the conversation's models: phrase is the user model
+// (--user-model-url), which phrases a conversation's messages too.
+func (r *roleFlags) models(phrase user.Writer) (conversation.Models, error) {
+	m := conversation.Models{Phrase: phrase}
+	var err error
+	if m.Judge, err = chatFlag("--judge-model", r.judgeURL, r.judgeModel, "SWETOUCH_JUDGE_API_KEY"); err != nil {
+		return m, err
+	}
+	if m.Review, err = chatFlag("--reviewer-model", r.reviewURL, r.reviewModel, "SWETOUCH_REVIEWER_API_KEY"); err != nil {
+		return m, err
+	}
+	if m.Judge != nil && m.Review == nil {
+		return m, badInput("--judge-model-url needs --reviewer-model-url: no judge's decision goes unreviewed")
+	}
+	return m, nil
 }

@@ -30,6 +30,7 @@ func evalCmd() *cobra.Command {
 	var emit, image, swetouchImage, pvc, namespace string
 	var agentNames, agentArgs []string
 	var mcpFile, schedule, userURL, userModel, personas string
+	var roles roleFlags
 	var scheduleSteps, after int
 	var runs, concurrency int
 	var noSandbox bool
@@ -116,13 +117,17 @@ func evalCmd() *cobra.Command {
 			}
 			// each task's conversation package is checked before any
 			// trial runs; a trial's user is made for its sandbox
+			models, err := roles.models(cfg.UserModel)
+			if err != nil {
+				return err
+			}
 			for _, t := range cfg.Tasks {
-				if _, err := conversationFor(t, m, nil, sandbox.Setup{}); err != nil {
+				if _, err := conversationFor(t, m, models, nil, sandbox.Setup{}); err != nil {
 					return err
 				}
 			}
 			cfg.Conversation = func(t *task.Task) (*session.Conversation, error) {
-				return conversationFor(t, m, nil, cfg.Sandbox)
+				return conversationFor(t, m, models, nil, cfg.Sandbox)
 			}
 			exe, err := os.Executable()
 			if err != nil {
@@ -182,6 +187,7 @@ func evalCmd() *cobra.Command {
 	scheduleFlags(c, &schedule, &scheduleSteps, &after)
 	userModelFlags(c, &userURL, &userModel)
 	personasFlag(c, &personas)
+	roles.add(c)
 	c.Flags().StringVar(&conditions, "conditions", "vanilla,counter-edit", "comma-separated conditions")
 	c.Flags().IntVar(&runs, "runs", 1, "runs of every trial")
 	c.Flags().IntVar(&concurrency, "concurrency", 2, "trials at a time")

@@ -31,7 +31,7 @@ type inPlace struct {
 	userURL, userModel                       string
 	// talk is the conversation a relay holds itself (acp
 	// --conversation), made for the workspace it tests
-	talk func(workspace string) session.Talker
+	talk func(workspace, out string) session.Talker
 }
 
 func (p *inPlace) flags(fs *pflag.FlagSet) {
@@ -143,7 +143,7 @@ func (p *inPlace) start(sock, root, source string, agent []string) (*inPlaceSess
 		Header: replay.Header{Agent: strings.Join(agent, " "), Source: source, Root: root}}
 	s := &inPlaceSession{out: p.out, agent: agent, traj: f}
 	if p.talk != nil {
-		s.talk = p.talk(root)
+		s.talk = p.talk(root, p.out)
 		hc.User = s.talk
 	}
 	if chat, ok := w.(*user.Chat); ok {
@@ -220,6 +220,7 @@ func (s *inPlaceSession) finish(exit int, note string) error {
 		Agent: s.agent, AgentExit: exit, Steps: st.Steps, Interventions: st.Interventions, Sandbox: sandbox.None}
 	sum.Applied, sum.Delivered = st.Counts()
 	if s.talk != nil {
+		s.talk.Close()
 		sum.Conversation = s.talk.Result()
 	}
 	sum.Unconfirmed = st.Unconfirmed

@@ -27,6 +27,7 @@ func runCmd() *cobra.Command {
 	var taskDir, records, instance, condition, match, out, agent, agentName, modelURL, modelName string
 	var keep, noSandbox bool
 	var mcpFile, schedule, userURL, userModel, personas string
+	var roles roleFlags
 	var scheduleSteps, after int
 	var visible, agentArgs []string
 	c := &cobra.Command{
@@ -116,7 +117,11 @@ func runCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if cfg.Conversation, err = conversationFor(t, m, preset, cfg.Sandbox); err != nil {
+			models, err := roles.models(cfg.UserModel)
+			if err != nil {
+				return err
+			}
+			if cfg.Conversation, err = conversationFor(t, m, models, preset, cfg.Sandbox); err != nil {
 				return err
 			}
 			if m != nil && cfg.Conversation == nil {
@@ -155,6 +160,7 @@ func runCmd() *cobra.Command {
 	scheduleFlags(c, &schedule, &scheduleSteps, &after)
 	userModelFlags(c, &userURL, &userModel)
 	personasFlag(c, &personas)
+	roles.add(c)
 	c.Flags().StringVar(&out, "out", "", "output directory")
 	c.Flags().BoolVar(&noSandbox, "no-sandbox", false, "run the agent and the tests without isolation (result.json says so)")
 	c.Flags().StringSliceVar(&visible, "visible", nil, "a host path the sandboxed agent may read (repeat): its own files outside the system directories")
@@ -186,19 +192,25 @@ func userModelFlags(c *cobra.Command, url, model *string) {
 
 // userModelFlag is the user's writer the flags name (nil: none).
 func userModelFlag(url, model string) (user.Writer, error) {
+	return chatFlag("--user-model", url, model, "SWETOUCH_USER_API_KEY")
+}
+
+// chatFlag is the model a pair of flags (NAME-url and NAME) names, its
+// key from $keyEnv (nil: none named).
+func chatFlag(name, url, model, keyEnv string) (user.Writer, error) {
 	if url == "" {
 		if model != "" {
-			return nil, badInput("--user-model needs --user-model-url")
+			return nil, badInput("%s needs %s-url", name, name)
 		}
 		return nil, nil
 	}
 	if u, err := neturl.Parse(url); err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
-		return nil, badInput("--user-model-url: want an http(s) URL such as http://127.0.0.1:8000/v1, got %q", url)
+		return nil, badInput("%s-url: want an http(s) URL such as http://127.0.0.1:8000/v1, got %q", name, url)
 	}
 	if model == "" {
-		return nil, badInput("--user-model-url needs --user-model NAME")
+		return nil, badInput("%s-url needs %s NAME", name, name)
 	}
-	return &user.Chat{URL: url, Model: model, Key: os.Getenv("SWETOUCH_USER_API_KEY")}, nil
+	return &user.Chat{URL: url, Model: model, Key: os.Getenv(keyEnv)}, nil
 }
 
 // sandboxFlag is the sandbox runs get: bwrap unless --no-sandbox (the
