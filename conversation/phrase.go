@@ -62,6 +62,9 @@ func (u *User) phraseContext(persona string, sel Selection) string {
 	for _, q := range sel.Unknown {
 		fmt.Fprintf(&b, "- The agent asked %q: you do not know.\n", q)
 	}
+	for _, f := range sel.Edited {
+		fmt.Fprintf(&b, "- (your own action) You changed %s yourself while the agent worked.\n", f)
+	}
 	b.WriteString("\nThe conversation so far:\n")
 	for _, t := range u.turns {
 		fmt.Fprintf(&b, "You: %s\nAgent: %s\n", t.UserMessage, t.AgentReply)
@@ -83,7 +86,7 @@ func (u *User) leaks(msg string, sel Selection) string {
 	case utf8.RuneCountInString(msg) > maxMessage:
 		return fmt.Sprintf("the message is over %d characters", maxMessage)
 	}
-	known := wordSet(u.pkg.Opening)
+	known := wordSet(u.pkg.Opening + " " + strings.Join(sel.Edited, " "))
 	for _, it := range sel.Items {
 		for w := range wordSet(it.Text) {
 			known[w] = true
@@ -142,10 +145,18 @@ func (u *User) Untraced() []string {
 					items = append(items, u.pkg.Pool[i])
 				}
 			}
-			if Message(Render(t.Persona, Selection{Items: items, Unknown: make([]string, t.Unknown)})) != t.UserMessage {
+			if Message(Render(t.Persona, Selection{Items: items, Unknown: make([]string, t.Unknown), Edited: u.editedBefore(t.Turn)})) != t.UserMessage {
 				out = append(out, t.UserMessage)
 			}
 		}
 	}
 	return out
+}
+
+// editedBefore are the files the user changed in the turn before turn n.
+func (u *User) editedBefore(n int) []string {
+	if n < 2 || n-2 >= len(u.turns) {
+		return nil
+	}
+	return u.turns[n-2].UserEdits
 }

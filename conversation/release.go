@@ -25,6 +25,9 @@ type Turn struct {
 type Selection struct {
 	Items   []Item
 	Unknown []string
+	// Edited are the files the user changed during the turn (a
+	// Counter-Edit): the user knows what they did.
+	Edited []string
 }
 
 // Release is the user's release policy over one package: what each turn

@@ -1,6 +1,7 @@
 package conversation
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 	"unicode"
@@ -14,6 +15,10 @@ type Part struct {
 	Text string
 	Item string
 }
+
+// EditedPart marks the part that says what the user did to the code: not
+// a pool item, but the user's own action, which the user knows.
+const EditedPart = "@edited"
 
 // Message is the text of parts.
 func Message(parts []Part) string {
@@ -35,6 +40,9 @@ func Message(parts []Part) string {
 func Render(persona string, sel Selection) []Part {
 	p, _ := ParsePersona(persona)
 	var parts []Part
+	if len(sel.Edited) > 0 {
+		parts = append(parts, Part{Text: fmt.Sprintf("I changed %s myself while you worked.", strings.Join(sel.Edited, " and ")), Item: EditedPart})
+	}
 	for _, it := range sel.Items {
 		parts = append(parts, Part{Text: leadIn(p, it), Item: ""}, Part{Text: sentenceOf(it.Text), Item: it.ID})
 	}

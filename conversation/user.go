@@ -107,6 +107,12 @@ func (u *User) TurnEnd(h user.History) *user.Act {
 			rec.Edited, rec.Weight = true, 1
 		case ev.Actor == event.Agent && ev.Kind == event.Message:
 			rec.AgentReply = ev.Text
+		case ev.Actor == event.User && ev.Kind == event.Edit:
+			for _, sc := range ev.Scopes {
+				if !slices.Contains(rec.UserEdits, sc.Path) {
+					rec.UserEdits = append(rec.UserEdits, sc.Path)
+				}
+			}
 		}
 	}
 	u.seen = len(evs)
@@ -150,6 +156,7 @@ func (u *User) TurnEnd(h user.History) *user.Act {
 		next.text, next.source = u.pkg.Phases[u.phase].Opening, "package"
 	} else {
 		sel := u.rel.Select(Turn{N: u.turn + 1, Persona: next.persona, Phase: rec.Phase, Reply: rec.AgentReply, Failing: failing, Focus: focus})
+		sel.Edited = rec.UserEdits
 		for _, it := range sel.Items {
 			next.items = append(next.items, it.ID)
 		}

@@ -138,7 +138,7 @@ func loadPackage(t *testing.T, name string) *conversation.Package {
 // own connecting words: nothing outside the pool was ever said.
 func traced(t *testing.T, pkg *conversation.Package, turns []result.Turn) {
 	t.Helper()
-	for _, turn := range turns {
+	for n, turn := range turns {
 		rest := turn.UserMessage
 		if rest == pkg.Opening || slices.ContainsFunc(pkg.Phases, func(p conversation.Phase) bool { return p.Opening == rest }) {
 			continue
@@ -151,7 +151,11 @@ func traced(t *testing.T, pkg *conversation.Package, turns []result.Turn) {
 			}
 			said = append(said, pkg.Pool[i])
 		}
-		for _, part := range conversation.Render(turn.Persona, conversation.Selection{Items: said}) {
+		sel := conversation.Selection{Items: said, Unknown: make([]string, turn.Unknown)}
+		if n > 0 {
+			sel.Edited = turns[n-1].UserEdits
+		}
+		for _, part := range conversation.Render(turn.Persona, sel) {
 			var ok bool
 			if rest, ok = strings.CutPrefix(rest, part.Text); !ok {
 				t.Fatalf("turn %d: %q is not made of the items %v it names", turn.Turn, turn.UserMessage, turn.Items)
@@ -360,4 +364,29 @@ func TestSameUser(t *testing.T) {
 	if len(runs[0].Turns) == len(runs[1].Turns) && runs[0].Turns[1].UserMessage == runs[1].Turns[1].UserMessage {
 		t.Errorf("the two agents took the same turns: the test shows nothing")
 	}
+}
+
+// TestTalkAndTouch: a multi-turn task with a SWE-Touch record: the user
+// both talks and touches the code. The Counter-Edit lands when the agent
+// reads the region in turn 1 and its message is delivered there; the
+// next turn's message says what the user did; the careful agent, which
+// keeps the user's clamp, never resolves the task (its range check comes
+// after the clamp), and the conversation runs to its budget.
+func TestTalkAndTouch(t *testing.T) {
+	dir, _ := filepath.Abs(filepath.Join("conversations", "talk-discount"))
+	res, _ := runConversation(t, "talk-discount", nil, append([]string{"--records", filepath.Join(dir, "records.jsonl"), "--condition", "counter-edit"},
+		scripted(t, "talk-discount", "careful")...)...)
+	if res.Condition != "counter-edit" || res.Applied != 1 || res.Delivered != 1 {
+		t.Fatalf("condition %s, applied %d, delivered %d", res.Condition, res.Applied, res.Delivered)
+	}
+	if !slices.Equal(res.Turns[0].UserEdits, []string{"pricing.py"}) {
+		t.Errorf("turn 1's user edits: %v", res.Turns[0].UserEdits)
+	}
+	if !strings.HasPrefix(res.Turns[1].UserMessage, "I changed pricing.py myself while you worked.") {
+		t.Errorf("turn 2's message does not say what the user did: %q", res.Turns[1].UserMessage)
+	}
+	if res.ResolvedTurn != nil || len(res.Turns) != 5 || *res.Resolved {
+		t.Errorf("resolved at %v after %d turns (%v)", res.ResolvedTurn, len(res.Turns), *res.Resolved)
+	}
+	traced(t, loadPackage(t, "talk-discount"), res.Turns)
 }
