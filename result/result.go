@@ -68,6 +68,9 @@ type Conversation struct {
 	// (all of them when never resolved), a turn without a code change
 	// counting half.
 	WeightedTurns float64 `json:"weighted_turns"`
+	// Ended says why the conversation ended before its user ended it (the
+	// agent gave no session to resume); the work is judged as it stands.
+	Ended string `json:"ended,omitempty"`
 }
 
 // Turn is one turn of a conversation: what the user said to open it (and

@@ -169,6 +169,7 @@ func Run(ctx context.Context, cfg RunConfig) (*result.Run, error) {
 		prompt = conv.Opening
 	}
 	var turn agentTurn
+	ended := "" // why a conversation ended before its user ended it
 	for n := 1; ; n++ {
 		turn = runAgent(ctx, cfg, host, ws, alog, argv, prompt)
 		if turn.startErr != nil {
@@ -205,7 +206,9 @@ func Run(ctx context.Context, cfg RunConfig) (*result.Run, error) {
 			break
 		}
 		if turn.reader.session == "" && conv.Resume != nil {
-			res.Reason = fmt.Sprintf("turn %d: the agent reported no session to resume", n)
+			// the agent's doing (it crashed, or never said): the
+			// conversation ends here and the work is judged as it is
+			ended = fmt.Sprintf("turn %d: the agent reported no session to resume", n)
 			break
 		}
 		argv, prompt = conv.resume(cfg.Agent, turn.reader.session), messageText(msgs)
@@ -245,11 +248,9 @@ func Run(ctx context.Context, cfg RunConfig) (*result.Run, error) {
 		res.Reason = "the agent never reached its model: " + why
 		closed = true
 		host.Close(res.Reason)
-	case failed != nil, res.Reason != "":
-		// the conversation could not go on: not the agent's failure
-		if res.Reason == "" {
-			res.Reason = failed.Error()
-		}
+	case failed != nil:
+		// the conversation's tests could not run: not the agent's failure
+		res.Reason = failed.Error()
 		closed = true
 		host.Close(res.Reason)
 	default:
@@ -277,6 +278,9 @@ func Run(ctx context.Context, cfg RunConfig) (*result.Run, error) {
 		res.UserModel = &u
 	}
 	res.Conversation = conversationOf(talk)
+	if res.Conversation != nil {
+		res.Conversation.Ended = ended
+	}
 	if err := writeResult(cfg.Out, res, start); err != nil {
 		return res, err
 	}
