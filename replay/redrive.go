@@ -106,8 +106,8 @@ func (d *Divergence) Error() string {
 // command, its exit status and output (with the workspace mapped back to
 // the recorded root), the kinds and scopes the classifier gave, and the
 // decisions taken at it (intervention attempts and their outcomes, the
-// messages delivered). Times are not compared. It returns the first
-// divergence, or nil.
+// messages delivered), and a conversation's user messages turn by turn.
+// Times are not compared. It returns the first divergence, or nil.
 func Compare(recorded, replayed *Trajectory, m RootMap) *Divergence {
 	ra, pa := Actions(recorded), Actions(replayed)
 	rd, pd := decisionsByStep(recorded), decisionsByStep(replayed)
@@ -140,7 +140,33 @@ func Compare(recorded, replayed *Trajectory, m RootMap) *Divergence {
 			return div("decisions", want, got)
 		}
 	}
+	// a conversation's user said the same, turn by turn
+	rt, pt := turnMessages(recorded), turnMessages(replayed)
+	for i := 0; i < max(len(rt), len(pt)); i++ {
+		want, got := "", ""
+		if i < len(rt) {
+			want = rt[i]
+		}
+		if i < len(pt) {
+			got = pt[i]
+		}
+		if want != got {
+			return &Divergence{Action: len(ra), What: fmt.Sprintf("the user's message opening turn %d", i+2), Want: want, Got: got}
+		}
+	}
 	return nil
+}
+
+// turnMessages are the user's messages that opened a conversation's
+// later turns, in order.
+func turnMessages(tr *Trajectory) []string {
+	var out []string
+	for _, ev := range tr.Events {
+		if ev.Kind == event.Message && ev.Actor == event.User && ev.Note == "turn" {
+			out = append(out, ev.Text)
+		}
+	}
+	return out
 }
 
 func label(a Action) string {

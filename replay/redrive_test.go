@@ -70,3 +70,28 @@ func TestRootMap(t *testing.T) {
 		t.Errorf("Output: %q", got)
 	}
 }
+
+// TestCompareTurns: a conversation whose turns held no action still
+// replays as itself only when its user said the same, turn by turn; and
+// Turns splits a recording at the user's turn messages, each turn with
+// the reply that ended it.
+func TestCompareTurns(t *testing.T) {
+	said := func(text string) event.Event {
+		return event.Event{Kind: event.Message, Actor: event.User, Note: "turn", Text: text}
+	}
+	reply := func(text string) event.Event { return event.Event{Kind: event.Message, Actor: event.Agent, Text: text} }
+	rec := traj(reply("Which file?"), said("pricing.py."), reply("Done."))
+	if d := Compare(rec, traj(reply("Which file?"), said("pricing.py."), reply("Done.")), RootMap{}); d != nil {
+		t.Errorf("the same conversation: %v", d)
+	}
+	d := Compare(rec, traj(reply("Which file?"), said("cart.py."), reply("Done.")), RootMap{})
+	if d == nil || !strings.Contains(d.Error(), "the user's message opening turn 2 differs") {
+		t.Errorf("another user message: %v", d)
+	}
+	seq := func(n int64, ev event.Event) event.Event { ev.Seq = n; return ev }
+	two := traj(seq(1, cmd(0, 0, "cat a.py", "x\n")), seq(2, reply("Which file?")), seq(3, said("a.py.")), seq(4, cmd(1, 0, "ed a.py", "")), seq(5, reply("Done.")))
+	turns := Turns(two)
+	if len(turns) != 2 || len(turns[0].Actions) != 1 || len(turns[1].Actions) != 1 || turns[0].Reply != "Which file?" || turns[1].Reply != "Done." {
+		t.Errorf("turns %+v", turns)
+	}
+}

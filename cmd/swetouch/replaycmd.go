@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -10,12 +11,14 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/swetouch/swetouch/agents"
+	"github.com/swetouch/swetouch/conversation"
 	"github.com/swetouch/swetouch/event"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/replay"
@@ -163,6 +166,16 @@ func replayCmd() *cobra.Command {
 				}
 				cfg.Agent = []string{exe, "agent", "replay", "--trajectory", script, "--root", rec.Header.Root, "--timeout", timeout.String()}
 			}
+			// a conversation replays turn by turn, its user as recorded
+			if cfg.Conversation, err = conversationFor(t, nil, replayModels(args[0]), nil, cfg.Sandbox); err != nil {
+				return err
+			}
+			if cfg.Conversation != nil {
+				if cassette != "" {
+					return badInput("--cassette: a conversation replays from its trajectory, turn by turn")
+				}
+				cfg.Agent = append(cfg.Agent, "--turn", "{session}")
+			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			res, err := session.Run(ctx, cfg)
@@ -289,7 +302,7 @@ func replayWhatIf(w io.Writer, rec *replay.Trajectory, record *task.Record, cond
 // agentReplayCmd is the agent a replay runs inside the session: it plays
 // the recorded actions through the shim and the hub.
 func agentReplayCmd() *cobra.Command {
-	var trajectory, root string
+	var trajectory, root, turn string
 	var timeout time.Duration
 	c := &cobra.Command{
 		Use:   "replay --trajectory FILE [--root DIR] [--timeout D]",
@@ -313,9 +326,32 @@ func agentReplayCmd() *cobra.Command {
 				defer hub.Close()
 				cfg.Hub = hubAdapter{hub}
 			}
-			return replay.Redrive(c.Context(), replay.Actions(rec), cfg)
+			if !c.Flags().Changed("turn") {
+				return replay.Redrive(c.Context(), replay.Actions(rec), cfg)
+			}
+			// one turn of a conversation, then its reply and the session
+			// to resume, on the line protocol
+			turns := replay.Turns(rec)
+			n := 0
+			if turn != "" {
+				if n, err = strconv.Atoi(turn); err != nil || n < 0 {
+					return badInput("--turn: %q is not a turn this agent reported", turn)
+				}
+			}
+			if n >= len(turns) {
+				return badInput("--turn: the recording has %d turns", len(turns))
+			}
+			if err := replay.Redrive(c.Context(), turns[n].Actions, cfg); err != nil {
+				return err
+			}
+			for _, kv := range [][2]string{{session.ReplyKey, turns[n].Reply}, {session.SessionKey, strconv.Itoa(n + 1)}} {
+				b, _ := json.Marshal(map[string]string{kv[0]: kv[1]})
+				fmt.Fprintln(c.OutOrStdout(), string(b))
+			}
+			return nil
 		},
 	}
+	c.Flags().StringVar(&turn, "turn", "", "play one turn of a recorded conversation (\"\" for the first; each reports the next on the line protocol)")
 	c.Flags().StringVar(&trajectory, "trajectory", "", "the recording")
 	c.Flags().StringVar(&root, "root", "", "the recording's workspace root, mapped to the current directory")
 	c.Flags().DurationVar(&timeout, "timeout", time.Minute, "bound on each command")
@@ -335,4 +371,22 @@ func (h hubAdapter) Sync(channel string) error {
 func fileExists(p string) bool {
 	info, err := os.Stat(p)
 	return err == nil && info.Mode().IsRegular()
+}
+
+// replayModels are a recorded conversation's models, played back from
+// the recordings beside its trajectory (none: the offline renderer and
+// tests-only verdicts, as when it ran without).
+func replayModels(trajectory string) conversation.Models {
+	var m conversation.Models
+	for _, r := range []struct {
+		file string
+		to   *user.Writer
+	}{{conversation.PhraseLog, &m.Phrase}, {conversation.JudgeLog, &m.Judge}, {conversation.ReviewLog, &m.Review}} {
+		if p := filepath.Join(filepath.Dir(trajectory), r.file); fileExists(p) {
+			if tape, err := user.LoadTape(p, ""); err == nil {
+				*r.to = tape
+			}
+		}
+	}
+	return m
 }
