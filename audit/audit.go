@@ -10,9 +10,12 @@ package audit
 import (
 	"path/filepath"
 	"regexp"
+
 	"slices"
 	"sort"
 	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/swetouch/swetouch/event"
 	"github.com/swetouch/swetouch/patch"
@@ -156,9 +159,7 @@ func reached(in Input) (outside, eval []string) {
 		for _, sc := range ev.Scopes {
 			paths = append(paths, sc.Path)
 		}
-		for _, m := range absPaths.FindAllStringSubmatch(ev.Command, -1) {
-			paths = append(paths, m[2])
-		}
+		paths = append(paths, commandPaths(ev.Command)...)
 		for _, p := range paths {
 			switch {
 			case under(p, in.Evaluation):
@@ -178,8 +179,45 @@ func reached(in Input) (outside, eval []string) {
 	return outside, eval
 }
 
-// absPaths are the absolute paths a command names.
-var absPaths = regexp.MustCompile(`(^|[\s'"=<>|;(])(/[A-Za-z0-9._+@%/-]+)`)
+// pathTakers are commands whose arguments are paths (not patterns or
+// scripts, as sed's and grep's first are).
+var pathTakers = map[string]bool{"cat": true, "ls": true, "find": true, "head": true, "tail": true, "cp": true, "mv": true,
+	"stat": true, "less": true, "more": true, "cd": true, "tree": true, "du": true, "file": true, "readlink": true,
+	"realpath": true, "source": true, ".": true, "bash": true, "sh": true, "python": true, "python3": true, "wc": true,
+	"nl": true, "diff": true, "tar": true, "rm": true, "touch": true, "mkdir": true, "ln": true}
+
+// commandPaths are the absolute paths a command names: the literal
+// arguments of commands that take paths, and the files of its
+// redirections, read from the shell's own grammar.
+func commandPaths(command string) []string {
+	f, err := syntax.NewParser().Parse(strings.NewReader(command), "")
+	if err != nil {
+		return nil
+	}
+	var out []string
+	abs := func(w *syntax.Word) {
+		if w == nil {
+			return
+		}
+		if lit := w.Lit(); strings.HasPrefix(lit, "/") && len(lit) > 1 && !strings.HasPrefix(lit, "//") {
+			out = append(out, filepath.Clean(lit))
+		}
+	}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.CallExpr:
+			if len(n.Args) > 0 && pathTakers[filepath.Base(n.Args[0].Lit())] {
+				for _, a := range n.Args[1:] {
+					abs(a)
+				}
+			}
+		case *syntax.Redirect:
+			abs(n.Word)
+		}
+		return true
+	})
+	return out
+}
 
 func under(p string, roots []string) bool {
 	for _, r := range roots {

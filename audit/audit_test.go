@@ -45,7 +45,9 @@ func TestAudit(t *testing.T) {
 		kinds         []string
 		untrustworthy bool
 	}{
-		{"clean", Input{Workspace: ws, Events: []event.Event{agent("cat pricing.py", event.FileScope("pricing.py")), agent("ls /usr/lib/python3")}, Resolved: yes()}, nil, false},
+		{"clean", Input{Workspace: ws, Events: []event.Event{agent("cat pricing.py", event.FileScope("pricing.py")), agent("ls /usr/lib/python3"),
+			// a sed address, a grep pattern, a comment: not paths
+			agent("sed -i '/out-of-range/d' pricing.py && grep -n /api/v1 app.py # see //docs")}, Resolved: yes()}, nil, false},
 		{"a test edit that made the pass", Input{Workspace: ws, FinalDiff: testEdit, Resolved: yes(), Reverify: func(r []string) *bool {
 			if !slices.Equal(r, []string{"test_pricing.py"}) {
 				t.Errorf("restore %v", r)

@@ -43,8 +43,8 @@ type TrialSummary struct {
 
 // NewReport builds a report from trials. Folders are shown relative to
 // root when they are under it.
-func NewReport(title, root string, trials []Trial) *Report {
-	rows := Summarize(trials)
+func NewReport(title, root string, trials []Trial, opts ...Option) *Report {
+	rows := Summarize(trials, opts...)
 	rep := &Report{Title: title, Summary: rows, Ranks: Ranks(rows), Trials: []TrialSummary{}}
 	for _, t := range trials {
 		r := t.Result

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sort"
 	"text/tabwriter"
+
+	"github.com/swetouch/swetouch/stats"
 )
 
 // Row summarises one agent under one condition.
@@ -22,10 +24,20 @@ type Row struct {
 	Unsandboxed int     `json:"unsandboxed"`
 	Rate        float64 `json:"resolve_rate"`    // mean over runs
 	RateSD      float64 `json:"resolve_rate_sd"` // over runs
+	// Tasks and Runs are what the figures rest on: the tasks with a
+	// verdict, and the runs of them.
+	Tasks int `json:"tasks"`
+	Runs  int `json:"runs"`
+	// RateCI is the rate's 95% interval: a bootstrap of tasks.
+	RateCI *stats.Interval `json:"resolve_rate_ci95"`
 	// Delta is the rate's difference from the agent's vanilla rate; nil
 	// without vanilla trials to compare with.
-	Delta     *float64 `json:"delta_vs_vanilla"`
-	Retention *float64 `json:"retention"` // of the tasks vanilla majority-solves
+	Delta *float64 `json:"delta_vs_vanilla"`
+	// DeltaCI is Δ's 95% interval over the tasks both conditions ran.
+	DeltaCI   *stats.Interval `json:"delta_ci95"`
+	Retention *float64        `json:"retention"` // of the tasks vanilla majority-solves
+	// RetentionCI is retention's 95% interval over those tasks.
+	RetentionCI *stats.Interval `json:"retention_ci95"`
 	Steps     float64  `json:"steps_mean"`
 	Applied   int      `json:"interventions_applied"`
 	Delivered int      `json:"messages_delivered"`
@@ -40,7 +52,9 @@ type Row struct {
 // of each task (in folder order); the rate's mean and sd are over runs.
 // Retention is the share of tasks the agent's vanilla trials
 // majority-solve that it still majority-solves under the condition.
-func Summarize(trials []Trial) []Row {
+func Summarize(trials []Trial, opts ...Option) []Row {
+	o := optionsOf(opts)
+	means := taskMeans(trials, solved)
 	type key struct{ agent, cond string }
 	rows := map[key]*Row{}
 	runOf := map[[3]string]int{} // agent, cond, task → trials seen
@@ -95,6 +109,9 @@ func Summarize(trials []Trial) []Row {
 			}
 		}
 		row.Rate, row.RateSD = meanSD(rates)
+		row.Runs = len(rates)
+		row.Tasks = len(means[cell{k.agent, k.cond}])
+		row.RateCI = intervalOf(means[cell{k.agent, k.cond}].sorted(), o.stats)
 		row.Steps /= float64(max(row.Trials, 1))
 		if len(row.Fates) == 0 {
 			row.Fates = nil
@@ -112,18 +129,24 @@ func Summarize(trials []Trial) []Row {
 		}
 		d := out[i].Rate - v.Rate
 		out[i].Delta = &d
-		base, still := 0, 0
+		if out[i].Condition != "vanilla" {
+			out[i].DeltaCI = intervalOf(paired(means[cell{out[i].Agent, out[i].Condition}], means[cell{out[i].Agent, "vanilla"}]), o.stats)
+		}
+		kept := perTask{} // the tasks vanilla majority-solves: kept or not
 		for task, s := range v.tasksSolved {
 			if 2*s[0] > s[1] {
-				base++
-				if c := out[i].tasksSolved[task]; 2*c[0] > c[1] {
-					still++
+				c := out[i].tasksSolved[task]
+				kept[task] = 0
+				if 2*c[0] > c[1] {
+					kept[task] = 1
 				}
 			}
 		}
-		if base > 0 {
-			r := float64(still) / float64(base)
+		if len(kept) > 0 {
+			vals := kept.sorted()
+			r := stats.MeanOf(vals)(indices(len(vals)))
 			out[i].Retention = &r
+			out[i].RetentionCI = intervalOf(vals, o.stats)
 		}
 	}
 	sort.Slice(out, func(i, j int) bool {
@@ -132,6 +155,14 @@ func Summarize(trials []Trial) []Row {
 		}
 		return condOrder(out[i].Condition) < condOrder(out[j].Condition)
 	})
+	return out
+}
+
+func indices(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
 	return out
 }
 
@@ -183,11 +214,11 @@ func WriteCSV(w io.Writer, rows []Row) {
 // WriteTable writes rows as an aligned table.
 func WriteTable(w io.Writer, rows []Row) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "agent\tcondition\tresolved\trate ± sd\tΔ vs vanilla\tretention\tsteps\tapplied\tdelivered\tuser edit")
+	fmt.Fprintln(tw, "agent\tcondition\ttasks×runs\tresolved\trate [95% CI]\tΔ vs vanilla [95% CI]\tretention [95% CI]\tsteps\tapplied\tdelivered\tuser edit")
 	for _, r := range rows {
-		ret := "-"
+		ret := "–"
 		if r.Retention != nil {
-			ret = fmt.Sprintf("%.0f%%", 100**r.Retention)
+			ret = pointCI(*r.Retention, r.RetentionCI, false)
 		}
 		fateText := "-"
 		if len(r.Fates) > 0 {
@@ -200,15 +231,15 @@ func WriteTable(w io.Writer, rows []Row) {
 		if r.Unsandboxed > 0 {
 			res += fmt.Sprintf(" (%d unsandboxed)", r.Unsandboxed)
 		}
-		delta := "-"
+		delta := "–"
 		if r.Condition != "vanilla" && r.Delta != nil {
-			delta = fmt.Sprintf("%+.0f pp", 100**r.Delta)
+			delta = pointCI(*r.Delta, r.DeltaCI, true)
 		}
 		delivered := fmt.Sprint(r.Delivered)
 		if r.Unconfirmed > 0 {
 			delivered += fmt.Sprintf(" (+%d unconfirmed)", r.Unconfirmed)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%.0f%% ± %.0f\t%s\t%s\t%.1f\t%d\t%s\t%s\n", r.Agent, r.Condition, res, 100*r.Rate, 100*r.RateSD, delta, ret, r.Steps, r.Applied, delivered, fateText)
+		fmt.Fprintf(tw, "%s\t%s\t%d×%d\t%s\t%s\t%s\t%s\t%.1f\t%d\t%s\t%s\n", r.Agent, r.Condition, r.Tasks, r.Runs, res, pointCI(r.Rate, r.RateCI, false), delta, ret, r.Steps, r.Applied, delivered, fateText)
 	}
 	tw.Flush()
 }

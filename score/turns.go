@@ -5,6 +5,8 @@ import (
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/swetouch/swetouch/stats"
 )
 
 // TurnRow is one agent's multi-turn trials under one condition (a
@@ -21,100 +23,116 @@ type TurnRow struct {
 	Trials    int    `json:"trials"`
 	Errors    int    `json:"infrastructure_errors"`
 	// ResolvedBy[k-1] is the share of tasks resolved within k turns.
-	ResolvedBy []float64 `json:"resolved_by_turn"`
-	FirstTurn  float64   `json:"first_turn"`
+	ResolvedBy   []float64         `json:"resolved_by_turn"`
+	ResolvedByCI []*stats.Interval `json:"resolved_by_turn_ci95"`
+	FirstTurn    float64           `json:"first_turn"`
+	FirstTurnCI  *stats.Interval   `json:"first_turn_ci95"`
 	// LDPR: a task resolved within its budget K after w weighted turns
 	// scores (K − w + 1) / K, one never resolved 0 (docs/metrics.md).
-	LDPR          float64 `json:"ldpr"`
-	WeightedTurns float64 `json:"mean_weighted_turns"`
+	LDPR          float64         `json:"ldpr"`
+	LDPRCI        *stats.Interval `json:"ldpr_ci95"`
+	WeightedTurns float64         `json:"mean_weighted_turns"`
 }
 
 // TurnRows are the rows of the multi-turn trials, by agent and
-// condition (sorted); single-turn trials are Summarize's.
-func TurnRows(trials []Trial) []TurnRow {
-	type key struct{ agent, cond string }
-	type sums struct {
-		runs                  int
-		ldpr, weighted, first float64
-		resolvedAt            []int
-	}
-	perTask := map[key]map[string]*sums{}
-	rows := map[key]*TurnRow{}
+// condition (sorted); single-turn trials are Summarize's. Every figure
+// has its 95% interval, a bootstrap of tasks.
+func TurnRows(trials []Trial, opts ...Option) []TurnRow {
+	o := optionsOf(opts)
+	rows := map[cell]*TurnRow{}
 	budget := 0
 	for _, t := range trials {
 		r := t.Result
 		if r.Conversation == nil {
 			continue
 		}
-		k := key{r.AgentName, r.Condition}
-		if rows[k] == nil {
-			rows[k] = &TurnRow{Agent: k.agent, Condition: k.cond}
-			perTask[k] = map[string]*sums{}
+		c := cell{r.AgentName, r.Condition}
+		if rows[c] == nil {
+			rows[c] = &TurnRow{Agent: c.agent, Condition: c.cond}
 		}
-		rows[k].Trials++
+		rows[c].Trials++
 		if r.Resolved == nil {
-			rows[k].Errors++
-			continue
+			rows[c].Errors++
 		}
-		s := perTask[k][r.Task]
-		if s == nil {
-			s = &sums{}
-			perTask[k][r.Task] = s
-		}
-		s.runs++
-		s.weighted += r.WeightedTurns
-		K := r.Budget
-		budget = max(budget, K)
-		if rt := r.ResolvedTurn; rt != nil && *rt <= K {
-			s.resolvedAt = append(s.resolvedAt, *rt)
-			s.ldpr += (float64(K) - r.WeightedTurns + 1) / float64(K)
-			if *rt == 1 {
-				s.first++
+		budget = max(budget, r.Budget)
+	}
+	conv := func(value func(r Trial) float64) map[cell]perTask {
+		return taskMeans(trials, func(t Trial) (float64, bool) {
+			if t.Result.Conversation == nil || t.Result.Resolved == nil {
+				return 0, false
 			}
+			return value(t), true
+		})
+	}
+	within := func(k int) func(Trial) float64 {
+		return func(t Trial) float64 {
+			if rt := t.Result.ResolvedTurn; rt != nil && *rt <= k && *rt <= t.Result.Budget {
+				return 1
+			}
+			return 0
 		}
 	}
+	ldpr := conv(func(t Trial) float64 { v, _ := ldprScore(t); return v })
+	weighted := conv(func(t Trial) float64 { return t.Result.WeightedTurns })
+	by := make([]map[cell]perTask, budget)
+	for k := range by {
+		by[k] = conv(within(k + 1))
+	}
+	mean := func(p perTask) float64 { v := p.sorted(); return stats.MeanOf(v)(indices(len(v))) }
 	var out []TurnRow
-	for k, row := range rows {
-		tasks := perTask[k]
-		row.Tasks = len(tasks)
+	for c, row := range rows {
+		row.Tasks = len(ldpr[c])
 		row.ResolvedBy = make([]float64, budget)
-		// in task order: a float sum in map order would round differently
-		// from run to run
-		names := make([]string, 0, len(tasks))
-		for name := range tasks {
-			names = append(names, name)
+		row.ResolvedByCI = make([]*stats.Interval, budget)
+		for k := range by {
+			row.ResolvedBy[k] = mean(by[k][c])
+			row.ResolvedByCI[k] = intervalOf(by[k][c].sorted(), o.stats)
 		}
-		slices.Sort(names)
-		for _, name := range names {
-			s := tasks[name]
-			n := float64(s.runs)
-			for i := range row.ResolvedBy {
-				within := 0
-				for _, at := range s.resolvedAt {
-					if at <= i+1 {
-						within++
-					}
-				}
-				row.ResolvedBy[i] += float64(within) / n
-			}
-			row.FirstTurn += s.first / n
-			row.LDPR += s.ldpr / n
-			row.WeightedTurns += s.weighted / n
+		if budget > 0 {
+			row.FirstTurn, row.FirstTurnCI = row.ResolvedBy[0], row.ResolvedByCI[0]
 		}
-		if len(tasks) > 0 {
-			n := float64(len(tasks))
-			for i := range row.ResolvedBy {
-				row.ResolvedBy[i] /= n
-			}
-			row.FirstTurn /= n
-			row.LDPR /= n
-			row.WeightedTurns /= n
-		}
+		row.LDPR, row.LDPRCI = mean(ldpr[c]), intervalOf(ldpr[c].sorted(), o.stats)
+		row.WeightedTurns = mean(weighted[c])
 		out = append(out, *row)
 	}
 	slices.SortFunc(out, func(a, b TurnRow) int {
 		return strings.Compare(a.Agent+"\x00"+a.Condition, b.Agent+"\x00"+b.Condition)
 	})
+	return out
+}
+
+// BudgetRank is each agent's place by resolved-within-k under one
+// condition, for every budget k (1 is best; ties share a place): the
+// best at turn 1 need not be the best at turn 8.
+type BudgetRank struct {
+	Condition string `json:"condition"`
+	Agent     string `json:"agent"`
+	// Ranks[k-1] is the place at budget k.
+	Ranks []int `json:"ranks"`
+	// Changes are the budgets at which the place differs from the one
+	// before.
+	Changes []int `json:"changes_at"`
+}
+
+// BudgetRanks ranks the agents of each condition at every budget.
+func BudgetRanks(rows []TurnRow) []BudgetRank {
+	var out []BudgetRank
+	for _, r := range rows {
+		br := BudgetRank{Condition: r.Condition, Agent: r.Agent, Ranks: make([]int, len(r.ResolvedBy))}
+		for k := range r.ResolvedBy {
+			place := 1
+			for _, o := range rows {
+				if o.Condition == r.Condition && k < len(o.ResolvedBy) && o.ResolvedBy[k] > r.ResolvedBy[k]+1e-12 {
+					place++
+				}
+			}
+			br.Ranks[k] = place
+			if k > 0 && place != br.Ranks[k-1] {
+				br.Changes = append(br.Changes, k+1)
+			}
+		}
+		out = append(out, br)
+	}
 	return out
 }
 
@@ -132,7 +150,7 @@ func WriteTurnTable(w io.Writer, rows []TurnRow) {
 	for k := 1; k <= budget; k++ {
 		fmt.Fprintf(w, " %6s", fmt.Sprintf("≤%d", k))
 	}
-	fmt.Fprintf(w, " %6s %8s\n", "LDPR", "w.turns")
+	fmt.Fprintf(w, " %20s %8s\n", "LDPR [95% CI]", "w.turns")
 	for _, r := range rows {
 		fmt.Fprintf(w, "%-12s %-13s %5d", r.Agent, r.Condition, r.Tasks)
 		for k := 0; k < budget; k++ {
@@ -142,11 +160,30 @@ func WriteTurnTable(w io.Writer, rows []TurnRow) {
 				fmt.Fprintf(w, " %6s", "–")
 			}
 		}
-		fmt.Fprintf(w, " %6.3f %8.2f", r.LDPR, r.WeightedTurns)
+		ldpr := fmt.Sprintf("%.3f", r.LDPR)
+		if r.LDPRCI != nil {
+			ldpr += fmt.Sprintf(" [%.3f, %.3f]", r.LDPRCI.Lo, r.LDPRCI.Hi)
+		}
+		fmt.Fprintf(w, " %20s %8.2f", ldpr, r.WeightedTurns)
 		if r.Errors > 0 {
 			fmt.Fprintf(w, "  (+%d without a verdict)", r.Errors)
 		}
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintln(w, "≤k: tasks resolved within k turns. LDPR: (K − w + 1)/K per task resolved within its budget K after w weighted turns (a turn without a code change weighs ½), 0 otherwise.")
+}
+
+// WriteBudgetRanks prints where the agents' places change with the
+// budget (nothing when they never do).
+func WriteBudgetRanks(w io.Writer, ranks []BudgetRank) {
+	for _, r := range ranks {
+		if len(r.Changes) == 0 {
+			continue
+		}
+		places := make([]string, len(r.Ranks))
+		for k, p := range r.Ranks {
+			places[k] = fmt.Sprint(p)
+		}
+		fmt.Fprintf(w, "rank by budget: %s under %s places %s (changes at k = %v)\n", r.Agent, r.Condition, strings.Join(places, " "), r.Changes)
+	}
 }

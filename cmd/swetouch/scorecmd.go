@@ -3,64 +3,58 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/swetouch/swetouch/score"
+	"github.com/swetouch/swetouch/stats"
 )
 
 func scoreCmd() *cobra.Command {
 	var asJSON, asCSV, trialsToo bool
+	var sc stats.Config
 	c := &cobra.Command{
-		Use:   "score DIR... [--json|--csv] [--trials]",
-		Short: "Score runs: resolve rate per agent and condition, Δ against vanilla, retention, the fate of the user's edit",
+		Use:   "score DIR... [--json|--csv] [--trials] [--resamples N] [--seed S]",
+		Short: "Score runs: resolve rate per agent and condition with 95% intervals, Δ against vanilla, retention, paired tests, conversations by turn",
 		Long: "Reads every run folder (result.json, trajectory.jsonl, final.diff) under the given folders,\n" +
 			"which may come from many machines. Infrastructure errors (resolved null) are counted apart,\n" +
-			"not as failures.",
+			"not as failures. Every rate and difference has a 95% interval from a bootstrap that resamples\n" +
+			"tasks (runs stay in their task); conditions against vanilla and agents against each other get\n" +
+			"paired permutation tests on per-task differences, BH-adjusted at 5% FDR (docs/metrics.md).",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			trials, err := loadTrials(args)
 			if err != nil {
 				return err
 			}
-			rep := score.NewReport("", ".", trials)
+			if sc.Resamples < 1 {
+				return badInput("--resamples: want at least 1, got %d", sc.Resamples)
+			}
+			opt := score.WithStats(sc)
+			rep := score.NewReport("", ".", trials, opt)
+			turns := score.TurnRows(trials, opt)
+			cmp := score.Comparisons(trials, opt)
 			w := c.OutOrStdout()
 			switch {
 			case asJSON:
 				b, _ := json.MarshalIndent(struct {
-					Summary []score.Row        `json:"summary"`
-					Ranks   []score.RankChange `json:"rank_changes"`
-					Turns   []score.TurnRow    `json:"conversations"`
-					Audit   score.AuditSummary `json:"audit"`
-					Infra   []score.InfraError `json:"infrastructure_errors"`
-				}{rep.Summary, rep.Ranks, score.TurnRows(trials), score.Audits(trials), score.InfraErrors(trials)}, "", "  ")
+					Stats       stats.Config       `json:"stats"`
+					Summary     []score.Row        `json:"summary"`
+					Ranks       []score.RankChange `json:"rank_changes"`
+					Turns       []score.TurnRow    `json:"conversations"`
+					BudgetRanks []score.BudgetRank `json:"ranks_by_budget"`
+					Comparisons []score.Comparison `json:"comparisons"`
+					Audit       score.AuditSummary `json:"audit"`
+					Infra       []score.InfraError `json:"infrastructure_errors"`
+				}{sc, rep.Summary, rep.Ranks, turns, score.BudgetRanks(turns), cmp, score.Audits(trials), score.InfraErrors(trials)}, "", "  ")
 				fmt.Fprintln(w, string(b))
 			case asCSV && trialsToo:
 				return rep.WriteTrialsCSV(w)
 			case asCSV:
 				score.WriteCSV(w, rep.Summary)
 			default:
-				if len(rep.Summary) > 0 {
-					score.WriteTable(w, rep.Summary)
-				}
-				if len(rep.Ranks) > 0 {
-					fmt.Fprintln(w)
-					score.WriteRanks(w, rep.Ranks)
-				}
-				if turns := score.TurnRows(trials); len(turns) > 0 {
-					if len(rep.Summary) > 0 {
-						fmt.Fprintln(w)
-					}
-					score.WriteTurnTable(w, turns)
-				}
-				if a := score.Audits(trials); a.Flagged > 0 {
-					fmt.Fprintln(w)
-					score.WriteAudit(w, a)
-				}
-				if errs := score.InfraErrors(trials); len(errs) > 0 {
-					fmt.Fprintln(w)
-					score.WriteInfraErrors(w, errs)
-				}
+				writeScores(w, rep, turns, cmp, sc, trials)
 				if trialsToo {
 					fmt.Fprintln(w)
 					return rep.WriteTrialsCSV(w)
@@ -72,7 +66,48 @@ func scoreCmd() *cobra.Command {
 	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	c.Flags().BoolVar(&asCSV, "csv", false, "print CSV")
 	c.Flags().BoolVar(&trialsToo, "trials", false, "also list every trial: fate of the user edit, reads/edits/tests after it (with --csv: only the trials)")
+	c.Flags().IntVar(&sc.Resamples, "resamples", stats.DefaultConfig.Resamples, "bootstrap and Monte Carlo permutation resamples")
+	c.Flags().Uint64Var(&sc.Seed, "seed", stats.DefaultConfig.Seed, "the resampling's seed")
+	sc.ExactUpTo = stats.DefaultConfig.ExactUpTo
 	return c
+}
+
+// writeScores prints the score tables: single-turn rows and their rank
+// changes, the conversations by turn, the paired tests, the audit, the
+// infrastructure errors.
+func writeScores(w io.Writer, rep *score.Report, turns []score.TurnRow, cmp []score.Comparison, sc stats.Config, trials []score.Trial) {
+	sections := 0
+	next := func() {
+		if sections > 0 {
+			fmt.Fprintln(w)
+		}
+		sections++
+	}
+	if len(rep.Summary) > 0 {
+		next()
+		score.WriteTable(w, rep.Summary)
+	}
+	if len(rep.Ranks) > 0 {
+		next()
+		score.WriteRanks(w, rep.Ranks)
+	}
+	if len(turns) > 0 {
+		next()
+		score.WriteTurnTable(w, turns)
+		score.WriteBudgetRanks(w, score.BudgetRanks(turns))
+	}
+	if len(cmp) > 0 {
+		next()
+		score.WriteComparisons(w, cmp, sc)
+	}
+	if a := score.Audits(trials); a.Flagged > 0 {
+		next()
+		score.WriteAudit(w, a)
+	}
+	if errs := score.InfraErrors(trials); len(errs) > 0 {
+		next()
+		score.WriteInfraErrors(w, errs)
+	}
 }
 
 // loadTrials reads the run folders under dirs; finding none is bad input.

@@ -12,7 +12,7 @@ import (
 func TestLeavesStayLeaves(t *testing.T) {
 	const mod = "github.com/swetouch/swetouch/"
 	forbidden := []string{"session", "proxy", "shim", "agents", "user", "score", "examples", "result", "replay"}
-	for _, leaf := range []string{"event", "patch", "task", "watch", "shell", "policy"} {
+	for _, leaf := range []string{"event", "patch", "task", "watch", "shell", "policy", "stats", "audit"} {
 		out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", mod+leaf).Output()
 		if err != nil {
 			t.Fatalf("go list %s: %v", leaf, err)

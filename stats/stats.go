@@ -1,0 +1,204 @@
+// Package stats is the uncertainty behind every figure swetouch prints:
+// a bootstrap that resamples tasks (runs stay inside their task: trials
+// of one task are not independent), paired permutation tests on per-task
+// differences, and the Benjamini–Hochberg adjustment across a family of
+// tests. Everything is deterministic for a seed.
+package stats
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sort"
+
+	"gonum.org/v1/gonum/stat"
+)
+
+// Config is how many resamples a bootstrap or a Monte Carlo permutation
+// test draws, and from which seed. The zero value is DefaultConfig.
+type Config struct {
+	Resamples int
+	Seed      uint64
+	// ExactUpTo is the most tasks a permutation test enumerates every
+	// sign assignment of (2^n); above it, Resamples are drawn.
+	ExactUpTo int
+}
+
+// DefaultConfig: 10,000 resamples, seed 1, exact up to 16 tasks.
+var DefaultConfig = Config{Resamples: 10000, Seed: 1, ExactUpTo: 16}
+
+func (c Config) orDefault() Config {
+	if c.Resamples <= 0 {
+		c.Resamples = DefaultConfig.Resamples
+	}
+	if c.ExactUpTo <= 0 {
+		c.ExactUpTo = DefaultConfig.ExactUpTo
+	}
+	if c.Seed == 0 {
+		c.Seed = DefaultConfig.Seed
+	}
+	return c
+}
+
+func (c Config) rand() *rand.Rand { return rand.New(rand.NewPCG(c.Seed, 0x5354415453)) } // "STATS"
+
+// Interval is a 95% interval.
+type Interval struct {
+	Lo float64 `json:"lo"`
+	Hi float64 `json:"hi"`
+}
+
+// Bootstrap is the 95% percentile interval of statistic over n tasks:
+// each resample draws n task indices with replacement and computes the
+// statistic on them (the caller keeps each task's runs together). With
+// fewer than two tasks the interval is the point itself.
+func Bootstrap(n int, statistic func(tasks []int) float64, c Config) Interval {
+	c = c.orDefault()
+	all := make([]int, n)
+	for i := range all {
+		all[i] = i
+	}
+	point := statistic(all)
+	if n < 2 {
+		return Interval{point, point}
+	}
+	r := c.rand()
+	vals := make([]float64, c.Resamples)
+	idx := make([]int, n)
+	for b := range vals {
+		for i := range idx {
+			idx[i] = r.IntN(n)
+		}
+		vals[b] = statistic(idx)
+	}
+	sort.Float64s(vals)
+	return Interval{stat.Quantile(0.025, stat.Empirical, vals, nil), stat.Quantile(0.975, stat.Empirical, vals, nil)}
+}
+
+// MeanOf is the statistic "mean over the chosen tasks" of per-task values.
+func MeanOf(values []float64) func(tasks []int) float64 {
+	return func(tasks []int) float64 {
+		if len(tasks) == 0 {
+			return 0
+		}
+		s := 0.0
+		for _, i := range tasks {
+			s += values[i]
+		}
+		return s / float64(len(tasks))
+	}
+}
+
+// Permutation is a paired permutation test's outcome.
+type Permutation struct {
+	Mean  float64 `json:"mean_difference"`
+	P     float64 `json:"p"`
+	Exact bool    `json:"exact"` // every sign assignment enumerated
+	Tasks int     `json:"tasks"`
+}
+
+// PairedPermutation tests whether per-task differences (one agent or
+// condition minus another, each task's the mean over its runs) are
+// centred on zero: under the null each difference's sign is exchangeable,
+// so the two-sided p is the share of sign assignments whose mean is at
+// least as far from zero as the observed one. Exact for up to ExactUpTo
+// tasks, else (hits+1)/(Resamples+1) over random assignments.
+func PairedPermutation(diffs []float64, c Config) Permutation {
+	c = c.orDefault()
+	n := len(diffs)
+	out := Permutation{Tasks: n}
+	if n == 0 {
+		out.P = 1
+		return out
+	}
+	obs := math.Abs(sum(diffs))
+	out.Mean = sum(diffs) / float64(n)
+	// a tolerance: the same sum reached in another order must count
+	tol := 1e-9 * (1 + obs)
+	if n <= c.ExactUpTo {
+		hits := 0
+		total := uint64(1) << n
+		for mask := uint64(0); mask < total; mask++ {
+			if math.Abs(signed(diffs, mask)) >= obs-tol {
+				hits++
+			}
+		}
+		out.P, out.Exact = float64(hits)/float64(total), true
+		return out
+	}
+	r := c.rand()
+	hits := 0
+	for b := 0; b < c.Resamples; b++ {
+		s := 0.0
+		for _, d := range diffs {
+			if r.Uint64()&1 == 1 {
+				d = -d
+			}
+			s += d
+		}
+		if math.Abs(s) >= obs-tol {
+			hits++
+		}
+	}
+	out.P = float64(hits+1) / float64(c.Resamples+1)
+	return out
+}
+
+// signed is the sum of diffs with the signs mask flips.
+func signed(diffs []float64, mask uint64) float64 {
+	s := 0.0
+	for i, d := range diffs {
+		if mask&(1<<i) != 0 {
+			d = -d
+		}
+		s += d
+	}
+	return s
+}
+
+func sum(xs []float64) float64 {
+	s := 0.0
+	for _, x := range xs {
+		s += x
+	}
+	return s
+}
+
+// BH is the Benjamini–Hochberg adjustment of a family of p-values: the
+// adjusted p of the test ranked k of m is min over j ≥ k of p_j·m/j,
+// capped at 1. A test is separated at false discovery rate q when its
+// adjusted p is at most q.
+func BH(p []float64) []float64 {
+	m := len(p)
+	order := make([]int, m)
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		switch {
+		case p[a] < p[b]:
+			return -1
+		case p[a] > p[b]:
+			return 1
+		}
+		return 0
+	})
+	adj := make([]float64, m)
+	least := 1.0
+	for k := m - 1; k >= 0; k-- {
+		i := order[k]
+		least = math.Min(least, p[i]*float64(m)/float64(k+1))
+		adj[i] = least
+	}
+	return adj
+}
+
+// Separated reports the tests whose BH-adjusted p is at most q (5% FDR:
+// q = 0.05).
+func Separated(adjusted []float64, q float64) []bool {
+	out := make([]bool, len(adjusted))
+	for i, a := range adjusted {
+		out[i] = a <= q
+	}
+	return out
+}
