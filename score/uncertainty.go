@@ -109,7 +109,7 @@ func intervalOf(values []float64, c stats.Config) *stats.Interval {
 	if len(values) == 0 {
 		return nil
 	}
-	iv := stats.Bootstrap(len(values), stats.MeanOf(values), c)
+	iv := stats.BootstrapMean(values, c)
 	return &iv
 }
 

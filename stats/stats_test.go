@@ -91,3 +91,13 @@ func TestBootstrapTasks(t *testing.T) {
 		t.Errorf("one task: %+v", one)
 	}
 }
+
+// TestBootstrapMean: the one-pass mean draws what Bootstrap with MeanOf
+// draws.
+func TestBootstrapMean(t *testing.T) {
+	v := []float64{0, 0.5, 1, 1, 0.25, 0, 1}
+	c := Config{Resamples: 3000, Seed: 9}
+	if a, b := BootstrapMean(v, c), Bootstrap(len(v), MeanOf(v), c); a != b {
+		t.Errorf("BootstrapMean %+v, Bootstrap %+v", a, b)
+	}
+}
