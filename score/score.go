@@ -196,18 +196,11 @@ func meanSD(xs []float64) (float64, float64) {
 
 // WriteCSV writes rows as CSV.
 func WriteCSV(w io.Writer, rows []Row) {
-	fmt.Fprintln(w, "agent,condition,trials,resolved,infrastructure_errors,resolve_rate,resolve_rate_sd,delta_vs_vanilla,retention,steps_mean,interventions_applied,messages_delivered,messages_unconfirmed,retained,removed,replaced")
+	fmt.Fprintln(w, "agent,condition,tasks,runs,trials,resolved,infrastructure_errors,resolve_rate,resolve_rate_sd,resolve_rate_lo,resolve_rate_hi,delta_vs_vanilla,delta_lo,delta_hi,retention,retention_lo,retention_hi,steps_mean,interventions_applied,messages_delivered,messages_unconfirmed,retained,removed,replaced")
 	for _, r := range rows {
-		ret := ""
-		if r.Retention != nil {
-			ret = fmt.Sprintf("%.4f", *r.Retention)
-		}
-		delta := ""
-		if r.Delta != nil {
-			delta = fmt.Sprintf("%.4f", *r.Delta)
-		}
-		fmt.Fprintf(w, "%s,%s,%d,%d,%d,%.4f,%.4f,%s,%s,%.2f,%d,%d,%d,%d,%d,%d\n", r.Agent, r.Condition, r.Trials, r.Resolved, r.Unknown,
-			r.Rate, r.RateSD, delta, ret, r.Steps, r.Applied, r.Delivered, r.Unconfirmed, r.Fates[Retained], r.Fates[Removed], r.Fates[Replaced])
+		fmt.Fprintf(w, "%s,%s,%d,%d,%d,%d,%d,%.4f,%.4f,%s,%s,%s,%s,%s,%.2f,%d,%d,%d,%d,%d,%d\n", r.Agent, r.Condition, r.Tasks, r.Runs, r.Trials, r.Resolved, r.Unknown,
+			r.Rate, r.RateSD, csvCI(r.RateCI), csvOpt(r.Delta), csvCI(r.DeltaCI), csvOpt(r.Retention), csvCI(r.RetentionCI),
+			r.Steps, r.Applied, r.Delivered, r.Unconfirmed, r.Fates[Retained], r.Fates[Removed], r.Fates[Replaced])
 	}
 }
 
@@ -328,4 +321,41 @@ func Ranks(rows []Row) []RankChange {
 		}
 	}
 	return out
+}
+
+// csvOpt is an optional figure in CSV ("" for none).
+func csvOpt(v *float64) string {
+	if v == nil {
+		return ""
+	}
+	return fmt.Sprintf("%.4f", *v)
+}
+
+// csvCI is an interval as two CSV fields.
+func csvCI(iv *stats.Interval) string {
+	if iv == nil {
+		return ","
+	}
+	return fmt.Sprintf("%.4f,%.4f", iv.Lo, iv.Hi)
+}
+
+// WriteTurnCSV writes the conversations' rows as CSV: one line per agent,
+// condition and budget k.
+func WriteTurnCSV(w io.Writer, rows []TurnRow) {
+	fmt.Fprintln(w, "agent,condition,tasks,trials,infrastructure_errors,k,resolved_within_k,resolved_within_k_lo,resolved_within_k_hi,ldpr,ldpr_lo,ldpr_hi,mean_weighted_turns")
+	for _, r := range rows {
+		for k := range r.ResolvedBy {
+			fmt.Fprintf(w, "%s,%s,%d,%d,%d,%d,%.4f,%s,%.4f,%s,%.4f\n", r.Agent, r.Condition, r.Tasks, r.Trials, r.Errors, k+1,
+				r.ResolvedBy[k], csvCI(r.ResolvedByCI[k]), r.LDPR, csvCI(r.LDPRCI), r.WeightedTurns)
+		}
+	}
+}
+
+// WriteComparisonsCSV writes the paired tests as CSV.
+func WriteComparisonsCSV(w io.Writer, cs []Comparison) {
+	fmt.Fprintln(w, "metric,kind,a,b,agent,condition,tasks,difference,difference_lo,difference_hi,p,exact,p_bh,separated")
+	for _, c := range cs {
+		fmt.Fprintf(w, "%s,%s,%s,%s,%s,%s,%d,%.4f,%s,%.6f,%v,%.6f,%v\n", c.Metric, c.Kind, csvField(c.A), csvField(c.B), csvField(c.Agent), csvField(c.Condition),
+			c.Tasks, c.Diff, csvCI(c.CI), c.P, c.Exact, c.PAdj, c.Separated)
+	}
 }

@@ -13,6 +13,7 @@ import (
 
 func scoreCmd() *cobra.Command {
 	var asJSON, asCSV, trialsToo bool
+	var table string
 	var sc stats.Config
 	c := &cobra.Command{
 		Use:   "score DIR... [--json|--csv] [--trials] [--resamples N] [--seed S]",
@@ -52,7 +53,16 @@ func scoreCmd() *cobra.Command {
 			case asCSV && trialsToo:
 				return rep.WriteTrialsCSV(w)
 			case asCSV:
-				score.WriteCSV(w, rep.Summary)
+				switch table {
+				case "summary":
+					score.WriteCSV(w, rep.Summary)
+				case "turns":
+					score.WriteTurnCSV(w, turns)
+				case "comparisons":
+					score.WriteComparisonsCSV(w, cmp)
+				default:
+					return badInput("--table: want summary, turns or comparisons, got %q", table)
+				}
 			default:
 				writeScores(w, rep, turns, cmp, sc, trials)
 				if trialsToo {
@@ -65,6 +75,7 @@ func scoreCmd() *cobra.Command {
 	}
 	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	c.Flags().BoolVar(&asCSV, "csv", false, "print CSV")
+	c.Flags().StringVar(&table, "table", "summary", "with --csv: summary, turns (conversations, a line per budget k) or comparisons (the paired tests)")
 	c.Flags().BoolVar(&trialsToo, "trials", false, "also list every trial: fate of the user edit, reads/edits/tests after it (with --csv: only the trials)")
 	c.Flags().IntVar(&sc.Resamples, "resamples", stats.DefaultConfig.Resamples, "bootstrap and Monte Carlo permutation resamples")
 	c.Flags().Uint64Var(&sc.Seed, "seed", stats.DefaultConfig.Seed, "the resampling's seed")
