@@ -39,6 +39,10 @@ type Run struct {
 	Unconfirmed int `json:"messages_unconfirmed,omitempty"`
 	// UserModel is what the model writing the user's messages cost.
 	UserModel *user.Usage `json:"user_model,omitempty"`
+	// ModelUsage is what the agent's own model calls cost, counted from
+	// the traffic itself (run --model-upstream): apart from the user's
+	// and the judge's.
+	ModelUsage *ModelUsage `json:"model_usage,omitempty"`
 	// Sandbox is the isolation the agent and the tests had: "bwrap" or
 	// "none".
 	Sandbox string `json:"sandbox"`
@@ -171,4 +175,28 @@ func Read(path string) (*Run, error) {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
 	return &r, nil
+}
+
+// Tokens are model calls and the tokens the provider counted for them:
+// input (the cached part of it counted apart too) and output.
+type Tokens struct {
+	Calls  int `json:"calls"`
+	Input  int `json:"input_tokens"`
+	Cached int `json:"cached_input_tokens"`
+	Output int `json:"output_tokens"`
+}
+
+// Add sums t and o.
+func (t Tokens) Add(o Tokens) Tokens {
+	return Tokens{t.Calls + o.Calls, t.Input + o.Input, t.Cached + o.Cached, t.Output + o.Output}
+}
+
+// ModelUsage is a run's model traffic: in all and by model, what it cost
+// where every model's price is known, and the cassette that replays it.
+type ModelUsage struct {
+	Tokens
+	ByModel map[string]Tokens `json:"by_model"`
+	// CostUSD is nil when a model's price is not known (--prices).
+	CostUSD  *float64 `json:"cost_usd"`
+	Cassette string   `json:"cassette"`
 }

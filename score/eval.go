@@ -26,7 +26,9 @@ type Agent struct {
 	Name string
 	// Command returns the agent's command line and extra environment for
 	// a task; scratch is a directory of the trial's own.
-	Command func(t *task.Task, scratch string) (args, env []string, err error)
+	// modelURL is the endpoint to point it at ("" for its own, or the
+	// agent's preset default): a recorder's, with EvalConfig.Upstream.
+	Command func(t *task.Task, scratch, modelURL string) (args, env []string, err error)
 	// Own names the agent's own commands (session.RunConfig.Own)
 	Own func(command string) bool
 	// Unreached reads the agent's output for its model being out of
@@ -42,6 +44,13 @@ type Agent struct {
 	Turns *session.Conversation
 }
 
+// Recorder is a started recorder of one trial's model traffic.
+type Recorder interface {
+	URL() string
+	Usage() *result.ModelUsage
+	Close() error
+}
+
 // EvalConfig is a set of paired trials: every task under every condition
 // with every agent, Runs times, with the same verifier and budget.
 type EvalConfig struct {
@@ -50,6 +59,10 @@ type EvalConfig struct {
 	// Conversation is a multi-turn task's conversation (its user and
 	// opening), nil for a single-turn task; nil: every task is one.
 	Conversation func(t *task.Task) (*session.Conversation, error)
+	// Upstream, when set, starts a recorder in front of the agents'
+	// provider for one trial, writing its cassette into the trial's
+	// folder (run --model-upstream, per trial).
+	Upstream func(dir string) (Recorder, error)
 	Agents      []Agent
 	Conditions  []policy.Condition
 	Runs        int
@@ -248,11 +261,22 @@ func runTrial(ctx context.Context, cfg EvalConfig, a Agent, c policy.Condition, 
 		return nil, err
 	}
 	defer os.RemoveAll(scratch)
-	args, env, err := a.Command(t, scratch)
+	modelURL := ""
+	var usage func() *result.ModelUsage
+	if cfg.Upstream != nil {
+		// a recorder of the trial's own, its cassette in the trial's folder
+		rec, err := cfg.Upstream(dir)
+		if err != nil {
+			return nil, err
+		}
+		defer rec.Close()
+		modelURL, usage = rec.URL(), rec.Usage
+	}
+	args, env, err := a.Command(t, scratch, modelURL)
 	if err != nil {
 		return nil, err
 	}
-	rc := session.RunConfig{Task: t, Condition: c, Schedule: sched, UserModel: cfg.UserModel, Out: dir, Agent: args, Env: env, AgentName: a.Name, Shim: cfg.Shim, Observe: a.Observe, Own: a.Own, Unreached: a.Unreached,
+	rc := session.RunConfig{Task: t, Condition: c, Schedule: sched, UserModel: cfg.UserModel, Out: dir, Agent: args, Env: env, AgentName: a.Name, Shim: cfg.Shim, Observe: a.Observe, Own: a.Own, Unreached: a.Unreached, ModelUsage: usage,
 		Sandbox: cfg.Sandbox, Scratch: []string{scratch}, Hidden: hidden(cfg)}
 	if a.Visible != nil {
 		rc.Visible = a.Visible(t)

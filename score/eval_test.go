@@ -55,7 +55,7 @@ func TestEvalResumes(t *testing.T) {
 	}
 	plans, _ := filepath.Abs(filepath.Join("..", "examples", "agents"))
 	agent := func(b string) Agent {
-		return Agent{Name: b, Command: func(t *task.Task, scratch string) ([]string, []string, error) {
+		return Agent{Name: b, Command: func(t *task.Task, scratch, modelURL string) ([]string, []string, error) {
 			return []string{exe, "agent", "script", "--plan", filepath.Join(plans, t.Name+".json"), "--behaviour", b}, nil, nil
 		}}
 	}
@@ -161,7 +161,7 @@ func TestEvalFractionSchedule(t *testing.T) {
 	}
 	recs, _ := task.LoadRecords(filepath.Join(tk.Dir, "records.jsonl"))
 	plans, _ := filepath.Abs(filepath.Join("..", "examples", "agents"))
-	careful := Agent{Name: "careful", Command: func(t *task.Task, scratch string) ([]string, []string, error) {
+	careful := Agent{Name: "careful", Command: func(t *task.Task, scratch, modelURL string) ([]string, []string, error) {
 		return []string{exe, "agent", "script", "--plan", filepath.Join(plans, t.Name+".json"), "--behaviour", "careful"}, nil, nil
 	}}
 	out := t.TempDir()

@@ -54,7 +54,7 @@ func TestSummarize(t *testing.T) {
 	}
 	var csv strings.Builder
 	WriteCSV(&csv, rows)
-	if !strings.Contains(csv.String(), "a,counter-edit,4,2,1,0.7500,0.3536,-0.2500,0.5000") {
+	if !strings.Contains(csv.String(), "a,counter-edit,2,2,4,2,1,0.7500,0.3536,0.0000,1.0000,-0.2500,-1.0000,0.0000,0.5000,0.0000,1.0000,") {
 		t.Errorf("csv:\n%s", csv.String())
 	}
 }

@@ -76,6 +76,9 @@ type RunConfig struct {
 	// talks each time the agent ends one (nil: one turn, the task's
 	// instruction).
 	Conversation *Conversation
+	// ModelUsage, when set, says what the agent's model calls cost (a
+	// recorder in front of its provider), for the result.
+	ModelUsage func() *result.ModelUsage
 }
 
 // Run prepares a fresh workspace (a git-initialised copy of the task's
@@ -276,6 +279,9 @@ func Run(ctx context.Context, cfg RunConfig) (*result.Run, error) {
 	if m, ok := userModel.(user.Metered); ok {
 		u := m.Usage()
 		res.UserModel = &u
+	}
+	if cfg.ModelUsage != nil {
+		res.ModelUsage = cfg.ModelUsage()
 	}
 	res.Conversation = conversationOf(talk)
 	if res.Conversation != nil {

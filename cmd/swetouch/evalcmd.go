@@ -31,6 +31,7 @@ func evalCmd() *cobra.Command {
 	var agentNames, agentArgs []string
 	var mcpFile, schedule, userURL, userModel, personas string
 	var roles roleFlags
+	var upstream upstreamFlags
 	var scheduleSteps, after int
 	var runs, concurrency int
 	var noSandbox bool
@@ -126,6 +127,23 @@ func evalCmd() *cobra.Command {
 					return err
 				}
 			}
+			if upstream.url != "" {
+				if modelURL != "" {
+					return badInput("give --model-url (an endpoint the agents talk to) or --model-upstream (their provider, recorded), not both")
+				}
+				if _, err := upstream.check(); err != nil {
+					return err
+				}
+				cfg.Upstream = func(dir string) (score.Recorder, error) {
+					r, err := upstream.start(dir)
+					if err != nil {
+						return nil, err
+					}
+					return r, nil
+				}
+			} else if upstream.prices != "" {
+				return badInput("--prices needs --model-upstream")
+			}
 			cfg.Conversation = func(t *task.Task) (*session.Conversation, error) {
 				return conversationFor(t, m, models, nil, cfg.Sandbox)
 			}
@@ -188,6 +206,7 @@ func evalCmd() *cobra.Command {
 	userModelFlags(c, &userURL, &userModel)
 	personasFlag(c, &personas)
 	roles.add(c)
+	upstream.add(c)
 	c.Flags().StringVar(&conditions, "conditions", "vanilla,counter-edit", "comma-separated conditions")
 	c.Flags().IntVar(&runs, "runs", 1, "runs of every trial")
 	c.Flags().IntVar(&concurrency, "concurrency", 2, "trials at a time")
@@ -213,7 +232,7 @@ func evalCmd() *cobra.Command {
 func evalAgent(name, plans, exe, modelURL, modelName string, agentArgs []string, servers []agents.MCPServer) (score.Agent, error) {
 	if name == examples.Naive || name == examples.Careful {
 		plan := func(t *task.Task) string { return filepath.Join(plans, t.Name+".json") }
-		return score.Agent{Name: name, Command: func(t *task.Task, scratch string) ([]string, []string, error) {
+		return score.Agent{Name: name, Command: func(t *task.Task, scratch, modelURL string) ([]string, []string, error) {
 			// a conversation's turns resume it by the line protocol
 			return []string{exe, "agent", "script", "--plan", plan(t), "--behaviour", name, "--session", "{session}", "--message", "{instruction}"}, nil, nil
 		}, Visible: func(t *task.Task) []string { return []string{plan(t)} }}, nil
@@ -233,8 +252,12 @@ func evalAgent(name, plans, exe, modelURL, modelName string, agentArgs []string,
 	if p.Turns != nil {
 		turns = &session.Conversation{Session: p.Turns.Session, Reply: p.Turns.Reply, Resume: p.Turns.Resume}
 	}
-	return score.Agent{Name: name, Observe: p.Observe, Own: p.Own, Unreached: p.Unreached, Turns: turns, Command: func(t *task.Task, scratch string) ([]string, []string, error) {
-		st, err := p.Start(agents.Launch{Bin: bin, ModelURL: modelURL, Model: modelName, Swetouch: exe, Scratch: scratch, Args: agentArgs, MCP: servers})
+	return score.Agent{Name: name, Observe: p.Observe, Own: p.Own, Unreached: p.Unreached, Turns: turns, Command: func(t *task.Task, scratch, trialURL string) ([]string, []string, error) {
+		url := modelURL
+		if trialURL != "" {
+			url = trialURL // the trial's recorder, in front of --model-upstream
+		}
+		st, err := p.Start(agents.Launch{Bin: bin, ModelURL: url, Model: modelName, Swetouch: exe, Scratch: scratch, Args: agentArgs, MCP: servers})
 		return st.Argv, st.Env, err
 	}, Visible: func(*task.Task) []string { return visible }}, nil
 }

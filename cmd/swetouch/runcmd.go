@@ -28,6 +28,7 @@ func runCmd() *cobra.Command {
 	var keep, noSandbox bool
 	var mcpFile, schedule, userURL, userModel, personas string
 	var roles roleFlags
+	var upstream upstreamFlags
 	var scheduleSteps, after int
 	var visible, agentArgs []string
 	c := &cobra.Command{
@@ -53,6 +54,17 @@ func runCmd() *cobra.Command {
 					return badInput("--agent: %v", err)
 				}
 				preset = p
+				if upstream.url != "" && modelURL != "" {
+					return badInput("give --model-url (an endpoint the agent talks to) or --model-upstream (its provider, recorded), not both")
+				}
+				rec, err := upstream.start(out)
+				if err != nil {
+					return err
+				}
+				if rec != nil {
+					defer rec.Close()
+					modelURL, cfg.ModelUsage = rec.URL(), rec.Usage
+				}
 				exe, err := os.Executable()
 				if err != nil {
 					return err
@@ -71,6 +83,8 @@ func runCmd() *cobra.Command {
 				cfg.Observe, cfg.Own, cfg.Unreached, cfg.Scratch = p.Observe, p.Own, p.Unreached, []string{scratch}
 			case len(args) == 0:
 				return badInput("give --agent NAME, or the agent's command after --")
+			case upstream.url != "":
+				return badInput("--model-upstream is for a preset (--agent NAME), whose endpoint swetouch sets")
 			case len(agentArgs) > 0 || mcpFile != "":
 				return badInput("--agent-arg and --mcp are for a preset (--agent NAME); after --, the command line and its configuration are the agent's own")
 			}
@@ -161,6 +175,7 @@ func runCmd() *cobra.Command {
 	userModelFlags(c, &userURL, &userModel)
 	personasFlag(c, &personas)
 	roles.add(c)
+	upstream.add(c)
 	c.Flags().StringVar(&out, "out", "", "output directory")
 	c.Flags().BoolVar(&noSandbox, "no-sandbox", false, "run the agent and the tests without isolation (result.json says so)")
 	c.Flags().StringSliceVar(&visible, "visible", nil, "a host path the sandboxed agent may read (repeat): its own files outside the system directories")

@@ -46,9 +46,10 @@ func scoreCmd() *cobra.Command {
 					Turns       []score.TurnRow    `json:"conversations"`
 					BudgetRanks []score.BudgetRank `json:"ranks_by_budget"`
 					Comparisons []score.Comparison `json:"comparisons"`
+					Costs       []score.CostRow    `json:"costs"`
 					Audit       score.AuditSummary `json:"audit"`
 					Infra       []score.InfraError `json:"infrastructure_errors"`
-				}{sc, rep.Summary, rep.Ranks, turns, score.BudgetRanks(turns), cmp, score.Audits(trials), score.InfraErrors(trials)}, "", "  ")
+				}{sc, rep.Summary, rep.Ranks, turns, score.BudgetRanks(turns), cmp, score.Costs(trials), score.Audits(trials), score.InfraErrors(trials)}, "", "  ")
 				fmt.Fprintln(w, string(b))
 			case asCSV && trialsToo:
 				return rep.WriteTrialsCSV(w)
@@ -110,6 +111,10 @@ func writeScores(w io.Writer, rep *score.Report, turns []score.TurnRow, cmp []sc
 	if len(cmp) > 0 {
 		next()
 		score.WriteComparisons(w, cmp, sc)
+	}
+	if costs := score.Costs(trials); len(costs) > 0 {
+		next()
+		score.WriteCosts(w, costs)
 	}
 	if a := score.Audits(trials); a.Flagged > 0 {
 		next()

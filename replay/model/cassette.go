@@ -34,11 +34,23 @@ type Recorder struct {
 	mu    sync.Mutex
 	seq   int
 	out   io.Writer
+	usage map[string]Usage
+}
+
+// Usage is what the recorded calls cost so far, by model.
+func (rec *Recorder) Usage() map[string]Usage {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	out := make(map[string]Usage, len(rec.usage))
+	for m, u := range rec.usage {
+		out[m] = u
+	}
+	return out
 }
 
 // NewRecorder records exchanges with upstream to out (JSONL).
 func NewRecorder(upstream *url.URL, out io.Writer) *Recorder {
-	rec := &Recorder{out: out}
+	rec := &Recorder{out: out, usage: map[string]Usage{}}
 	rec.proxy = &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.SetURL(upstream)
@@ -58,8 +70,11 @@ func NewRecorder(upstream *url.URL, out io.Writer) *Recorder {
 			rec.mu.Lock()
 			defer rec.mu.Unlock()
 			rec.seq++
-			b, _ := json.Marshal(Entry{Seq: rec.seq, Method: req.Method, Path: req.URL.Path, Query: req.URL.RawQuery,
-				Request: rawJSON(reqBody), Status: resp.StatusCode, ContentType: resp.Header.Get("Content-Type"), Response: string(body)})
+			e := Entry{Seq: rec.seq, Method: req.Method, Path: req.URL.Path, Query: req.URL.RawQuery,
+				Request: rawJSON(reqBody), Status: resp.StatusCode, ContentType: resp.Header.Get("Content-Type"), Response: string(body)}
+			m, u := CallUsage(e)
+			rec.usage[m] = rec.usage[m].Add(u)
+			b, _ := json.Marshal(e)
 			_, err = rec.out.Write(append(b, '\n'))
 			return err
 		},

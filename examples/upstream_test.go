@@ -1,0 +1,78 @@
+package examples_test
+
+import (
+	"bufio"
+	"math"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/swetouch/swetouch/agents"
+	"github.com/swetouch/swetouch/internal/testbin"
+	"github.com/swetouch/swetouch/replay/model"
+	"github.com/swetouch/swetouch/result"
+)
+
+// TestModelUpstream: `run --model-upstream` puts a recorder between
+// Claude Code and its provider (here the scripted model server): every
+// call the provider answered is counted with its tokens, priced from
+// --prices, and written to the run folder's cassette, which replays the
+// run without the provider.
+func TestModelUpstream(t *testing.T) {
+	p, _, err := agents.PresetFor("claude")
+	if err != nil {
+		t.Skipf("claude is not installed: %v", err)
+	}
+	bin, err := testbin.Dir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := model.LoadScript(filepath.Join("agents", "claude", "py-discount.script.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := model.NewServer(s, nil)
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	prices := filepath.Join(t.TempDir(), "prices.json")
+	os.WriteFile(prices, []byte(`{"claude-sonnet-4-5": {"input": 3, "cached_input": 0.3, "output": 15}}`), 0o644)
+	out := t.TempDir()
+	task, _ := filepath.Abs(filepath.Join("tasks", "py-discount"))
+	cmd := exec.Command(filepath.Join(bin, "swetouch"), "run", "--task", task, "--out", out, "--agent", p.Name, "--model-upstream", ts.URL, "--prices", prices)
+	cmd.Env = append(os.Environ(), "IS_SANDBOX=1")
+	if got, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("run: %v\n%s", err, got)
+	}
+	res, err := result.Read(filepath.Join(out, result.File))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu, calls := res.ModelUsage, len(srv.Exchanges())
+	// the scripted server counts one input and one output token a call
+	if mu == nil || mu.Calls != calls || mu.Input != calls || mu.Output != calls || mu.CostUSD == nil ||
+		math.Abs(*mu.CostUSD-float64(calls)*(3+15)/1e6) > 1e-12 {
+		t.Fatalf("model usage %+v for %d calls", mu, calls)
+	}
+	f, err := os.Open(filepath.Join(out, mu.Cassette))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	lines := 0
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 64<<20)
+	for ; sc.Scan(); lines++ {
+	}
+	if lines != calls {
+		t.Errorf("the cassette holds %d calls, the provider answered %d", lines, calls)
+	}
+	rep := exec.Command(filepath.Join(bin, "swetouch"), "replay", filepath.Join(out, "trajectory.jsonl"), "--task", task,
+		"--cassette", filepath.Join(out, mu.Cassette), "--agent", p.Name, "--check", "--out", t.TempDir())
+	rep.Env = cmd.Env
+	if got, err := rep.CombinedOutput(); err != nil || !strings.Contains(string(got), "identical to the recording") {
+		t.Errorf("replay against the run's cassette: %v\n%s", err, got)
+	}
+}

@@ -1,0 +1,103 @@
+package score
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/swetouch/swetouch/result"
+)
+
+// CostRow is what one agent's trials under one condition cost: the
+// agent's own model calls and tokens, counted from its traffic (run
+// --model-upstream), and apart from them the calls of the model that
+// writes the user's messages.
+type CostRow struct {
+	Agent     string `json:"agent"`
+	Condition string `json:"condition"`
+	// Trials are the trials whose traffic was counted.
+	Trials int `json:"trials"`
+	result.Tokens
+	// CostUSD is the sum over the trials, nil unless every one's price
+	// was known.
+	CostUSD *float64 `json:"cost_usd"`
+	// UserCalls and UserTokens are the user model's (prompt and
+	// completion tokens), counted apart.
+	UserCalls  int `json:"user_model_calls"`
+	UserTokens int `json:"user_model_tokens"`
+}
+
+// Costs sums the trials' model usage by agent and condition (sorted);
+// trials without counted traffic are left out.
+func Costs(trials []Trial) []CostRow {
+	rows := map[cell]*CostRow{}
+	known := map[cell]bool{}
+	for _, t := range trials {
+		r := t.Result
+		if r.ModelUsage == nil && r.UserModel == nil {
+			continue
+		}
+		c := cell{r.AgentName, r.Condition}
+		row := rows[c]
+		if row == nil {
+			row = &CostRow{Agent: c.agent, Condition: c.cond}
+			rows[c], known[c] = row, true
+		}
+		if u := r.UserModel; u != nil {
+			row.UserCalls += u.Calls
+			row.UserTokens += u.PromptTokens + u.CompletionTokens
+		}
+		if mu := r.ModelUsage; mu != nil {
+			row.Trials++
+			row.Tokens = row.Tokens.Add(mu.Tokens)
+			if mu.CostUSD == nil {
+				known[c] = false
+			} else {
+				s := *mu.CostUSD
+				if row.CostUSD != nil {
+					s += *row.CostUSD
+				}
+				row.CostUSD = &s
+			}
+		}
+	}
+	var out []CostRow
+	for c, row := range rows {
+		if !known[c] || row.Trials == 0 {
+			row.CostUSD = nil
+		}
+		out = append(out, *row)
+	}
+	slices.SortFunc(out, func(a, b CostRow) int {
+		if a.Agent != b.Agent {
+			return strings.Compare(a.Agent, b.Agent)
+		}
+		return condOrder(a.Condition) - condOrder(b.Condition)
+	})
+	return out
+}
+
+// WriteCosts prints the cost table: sums, and the agent's per trial.
+func WriteCosts(w io.Writer, rows []CostRow) {
+	if len(rows) == 0 {
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "agent\tcondition\ttrials\tcalls\tinput tokens\t(cached)\toutput tokens\tper trial (calls, in, out)\tcost\tuser model (calls, tokens)")
+	for _, r := range rows {
+		per := "–"
+		if r.Trials > 0 {
+			n := float64(r.Trials)
+			per = fmt.Sprintf("%.1f, %.0f, %.0f", float64(r.Calls)/n, float64(r.Input)/n, float64(r.Output)/n)
+		}
+		cost := "–"
+		if r.CostUSD != nil {
+			cost = fmt.Sprintf("$%.4f", *r.CostUSD)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%d, %d\n", r.Agent, r.Condition, r.Trials, r.Calls, r.Input, r.Cached, r.Output, per, cost, r.UserCalls, r.UserTokens)
+	}
+	tw.Flush()
+	fmt.Fprintln(w, "cost: the agent's tokens at the --prices given (– where a model's price was not); the user model's calls are counted apart.")
+}

@@ -1,0 +1,35 @@
+package score
+
+import (
+	"testing"
+
+	"github.com/swetouch/swetouch/result"
+	"github.com/swetouch/swetouch/user"
+)
+
+// TestCosts: the agent's traffic summed by agent and condition, the cost
+// only where every trial's price was known, the user model apart.
+func TestCosts(t *testing.T) {
+	usd := func(v float64) *float64 { return &v }
+	run := func(agent string, mu *result.ModelUsage, um *user.Usage) Trial {
+		return Trial{Result: result.Run{AgentName: agent, Condition: "vanilla", ModelUsage: mu, UserModel: um}}
+	}
+	tok := result.Tokens{Calls: 2, Input: 100, Cached: 40, Output: 10}
+	rows := Costs([]Trial{
+		run("a", &result.ModelUsage{Tokens: tok, CostUSD: usd(0.5)}, &user.Usage{Calls: 1, PromptTokens: 30, CompletionTokens: 5}),
+		run("a", &result.ModelUsage{Tokens: tok, CostUSD: usd(0.25)}, nil),
+		run("b", &result.ModelUsage{Tokens: tok, CostUSD: usd(1)}, nil),
+		run("b", &result.ModelUsage{Tokens: tok}, nil), // a model without a price
+		run("c", nil, nil),
+	})
+	if len(rows) != 2 {
+		t.Fatalf("rows %+v", rows)
+	}
+	a, b := rows[0], rows[1]
+	if a.Trials != 2 || a.Calls != 4 || a.Input != 200 || a.Cached != 80 || a.Output != 20 || a.CostUSD == nil || *a.CostUSD != 0.75 || a.UserCalls != 1 || a.UserTokens != 35 {
+		t.Errorf("a: %+v", a)
+	}
+	if b.Trials != 2 || b.CostUSD != nil {
+		t.Errorf("b: %+v (a trial without a price makes the sum unknown)", b)
+	}
+}
