@@ -44,7 +44,7 @@ func TestEvalOneServer(t *testing.T) {
 	recs, _ := task.LoadRecords(filepath.Join("tasks", "py-discount", "records.jsonl"))
 	swetouch := filepath.Join(shimDir, "swetouch")
 	agent := score.Agent{Name: "claude", Observe: p.Observe, Own: p.Own, Unreached: p.Unreached,
-		Command: func(_ *task.Task, scratch string) ([]string, []string, error) {
+		Command: func(_ *task.Task, scratch, _ string) ([]string, []string, error) {
 			st, err := p.Start(agents.Launch{Bin: bin, ModelURL: ts.URL, Swetouch: swetouch, Scratch: scratch})
 			return st.Argv, st.Env, err
 		}}
