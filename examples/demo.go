@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/swetouch/swetouch/policy"
+	"github.com/swetouch/swetouch/report"
 	"github.com/swetouch/swetouch/sandbox"
 	"github.com/swetouch/swetouch/score"
 	"github.com/swetouch/swetouch/session"
@@ -166,6 +167,6 @@ func writeReport(dir string, runs []DemoRun) ([]score.Row, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep := score.NewReport("swetouch demo: the example tasks under Vanilla and Counter-Edit", root, trials)
+	rep := report.New("swetouch demo: the example tasks under Vanilla and Counter-Edit", root, trials)
 	return rep.Summary, rep.Write(dir)
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/swetouch/swetouch/examples"
 	"github.com/swetouch/swetouch/internal/testbin"
+	"github.com/swetouch/swetouch/report"
 	"github.com/swetouch/swetouch/score"
 )
 
@@ -24,8 +25,8 @@ func TestDemo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	report := t.TempDir()
-	res, err := examples.Demo(context.Background(), examples.DemoConfig{Examples: ".", Report: report, Swetouch: filepath.Join(bin, "swetouch"), Shim: filepath.Join(bin, "swetouch-shim"), Log: io.Discard})
+	reportDir := t.TempDir()
+	res, err := examples.Demo(context.Background(), examples.DemoConfig{Examples: ".", Report: reportDir, Swetouch: filepath.Join(bin, "swetouch"), Shim: filepath.Join(bin, "swetouch-shim"), Log: io.Discard})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +95,7 @@ func TestDemo(t *testing.T) {
 	// session again: commands, outputs, classification, decisions
 	t.Run("replay", func(t *testing.T) {
 		for _, r := range runs {
-			traj := filepath.Join(report, "runs", r.Task, r.Condition, r.Agent, "trajectory.jsonl")
+			traj := filepath.Join(reportDir, "runs", r.Task, r.Condition, r.Agent, "trajectory.jsonl")
 			cmd := exec.Command(filepath.Join(bin, "swetouch"), "replay", traj, "--task", filepath.Join("tasks", r.Task),
 				"--records", filepath.Join("tasks", r.Task, "records.jsonl"), "--check", "--out", t.TempDir())
 			out, err := cmd.CombinedOutput()
@@ -103,8 +104,8 @@ func TestDemo(t *testing.T) {
 			}
 		}
 	})
-	for _, f := range []string{score.ReportHTML, score.ReportJSON, score.SummaryCSV, score.TrialsCSV, "runs.json"} {
-		if b, err := os.ReadFile(filepath.Join(report, f)); err != nil || !strings.Contains(string(b), "counter-edit") {
+	for _, f := range []string{report.HTMLFile, report.JSONFile, report.SummaryCSV, report.TrialsCSV, "runs.json"} {
+		if b, err := os.ReadFile(filepath.Join(reportDir, f)); err != nil || !strings.Contains(string(b), "counter-edit") {
 			t.Errorf("%s: %v %.200s", f, err, b)
 		}
 	}

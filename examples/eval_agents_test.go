@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/swetouch/swetouch/agents"
+	"github.com/swetouch/swetouch/eval"
 	"github.com/swetouch/swetouch/event"
 	"github.com/swetouch/swetouch/internal/testbin"
 	"github.com/swetouch/swetouch/policy"
@@ -43,16 +44,16 @@ func TestEvalOneServer(t *testing.T) {
 	tk, _ := task.Load(filepath.Join("tasks", "py-discount"))
 	recs, _ := task.LoadRecords(filepath.Join("tasks", "py-discount", "records.jsonl"))
 	swetouch := filepath.Join(shimDir, "swetouch")
-	agent := score.Agent{Name: "claude", Observe: p.Observe, Own: p.Own, Unreached: p.Unreached,
+	agent := eval.Agent{Name: "claude", Observe: p.Observe, Own: p.Own, Unreached: p.Unreached,
 		Command: func(_ *task.Task, scratch, _ string) ([]string, []string, error) {
 			st, err := p.Start(agents.Launch{Bin: bin, ModelURL: ts.URL, Swetouch: swetouch, Scratch: scratch})
 			return st.Argv, st.Env, err
 		}}
-	cfg := score.EvalConfig{Tasks: []*task.Task{tk}, Agents: []score.Agent{agent}, Conditions: []policy.Condition{policy.Vanilla, policy.CounterEdit},
+	cfg := eval.Config{Tasks: []*task.Task{tk}, Agents: []eval.Agent{agent}, Conditions: []policy.Condition{policy.Vanilla, policy.CounterEdit},
 		Runs: 2, Concurrency: 2, Out: t.TempDir(), Shim: filepath.Join(shimDir, "swetouch-shim"),
 		Records: func(*task.Task) (*task.Record, error) { return recs[0], nil }}
 	cfg.Sandbox = sandboxed(t, swetouch)
-	n, err := score.Eval(context.Background(), cfg)
+	n, err := eval.Run(context.Background(), cfg)
 	if err != nil || n != 4 {
 		t.Fatalf("ran %d trials: %v", n, err)
 	}

@@ -74,7 +74,7 @@ func Costs(trials []Trial) []CostRow {
 		if a.Agent != b.Agent {
 			return strings.Compare(a.Agent, b.Agent)
 		}
-		return condOrder(a.Condition) - condOrder(b.Condition)
+		return ConditionOrder(a.Condition) - ConditionOrder(b.Condition)
 	})
 	return out
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/swetouch/swetouch/stats"
@@ -38,9 +39,9 @@ type Row struct {
 	Retention *float64        `json:"retention"` // of the tasks vanilla majority-solves
 	// RetentionCI is retention's 95% interval over those tasks.
 	RetentionCI *stats.Interval `json:"retention_ci95"`
-	Steps     float64  `json:"steps_mean"`
-	Applied   int      `json:"interventions_applied"`
-	Delivered int      `json:"messages_delivered"`
+	Steps       float64         `json:"steps_mean"`
+	Applied     int             `json:"interventions_applied"`
+	Delivered   int             `json:"messages_delivered"`
 	// Unconfirmed messages went out on a channel not shown to reach the
 	// model: neither delivered nor lost.
 	Unconfirmed int            `json:"messages_unconfirmed"`
@@ -153,7 +154,7 @@ func Summarize(trials []Trial, opts ...Option) []Row {
 		if out[i].Agent != out[j].Agent {
 			return out[i].Agent < out[j].Agent
 		}
-		return condOrder(out[i].Condition) < condOrder(out[j].Condition)
+		return ConditionOrder(out[i].Condition) < ConditionOrder(out[j].Condition)
 	})
 	return out
 }
@@ -166,7 +167,9 @@ func indices(n int) []int {
 	return out
 }
 
-func condOrder(c string) int {
+// ConditionOrder is a condition's place in tables: vanilla first, then
+// counter-edit, co-edit, message-only, code-only.
+func ConditionOrder(c string) int {
 	for i, x := range []string{"vanilla", "counter-edit", "co-edit", "message-only", "code-only"} {
 		if c == x {
 			return i
@@ -302,7 +305,7 @@ func Ranks(rows []Row) []RankChange {
 		}
 	}
 	sort.Slice(conds, func(i, j int) bool {
-		return condOrder(conds[i]) < condOrder(conds[j]) || condOrder(conds[i]) == condOrder(conds[j]) && conds[i] < conds[j]
+		return ConditionOrder(conds[i]) < ConditionOrder(conds[j]) || ConditionOrder(conds[i]) == ConditionOrder(conds[j]) && conds[i] < conds[j]
 	})
 	var out []RankChange
 	for _, c := range conds {
@@ -355,7 +358,15 @@ func WriteTurnCSV(w io.Writer, rows []TurnRow) {
 func WriteComparisonsCSV(w io.Writer, cs []Comparison) {
 	fmt.Fprintln(w, "metric,kind,a,b,agent,condition,tasks,difference,difference_lo,difference_hi,p,exact,p_bh,separated")
 	for _, c := range cs {
-		fmt.Fprintf(w, "%s,%s,%s,%s,%s,%s,%d,%.4f,%s,%.6f,%v,%.6f,%v\n", c.Metric, c.Kind, csvField(c.A), csvField(c.B), csvField(c.Agent), csvField(c.Condition),
+		fmt.Fprintf(w, "%s,%s,%s,%s,%s,%s,%d,%.4f,%s,%.6f,%v,%.6f,%v\n", c.Metric, c.Kind, CSVField(c.A), CSVField(c.B), CSVField(c.Agent), CSVField(c.Condition),
 			c.Tasks, c.Diff, csvCI(c.CI), c.P, c.Exact, c.PAdj, c.Separated)
 	}
+}
+
+// CSVField quotes a CSV field when it must be.
+func CSVField(s string) string {
+	if !strings.ContainsAny(s, ",\"\n\r") {
+		return s
+	}
+	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
 }

@@ -160,7 +160,7 @@ func family(metric string, cells map[cell]perTask, c stats.Config) []Comparison 
 		if a.agent != b.agent {
 			return strings.Compare(a.agent, b.agent)
 		}
-		return condOrder(a.cond) - condOrder(b.cond)
+		return ConditionOrder(a.cond) - ConditionOrder(b.cond)
 	})
 	var fam []Comparison
 	add := func(x Comparison, diffs []float64) {

@@ -8,8 +8,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-
-	"github.com/swetouch/swetouch/score"
+	"github.com/swetouch/swetouch/author"
 )
 
 func assembleCmd() *cobra.Command {
@@ -25,29 +24,29 @@ func assembleCmd() *cobra.Command {
 			"indented (stdout without --out). Exit 2 on bad input, naming the file and field.",
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			var regions score.Regions
+			var regions author.Regions
 			if err := readJSONFile(regionsFile, &regions); err != nil {
 				return err
 			}
-			var cands *score.Candidates
-			var gate *score.GateResults
+			var cands *author.Candidates
+			var gate *author.GateResults
 			if candidatesFile != "" {
-				cands = &score.Candidates{}
+				cands = &author.Candidates{}
 				if err := readJSONFile(candidatesFile, cands); err != nil {
 					return err
 				}
 			}
 			if gateFile != "" {
-				gate = &score.GateResults{}
+				gate = &author.GateResults{}
 				if err := readJSONFile(gateFile, gate); err != nil {
 					return err
 				}
 			}
-			rec, err := score.Assemble(&regions, cands, gate, score.AssembleConfig{K: k, FirstEvent: firstEvent})
+			rec, err := author.Assemble(&regions, cands, gate, author.AssembleConfig{K: k, FirstEvent: firstEvent})
 			if err != nil {
 				return badInput("%v", err)
 			}
-			b, err := score.MarshalSorted(rec)
+			b, err := author.MarshalSorted(rec)
 			if err != nil {
 				return err
 			}

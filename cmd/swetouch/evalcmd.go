@@ -16,10 +16,10 @@ import (
 	"golang.org/x/term"
 
 	"github.com/swetouch/swetouch/agents"
+	"github.com/swetouch/swetouch/eval"
 	"github.com/swetouch/swetouch/examples"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/sandbox"
-	"github.com/swetouch/swetouch/score"
 	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/task"
 	"github.com/swetouch/swetouch/user"
@@ -48,7 +48,7 @@ func evalCmd() *cobra.Command {
 			if err != nil {
 				return badInput("--tasks: %v", err)
 			}
-			cfg := score.EvalConfig{Runs: runs, Concurrency: concurrency, Out: out, Progress: c.ErrOrStderr(), Bar: isTerminal(c.ErrOrStderr())}
+			cfg := eval.Config{Runs: runs, Concurrency: concurrency, Out: out, Progress: c.ErrOrStderr(), Bar: isTerminal(c.ErrOrStderr())}
 			for _, e := range entries {
 				if !e.IsDir() {
 					continue
@@ -134,7 +134,7 @@ func evalCmd() *cobra.Command {
 				if _, err := upstream.check(); err != nil {
 					return err
 				}
-				cfg.Upstream = func(dir string) (score.Recorder, error) {
+				cfg.Upstream = func(dir string) (eval.Recorder, error) {
 					r, err := upstream.start(dir)
 					if err != nil {
 						return nil, err
@@ -177,8 +177,8 @@ func evalCmd() *cobra.Command {
 				return badInput("--schedule %s: the emitted jobs run each trial on its own, on the record's triggers; run eval here for another schedule", schedule)
 			}
 			if emit != "" {
-				return emitJobs(c, cfg, emit, score.EmitConfig{Image: image, SwetouchImage: swetouchImage, PVC: pvc, Namespace: namespace,
-					Command: score.TrialArgs{SharedRecords: records != "", ModelURL: modelURL, Model: modelName,
+				return emitJobs(c, cfg, emit, eval.EmitConfig{Image: image, SwetouchImage: swetouchImage, PVC: pvc, Namespace: namespace,
+					Command: eval.TrialArgs{SharedRecords: records != "", ModelURL: modelURL, Model: modelName,
 						Scripted: func(a string) bool { return a == examples.Naive || a == examples.Careful }}.Command})
 			}
 			if cfg.Sandbox, err = sandboxFlag(noSandbox); err != nil {
@@ -190,7 +190,7 @@ func evalCmd() *cobra.Command {
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			n, err := score.Eval(ctx, cfg)
+			n, err := eval.Run(ctx, cfg)
 			if ctx.Err() != nil {
 				fmt.Fprintf(c.ErrOrStderr(), "swetouch eval: interrupted after %d finished trials (kept in %s); the same command again runs only the trials not yet done\n", n, out)
 				return exitError{130}
@@ -229,20 +229,20 @@ func evalCmd() *cobra.Command {
 }
 
 // evalAgent turns an agent name into how eval starts it on a task.
-func evalAgent(name, plans, exe, modelURL, modelName string, agentArgs []string, servers []agents.MCPServer) (score.Agent, error) {
+func evalAgent(name, plans, exe, modelURL, modelName string, agentArgs []string, servers []agents.MCPServer) (eval.Agent, error) {
 	if name == examples.Naive || name == examples.Careful {
 		plan := func(t *task.Task) string { return filepath.Join(plans, t.Name+".json") }
-		return score.Agent{Name: name, Command: func(t *task.Task, scratch, modelURL string) ([]string, []string, error) {
+		return eval.Agent{Name: name, Command: func(t *task.Task, scratch, modelURL string) ([]string, []string, error) {
 			// a conversation's turns resume it by the line protocol
 			return []string{exe, "agent", "script", "--plan", plan(t), "--behaviour", name, "--session", "{session}", "--message", "{instruction}"}, nil, nil
 		}, Visible: func(t *task.Task) []string { return []string{plan(t)} }}, nil
 	}
 	p, bin, err := agents.PresetFor(name)
 	if errors.Is(err, agents.ErrNoPreset) {
-		return score.Agent{}, fmt.Errorf("%w for agent %q (have %s, %s, %s)", agents.ErrNoPreset, name, examples.Naive, examples.Careful, strings.Join(agents.PresetNames(), ", "))
+		return eval.Agent{}, fmt.Errorf("%w for agent %q (have %s, %s, %s)", agents.ErrNoPreset, name, examples.Naive, examples.Careful, strings.Join(agents.PresetNames(), ", "))
 	}
 	if err != nil {
-		return score.Agent{}, err
+		return eval.Agent{}, err
 	}
 	var visible []string
 	for _, s := range servers {
@@ -252,7 +252,7 @@ func evalAgent(name, plans, exe, modelURL, modelName string, agentArgs []string,
 	if p.Turns != nil {
 		turns = &session.Conversation{Session: p.Turns.Session, Reply: p.Turns.Reply, Resume: p.Turns.Resume}
 	}
-	return score.Agent{Name: name, Observe: p.Observe, Own: p.Own, Unreached: p.Unreached, Turns: turns, Command: func(t *task.Task, scratch, trialURL string) ([]string, []string, error) {
+	return eval.Agent{Name: name, Observe: p.Observe, Own: p.Own, Unreached: p.Unreached, Turns: turns, Command: func(t *task.Task, scratch, trialURL string) ([]string, []string, error) {
 		url := modelURL
 		if trialURL != "" {
 			url = trialURL // the trial's recorder, in front of --model-upstream
@@ -263,19 +263,19 @@ func evalAgent(name, plans, exe, modelURL, modelName string, agentArgs []string,
 }
 
 // emitJobs writes the trials not yet done as jobs under OUT/jobs.
-func emitJobs(c *cobra.Command, cfg score.EvalConfig, kind string, ec score.EmitConfig) error {
+func emitJobs(c *cobra.Command, cfg eval.Config, kind string, ec eval.EmitConfig) error {
 	if kind != "k8s" {
 		return badInput("--emit: want k8s, got %q", kind)
 	}
 	if ec.Image == "" || ec.SwetouchImage == "" || ec.PVC == "" {
 		return badInput("--emit k8s needs --image, --swetouch-image and --pvc")
 	}
-	jobs, err := score.EmitJobs(cfg, ec)
+	jobs, err := eval.EmitJobs(cfg, ec)
 	if err != nil {
 		return badInput("%v", err)
 	}
 	dir := filepath.Join(cfg.Out, "jobs")
-	if err := score.WriteJobs(dir, jobs); err != nil {
+	if err := eval.WriteJobs(dir, jobs); err != nil {
 		return err
 	}
 	fmt.Fprintf(c.ErrOrStderr(), "swetouch eval: %d jobs in %s; kubectl apply -k %s, then copy results/ from the volume and run: swetouch score results/\n", len(jobs), dir, dir)

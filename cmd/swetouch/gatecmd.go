@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/swetouch/swetouch/score"
+	"github.com/swetouch/swetouch/author"
 	"github.com/swetouch/swetouch/task"
 )
 
@@ -58,7 +58,7 @@ func gateCmd() *cobra.Command {
 					}
 				}
 			case candidatesFile != "":
-				var doc score.Candidates
+				var doc author.Candidates
 				if err := readJSONFile(candidatesFile, &doc); err != nil {
 					return err
 				}
@@ -80,10 +80,10 @@ func gateCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			res := score.GateResults{SchemaVersion: "1.0.0", Candidates: []score.Candidate{}}
+			res := author.GateResults{SchemaVersion: "1.0.0", Candidates: []author.Candidate{}}
 			all := true
 			for _, cd := range cands {
-				g := score.Gate(context.Background(), t, id, cd.id, cd.diff, logs, task.WithSandbox(sb))
+				g := author.Gate(context.Background(), t, id, cd.id, cd.diff, logs, task.WithSandbox(sb))
 				res.Candidates = append(res.Candidates, g)
 				p := g.Passes()
 				all = all && p != nil && *p

@@ -9,8 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/swetouch/swetouch/author"
 	"github.com/swetouch/swetouch/replay"
-	"github.com/swetouch/swetouch/score"
 )
 
 func mineCmd() *cobra.Command {
@@ -29,7 +29,7 @@ func mineCmd() *cobra.Command {
 			default:
 				return badInput("--benchmark: want swe_bench_verified, swe_bench_pro or deepswe, got %q", benchmark)
 			}
-			var runs []score.Run
+			var runs []author.Run
 			for _, a := range args {
 				p := a
 				if st, err := os.Stat(p); err == nil && st.IsDir() {
@@ -48,7 +48,7 @@ func mineCmd() *cobra.Command {
 				if err != nil {
 					return badInput("%v", err)
 				}
-				runs = append(runs, score.Run{Label: a, Events: tr.Events})
+				runs = append(runs, author.Run{Label: a, Events: tr.Events})
 			}
 			ref := ""
 			if reference != "" {
@@ -58,7 +58,7 @@ func mineCmd() *cobra.Command {
 				}
 				ref = string(b)
 			}
-			doc, err := score.Mine(instance, benchmark, runs, ref, minSupport, maxRegions)
+			doc, err := author.Mine(instance, benchmark, runs, ref, minSupport, maxRegions)
 			if err != nil {
 				fmt.Fprintln(c.ErrOrStderr(), "swetouch mine:", err)
 				return exitError{1}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/swetouch/swetouch/report"
 	"github.com/swetouch/swetouch/score"
 )
 
@@ -27,12 +28,12 @@ func reportCmd() *cobra.Command {
 			if out == "" {
 				out = args[0]
 			}
-			rep := score.NewReport(title, args[0], trials)
+			rep := report.New(title, args[0], trials)
 			if err := rep.Write(out); err != nil {
 				return err
 			}
 			score.WriteTable(c.OutOrStdout(), rep.Summary)
-			fmt.Fprintf(c.OutOrStdout(), "\nreport: %s\n", filepath.Join(out, score.ReportHTML))
+			fmt.Fprintf(c.OutOrStdout(), "\nreport: %s\n", filepath.Join(out, report.HTMLFile))
 			return nil
 		},
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/swetouch/swetouch/conversation"
 	"github.com/swetouch/swetouch/examples"
 	"github.com/swetouch/swetouch/policy"
+	"github.com/swetouch/swetouch/report"
 	"github.com/swetouch/swetouch/sandbox"
 	"github.com/swetouch/swetouch/score"
 	"github.com/swetouch/swetouch/session"
@@ -287,7 +288,7 @@ func agentCmd() *cobra.Command {
 }
 
 func demoCmd() *cobra.Command {
-	var dir, report, userURL, userModel string
+	var dir, reportDir, userURL, userModel string
 	var noSandbox bool
 	c := &cobra.Command{
 		Use:   "demo [--examples DIR] [--report DIR] [--no-sandbox] [--user-model-url URL --user-model NAME]",
@@ -300,7 +301,7 @@ func demoCmd() *cobra.Command {
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			cfg := examples.DemoConfig{Examples: dir, Report: report, Swetouch: exe, Log: c.ErrOrStderr()}
+			cfg := examples.DemoConfig{Examples: dir, Report: reportDir, Swetouch: exe, Log: c.ErrOrStderr()}
 			if cfg.UserModel, err = userModelFlag(userURL, userModel); err != nil {
 				return err
 			}
@@ -324,12 +325,12 @@ func demoCmd() *cobra.Command {
 				fmt.Fprintln(c.OutOrStdout(), "Conversations (the example multi-turn tasks, the user played by the offline renderer):")
 				score.WriteTurnTable(c.OutOrStdout(), res.Turns)
 			}
-			fmt.Fprintf(c.OutOrStdout(), "\nreport: %s\n", filepath.Join(report, score.ReportHTML))
+			fmt.Fprintf(c.OutOrStdout(), "\nreport: %s\n", filepath.Join(reportDir, report.HTMLFile))
 			return nil
 		},
 	}
 	c.Flags().StringVar(&dir, "examples", "", "an examples folder (tasks/ and agents/) to run instead of the built-in ones")
-	c.Flags().StringVar(&report, "report", "swetouch-demo", "the report folder")
+	c.Flags().StringVar(&reportDir, "report", "swetouch-demo", "the report folder")
 	c.Flags().BoolVar(&noSandbox, "no-sandbox", false, "run the agents and tests without isolation")
 	userModelFlags(c, &userURL, &userModel)
 	return c

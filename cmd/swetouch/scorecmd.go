@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/swetouch/swetouch/report"
 	"github.com/swetouch/swetouch/score"
 	"github.com/swetouch/swetouch/stats"
 )
@@ -33,7 +34,7 @@ func scoreCmd() *cobra.Command {
 				return badInput("--resamples: want at least 1, got %d", sc.Resamples)
 			}
 			opt := score.WithStats(sc)
-			rep := score.NewReport("", ".", trials, opt)
+			rep := report.New("", ".", trials, opt)
 			turns := score.TurnRows(trials, opt)
 			cmp := score.Comparisons(trials, opt)
 			w := c.OutOrStdout()
@@ -87,7 +88,7 @@ func scoreCmd() *cobra.Command {
 // writeScores prints the score tables: single-turn rows and their rank
 // changes, the conversations by turn, the paired tests, the audit, the
 // infrastructure errors.
-func writeScores(w io.Writer, rep *score.Report, turns []score.TurnRow, cmp []score.Comparison, sc stats.Config, trials []score.Trial) {
+func writeScores(w io.Writer, rep *report.Report, turns []score.TurnRow, cmp []score.Comparison, sc stats.Config, trials []score.Trial) {
 	sections := 0
 	next := func() {
 		if sections > 0 {

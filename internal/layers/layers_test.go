@@ -11,7 +11,7 @@ import (
 // the hub, the shim, the agents or the user, whatever it imports.
 func TestLeavesStayLeaves(t *testing.T) {
 	const mod = "github.com/swetouch/swetouch/"
-	forbidden := []string{"session", "proxy", "shim", "agents", "user", "score", "examples", "result", "replay"}
+	forbidden := []string{"session", "proxy", "shim", "agents", "user", "score", "eval", "report", "author", "examples", "result", "replay"}
 	for _, leaf := range []string{"event", "patch", "task", "watch", "shell", "policy", "stats", "audit"} {
 		out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", mod+leaf).Output()
 		if err != nil {

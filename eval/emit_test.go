@@ -1,4 +1,4 @@
-package score
+package eval
 
 import (
 	"encoding/json"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/swetouch/swetouch/internal/testbin"
 	"github.com/swetouch/swetouch/policy"
+	"github.com/swetouch/swetouch/score"
 	"github.com/swetouch/swetouch/task"
 )
 
@@ -43,7 +44,7 @@ func TestEmitJobsRun(t *testing.T) {
 	b, _ := json.Marshal(map[string]any{"task": "py-discount", "condition": "vanilla", "agent_name": "careful", "resolved": &yes, "steps": 4})
 	os.WriteFile(filepath.Join(doneDir, "result.json"), b, 0o644)
 
-	cfg := EvalConfig{Tasks: []*task.Task{tk}, Agents: []Agent{{Name: "naive"}, {Name: "careful"}},
+	cfg := Config{Tasks: []*task.Task{tk}, Agents: []Agent{{Name: "naive"}, {Name: "careful"}},
 		Conditions: []policy.Condition{policy.Vanilla, policy.CounterEdit}, Runs: 1, Out: results}
 	jobs, err := EmitJobs(cfg, EmitConfig{Image: "registry.example/{task}:base", SwetouchImage: "registry.example/swetouch:dev", PVC: "swetouch-data",
 		Command: TrialArgs{Scripted: func(a string) bool { return a == "naive" || a == "careful" }}.Command})
@@ -136,11 +137,11 @@ func TestEmitJobsRun(t *testing.T) {
 			t.Fatalf("job %s: %v\n%s", j.Name, err, out)
 		}
 	}
-	trials, err := Load(results)
+	trials, err := score.Load(results)
 	if err != nil || len(trials) != 4 {
 		t.Fatalf("%d trials in the results (%v), want 4", len(trials), err)
 	}
-	for _, r := range Summarize(trials) {
+	for _, r := range score.Summarize(trials) {
 		want := 1
 		if r.Agent == "naive" && r.Condition == "counter-edit" {
 			want = 0

@@ -1,4 +1,4 @@
-package score
+package eval
 
 import (
 	"crypto/sha256"
@@ -59,7 +59,7 @@ type Job struct {
 // EmitJobs turns the trials of cfg that are not yet done in cfg.Out into
 // Kubernetes Jobs, one per trial, never retried (a retry would count a
 // trial twice; an infrastructure failure is a null result, not a retry).
-func EmitJobs(cfg EvalConfig, ec EmitConfig) ([]Job, error) {
+func EmitJobs(cfg Config, ec EmitConfig) ([]Job, error) {
 	if ec.Image == "" || ec.SwetouchImage == "" || ec.PVC == "" {
 		return nil, fmt.Errorf("emit needs the trial image, the swetouch image and the volume claim")
 	}

@@ -1,4 +1,4 @@
-package score
+package eval
 
 import (
 	"crypto/sha256"

@@ -1,4 +1,4 @@
-package score
+package report
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/swetouch/swetouch/event"
+	"github.com/swetouch/swetouch/score"
 )
 
 // Colours of the conditions in the charts, and of the events on the
@@ -133,7 +134,7 @@ func (c barChart) svg() template.HTML {
 // charts draws the resolve rate per condition, Δ per agent and retention.
 func (r *Report) charts() []template.HTML {
 	var agents, conds, changed []string
-	rows := map[[2]string]Row{}
+	rows := map[[2]string]score.Row{}
 	for _, row := range r.Summary {
 		if !contains(agents, row.Agent) {
 			agents = append(agents, row.Agent)

@@ -1,4 +1,4 @@
-package score
+package report
 
 import (
 	"bytes"
@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/swetouch/swetouch/score"
 
 	"github.com/swetouch/swetouch/event"
 	"github.com/swetouch/swetouch/result"
@@ -202,23 +204,23 @@ func TestReportFiles(t *testing.T) {
 		os.WriteFile(filepath.Join(d, "trajectory.jsonl"), []byte(traj), 0o644)
 		os.WriteFile(filepath.Join(d, "final.diff"), []byte("+++ b/x.py\n+kept line\n"), 0o644)
 	}
-	trials, err := Load(root)
+	trials, err := score.Load(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := NewReport("no vanilla", root, trials)
+	rep := New("no vanilla", root, trials)
 	out := filepath.Join(root, "out")
 	if err := rep.Write(out); err != nil {
 		t.Fatal(err)
 	}
 	tr := rep.Trials[0]
-	if tr.Run != "run-0" || tr.Fate != Replaced || tr.After == nil || *tr.After != (Counts{Edits: 1, Tests: 1}) {
+	if tr.Run != "run-0" || tr.Fate != score.Replaced || tr.After == nil || *tr.After != (score.Counts{Edits: 1, Tests: 1}) {
 		t.Errorf("trial %+v after %+v", tr, tr.After)
 	}
 	if len(tr.Marks) != 4 || !strings.Contains(tr.Marks[2].Label, "x.py:1-1") {
 		t.Errorf("marks %+v: the shell's and the watcher's edit are one mark, with the watcher's lines", tr.Marks)
 	}
-	html, _ := os.ReadFile(filepath.Join(out, ReportHTML))
+	html, _ := os.ReadFile(filepath.Join(out, HTMLFile))
 	if bytes.Contains(html, []byte("<script>")) {
 		t.Error("report.html holds an unescaped <script>")
 	}
@@ -232,9 +234,9 @@ func TestReportFiles(t *testing.T) {
 		t.Errorf("trials.csv:\n%s", csv)
 	}
 	var back Report
-	js, _ := os.ReadFile(filepath.Join(out, ReportJSON))
+	js, _ := os.ReadFile(filepath.Join(out, JSONFile))
 	if err := json.Unmarshal(js, &back); err != nil || len(back.Trials) != 3 || back.Summary[0].Unknown != 1 {
 		t.Errorf("report.json: %v %+v", err, back.Summary)
 	}
-	checkReport(t, filepath.Join(out, ReportHTML), rep)
+	checkReport(t, filepath.Join(out, HTMLFile), rep)
 }

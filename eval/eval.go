@@ -1,4 +1,4 @@
-package score
+package eval
 
 import (
 	"context"
@@ -27,7 +27,7 @@ type Agent struct {
 	// Command returns the agent's command line and extra environment for
 	// a task; scratch is a directory of the trial's own.
 	// modelURL is the endpoint to point it at ("" for its own, or the
-	// agent's preset default): a recorder's, with EvalConfig.Upstream.
+	// agent's preset default): a recorder's, with Config.Upstream.
 	Command func(t *task.Task, scratch, modelURL string) (args, env []string, err error)
 	// Own names the agent's own commands (session.RunConfig.Own)
 	Own func(command string) bool
@@ -51,18 +51,18 @@ type Recorder interface {
 	Close() error
 }
 
-// EvalConfig is a set of paired trials: every task under every condition
+// Config is a set of paired trials: every task under every condition
 // with every agent, Runs times, with the same verifier and budget.
-type EvalConfig struct {
-	Tasks       []*task.Task
-	Records     func(t *task.Task) (*task.Record, error)
+type Config struct {
+	Tasks   []*task.Task
+	Records func(t *task.Task) (*task.Record, error)
 	// Conversation is a multi-turn task's conversation (its user and
 	// opening), nil for a single-turn task; nil: every task is one.
 	Conversation func(t *task.Task) (*session.Conversation, error)
 	// Upstream, when set, starts a recorder in front of the agents'
 	// provider for one trial, writing its cassette into the trial's
 	// folder (run --model-upstream, per trial).
-	Upstream func(dir string) (Recorder, error)
+	Upstream    func(dir string) (Recorder, error)
 	Agents      []Agent
 	Conditions  []policy.Condition
 	Runs        int
@@ -88,11 +88,11 @@ type EvalConfig struct {
 	Bar bool
 }
 
-// Eval runs the trials not yet done (a trial with a result.json that was
+// Run runs the trials not yet done (a trial with a result.json that was
 // not interrupted is done), Concurrency at a time, each in its own
 // workspace, and returns how many it ran. Stopping it (ctx) lets running
 // trials write their interrupted result; finished ones stay.
-func Eval(ctx context.Context, cfg EvalConfig) (int, error) {
+func Run(ctx context.Context, cfg Config) (int, error) {
 	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
 		return 0, err
 	}
@@ -134,7 +134,7 @@ func (tr trial) vanilla(out string) string {
 
 // plan lists the trials not yet done, whole runs first, with the number
 // of trials in all and why finished-looking ones run again.
-func plan(cfg EvalConfig, man *manifest) (todo []trial, total int, redo []string) {
+func plan(cfg Config, man *manifest) (todo []trial, total int, redo []string) {
 	for _, a := range cfg.Agents {
 		for _, c := range cfg.Conditions {
 			for _, t := range cfg.Tasks {
@@ -176,7 +176,7 @@ func phases(todo []trial, s policy.Schedule) [][]trial {
 
 // evaluation is the state the workers of one eval share.
 type evaluation struct {
-	cfg      EvalConfig
+	cfg      Config
 	man      *manifest
 	todo     int
 	start    time.Time
@@ -245,7 +245,7 @@ func (e *evaluation) one(ctx context.Context, tr trial) {
 
 // runTrial runs one trial into dir; vanilla is its vanilla pair's folder,
 // where a fraction schedule takes its step count from.
-func runTrial(ctx context.Context, cfg EvalConfig, a Agent, c policy.Condition, t *task.Task, dir, vanilla string) (*result.Run, error) {
+func runTrial(ctx context.Context, cfg Config, a Agent, c policy.Condition, t *task.Task, dir, vanilla string) (*result.Run, error) {
 	sched := cfg.Schedule
 	if c == policy.Vanilla {
 		sched = policy.Schedule{} // the user never acts
@@ -304,7 +304,7 @@ func runTrial(ctx context.Context, cfg EvalConfig, a Agent, c policy.Condition, 
 // hidden is what a trial's agent must not see: the whole results folder
 // (other trials' results), every task (their tests and solutions), and
 // what the caller names.
-func hidden(cfg EvalConfig) []string {
+func hidden(cfg Config) []string {
 	out := append([]string{cfg.Out}, cfg.Hidden...)
 	for _, t := range cfg.Tasks {
 		out = append(out, t.Dir)
@@ -314,8 +314,8 @@ func hidden(cfg EvalConfig) []string {
 
 // done reports whether a trial finished (interrupted trials run again).
 func done(dir string) bool {
-	trials, err := Load(dir)
-	return err == nil && len(trials) == 1 && trials[0].Result.Reason != "interrupted"
+	r, err := result.Read(filepath.Join(dir, result.File))
+	return err == nil && r.Reason != "interrupted"
 }
 
 func orDiscard(w io.Writer) io.Writer {

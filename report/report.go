@@ -1,4 +1,4 @@
-package score
+package report
 
 import (
 	"encoding/json"
@@ -10,15 +10,17 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/swetouch/swetouch/score"
+
 	_ "embed"
 )
 
 // Report is what report.html shows, and what report.json holds.
 type Report struct {
-	Title   string         `json:"title"`
-	Summary []Row          `json:"summary"`
-	Ranks   []RankChange   `json:"rank_changes,omitempty"`
-	Trials  []TrialSummary `json:"trials"`
+	Title   string             `json:"title"`
+	Summary []score.Row        `json:"summary"`
+	Ranks   []score.RankChange `json:"rank_changes,omitempty"`
+	Trials  []TrialSummary     `json:"trials"`
 }
 
 // TrialSummary is one trial as the report lists it.
@@ -35,17 +37,17 @@ type TrialSummary struct {
 	Delivered int    `json:"messages_delivered"`
 	// Unconfirmed messages went out on a channel not shown to reach
 	// the model.
-	Unconfirmed int     `json:"messages_unconfirmed,omitempty"`
-	Fate        string  `json:"user_edit_fate,omitempty"`
-	After       *Counts `json:"after_last_user_edit,omitempty"`
-	Marks       []Mark  `json:"timeline"`
+	Unconfirmed int           `json:"messages_unconfirmed,omitempty"`
+	Fate        string        `json:"user_edit_fate,omitempty"`
+	After       *score.Counts `json:"after_last_user_edit,omitempty"`
+	Marks       []score.Mark  `json:"timeline"`
 }
 
-// NewReport builds a report from trials. Folders are shown relative to
+// New builds a report from trials. Folders are shown relative to
 // root when they are under it.
-func NewReport(title, root string, trials []Trial, opts ...Option) *Report {
-	rows := Summarize(trials, opts...)
-	rep := &Report{Title: title, Summary: rows, Ranks: Ranks(rows), Trials: []TrialSummary{}}
+func New(title, root string, trials []score.Trial, opts ...score.Option) *Report {
+	rows := score.Summarize(trials, opts...)
+	rep := &Report{Title: title, Summary: rows, Ranks: score.Ranks(rows), Trials: []TrialSummary{}}
 	for _, t := range trials {
 		r := t.Result
 		dir := t.Dir
@@ -67,7 +69,7 @@ func NewReport(title, root string, trials []Trial, opts ...Option) *Report {
 			return a.Agent < b.Agent
 		}
 		if a.Condition != b.Condition {
-			return condOrder(a.Condition) < condOrder(b.Condition)
+			return score.ConditionOrder(a.Condition) < score.ConditionOrder(b.Condition)
 		}
 		return a.Dir < b.Dir
 	})
@@ -86,8 +88,8 @@ func runName(dir string) string {
 
 // Files a report writes.
 const (
-	ReportHTML = "report.html"
-	ReportJSON = "report.json"
+	HTMLFile   = "report.html"
+	JSONFile   = "report.json"
 	SummaryCSV = "summary.csv"
 	TrialsCSV  = "trials.csv"
 )
@@ -102,13 +104,13 @@ func (r *Report) Write(dir string) error {
 		name  string
 		write func(io.Writer) error
 	}{
-		{ReportHTML, r.WriteHTML},
-		{ReportJSON, func(w io.Writer) error {
+		{HTMLFile, r.WriteHTML},
+		{JSONFile, func(w io.Writer) error {
 			e := json.NewEncoder(w)
 			e.SetIndent("", "  ")
 			return e.Encode(r)
 		}},
-		{SummaryCSV, func(w io.Writer) error { WriteCSV(w, r.Summary); return nil }},
+		{SummaryCSV, func(w io.Writer) error { score.WriteCSV(w, r.Summary); return nil }},
 		{TrialsCSV, r.WriteTrialsCSV},
 	}
 	for _, f := range files {
@@ -146,17 +148,10 @@ func (r *Report) WriteTrialsCSV(w io.Writer) error {
 		if t.After != nil {
 			after = fmt.Sprintf("%d,%d,%d", t.After.Reads, t.After.Edits, t.After.Tests)
 		}
-		fmt.Fprintf(w, "%s,%s,%s,%s,%s,%s,%s,%d,%d,%d,%s,%s\n", csvField(t.Dir), csvField(t.Task), csvField(t.Agent), csvField(t.Condition), t.Run,
-			showBool(t.Resolved), csvField(t.Reason), t.Steps, t.Applied, t.Delivered, t.Fate, after)
+		fmt.Fprintf(w, "%s,%s,%s,%s,%s,%s,%s,%d,%d,%d,%s,%s\n", score.CSVField(t.Dir), score.CSVField(t.Task), score.CSVField(t.Agent), score.CSVField(t.Condition), t.Run,
+			showBool(t.Resolved), score.CSVField(t.Reason), t.Steps, t.Applied, t.Delivered, t.Fate, after)
 	}
 	return nil
-}
-
-func csvField(s string) string {
-	if !strings.ContainsAny(s, ",\"\n\r") {
-		return s
-	}
-	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
 }
 
 //go:embed report.html.tmpl
@@ -172,7 +167,7 @@ func (r *Report) WriteHTML(w io.Writer) error {
 		"bool":  showBool,
 		"deref": func(b *bool) bool { return b != nil && *b },
 		"fate":  func(s string) string { return orDash(s) },
-		"after": func(c *Counts) string {
+		"after": func(c *score.Counts) string {
 			if c == nil {
 				return "–"
 			}
@@ -212,4 +207,11 @@ func orDash(s string) string {
 		return "–"
 	}
 	return s
+}
+
+func showBool(b *bool) string {
+	if b == nil {
+		return "null"
+	}
+	return fmt.Sprint(*b)
 }
