@@ -32,8 +32,8 @@ type Reviewer interface {
 
 // Review is what the reviewer is shown of one request.
 type Review struct {
-	Test              string
-	File              string
+	Test               string
+	File               string
 	Shipped, Rewritten string
 	// Requirements are the phase's boundaries and symptoms: what the
 	// issue asks of the code.

@@ -14,7 +14,7 @@ import (
 // judgePrompt and reviewerPrompt are the judge's and the reviewer's
 // pinned instructions.
 const (
-	judgePrompt = `You judge one turn of a coding agent fixing a bug for a user. The test results are the primary evidence. Say whether the work is completed (every acceptance test passes), ongoing, or unresolved (the turn budget is spent), and which one failing acceptance test the user should speak about next. Answer with one JSON object and nothing else: {"verdict": "completed" | "ongoing" | "unresolved", "focus": "TEST_ID or empty", "guidance": "one sentence for the user simulator"}.`
+	judgePrompt    = `You judge one turn of a coding agent fixing a bug for a user. The test results are the primary evidence. Say whether the work is completed (every acceptance test passes), ongoing, or unresolved (the turn budget is spent), and which one failing acceptance test the user should speak about next. Answer with one JSON object and nothing else: {"verdict": "completed" | "ongoing" | "unresolved", "focus": "TEST_ID or empty", "guidance": "one sentence for the user simulator"}.`
 	reviewerPrompt = `You review a judge's decision on one turn of a coding agent fixing a bug. Check it against the evidence: the verdict must follow the test results, and the focus must be a failing acceptance test. Answer with one JSON object and nothing else: {"accept": true} to keep it, or {"accept": false, "verdict": "...", "focus": "...", "guidance": "...", "why": "one sentence"} to rewrite it.`
 )
 

@@ -106,8 +106,8 @@ type Turn struct {
 	Unknown int `json:"unknown_questions,omitempty"`
 	// UserEdits are the files the user changed during the turn (its
 	// Counter-Edits); the next turn's message says so.
-	UserEdits []string `json:"user_edits,omitempty"`
-	FallbackWhy   string `json:"fallback_why,omitempty"`
+	UserEdits   []string `json:"user_edits,omitempty"`
+	FallbackWhy string   `json:"fallback_why,omitempty"`
 	// Judge is the judge's decision on the turn and the reviewer's word
 	// on it (nil: tests-only).
 	Judge *Judgement `json:"judge,omitempty"`

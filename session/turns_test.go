@@ -24,8 +24,8 @@ func (c *chatty) TurnEnd(user.History) *user.Act {
 	return &user.Act{Message: "and now?"}
 }
 func (c *chatty) Result() *result.Conversation { return &result.Conversation{Turns: c.turns} }
-func (c *chatty) Failed() error                 { return nil }
-func (c *chatty) Close() error                  { return nil }
+func (c *chatty) Failed() error                { return nil }
+func (c *chatty) Close() error                 { return nil }
 
 // TestNoSessionToResume: an agent whose preset resumes by session id and
 // that never reports one ends the conversation after its first turn, and
