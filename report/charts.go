@@ -9,6 +9,7 @@ import (
 
 	"github.com/swetouch/swetouch/event"
 	"github.com/swetouch/swetouch/score"
+	"github.com/swetouch/swetouch/stats"
 )
 
 // Colours of the conditions in the charts, and of the events on the
@@ -49,7 +50,9 @@ type barChart struct {
 	series          []string
 	// value is the bar of group g, series s: its height, its sd (0 for
 	// none), and whether there is a bar at all.
-	value    func(g, s int) (v, sd float64, ok bool)
+	value func(g, s int) (v, sd float64, ok bool)
+	// ci, when set, is the bar's 95% interval, drawn as whiskers
+	ci       func(g, s int) *stats.Interval
 	min, max float64
 	ticks    []float64
 	format   func(float64) string
@@ -108,6 +111,13 @@ func (c barChart) svg() template.HTML {
 				if sd > 0 {
 					cx := x + bw/2
 					fmt.Fprintf(&b, `<line class="sd" x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f"/>`, cx, cx, c.y(v-sd), c.y(v+sd))
+				}
+				if c.ci != nil {
+					if iv := c.ci(g, s); iv != nil {
+						cx := x + bw/2
+						fmt.Fprintf(&b, `<line class="whisker" x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f"/><line class="whisker" x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f"/><line class="whisker" x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f"/>`,
+							cx, cx, c.y(iv.Lo), c.y(iv.Hi), cx-5, cx+5, c.y(iv.Lo), c.y(iv.Lo), cx-5, cx+5, c.y(iv.Hi), c.y(iv.Hi))
+					}
 				}
 				ly := top - 5
 				if v < 0 {

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/swetouch/swetouch/result"
 	"github.com/swetouch/swetouch/score"
 
 	_ "embed"
@@ -20,7 +21,12 @@ type Report struct {
 	Title   string             `json:"title"`
 	Summary []score.Row        `json:"summary"`
 	Ranks   []score.RankChange `json:"rank_changes,omitempty"`
-	Trials  []TrialSummary     `json:"trials"`
+	// Turns are the conversations' rows; Comparisons the paired tests;
+	// Costs the traffic.
+	Turns       []score.TurnRow    `json:"conversations,omitempty"`
+	Comparisons []score.Comparison `json:"comparisons,omitempty"`
+	Costs       []score.CostRow    `json:"costs,omitempty"`
+	Trials      []TrialSummary     `json:"trials"`
 }
 
 // TrialSummary is one trial as the report lists it.
@@ -41,13 +47,16 @@ type TrialSummary struct {
 	Fate        string        `json:"user_edit_fate,omitempty"`
 	After       *score.Counts `json:"after_last_user_edit,omitempty"`
 	Marks       []score.Mark  `json:"timeline"`
+	// Conversation is a multi-turn trial's turns (its timeline by turn).
+	Conversation *result.Conversation `json:"conversation,omitempty"`
 }
 
 // New builds a report from trials. Folders are shown relative to
 // root when they are under it.
 func New(title, root string, trials []score.Trial, opts ...score.Option) *Report {
 	rows := score.Summarize(trials, opts...)
-	rep := &Report{Title: title, Summary: rows, Ranks: score.Ranks(rows), Trials: []TrialSummary{}}
+	rep := &Report{Title: title, Summary: rows, Ranks: score.Ranks(rows), Trials: []TrialSummary{},
+		Turns: score.TurnRows(trials, opts...), Comparisons: score.Comparisons(trials, opts...), Costs: score.Costs(trials)}
 	for _, t := range trials {
 		r := t.Result
 		dir := t.Dir
@@ -57,7 +66,7 @@ func New(title, root string, trials []score.Trial, opts ...score.Option) *Report
 		rep.Trials = append(rep.Trials, TrialSummary{
 			Dir: dir, Task: r.Task, Agent: r.AgentName, Condition: r.Condition, Run: runName(t.Dir),
 			Resolved: r.Resolved, Reason: r.Reason, Steps: r.Steps, Applied: r.Applied, Delivered: r.Delivered, Unconfirmed: r.Unconfirmed,
-			Fate: t.Fate, After: t.After, Marks: t.Marks,
+			Fate: t.Fate, After: t.After, Marks: t.Marks, Conversation: r.Conversation,
 		})
 	}
 	sort.SliceStable(rep.Trials, func(i, j int) bool {
@@ -161,12 +170,27 @@ var reportTemplate string
 // no outside resources, so it opens anywhere and can be mailed.
 func (r *Report) WriteHTML(w io.Writer) error {
 	t, err := template.New("report").Funcs(template.FuncMap{
-		"pct":   func(f float64) string { return fmt.Sprintf("%.0f%%", 100*f) },
-		"pp":    func(f float64) string { return fmt.Sprintf("%+.0f pp", 100*f) },
-		"ptr":   func(f *float64) string { return fmtPtrPct(f) },
-		"bool":  showBool,
-		"deref": func(b *bool) bool { return b != nil && *b },
-		"fate":  func(s string) string { return orDash(s) },
+		"pct":  func(f float64) string { return fmt.Sprintf("%.0f%%", 100*f) },
+		"pp":   func(f float64) string { return fmt.Sprintf("%+.0f pp", 100*f) },
+		"ptr":  func(f *float64) string { return fmtPtrPct(f) },
+		"bool": showBool,
+		"deref": func(b any) any {
+			switch b := b.(type) {
+			case *bool:
+				return b != nil && *b
+			case *int:
+				if b == nil {
+					return 0
+				}
+				return *b
+			}
+			return b
+		},
+		"deref64": func(f *float64) float64 { return *f },
+		"ci":      ci,
+		"inc":     func(i int) int { return i + 1 },
+		"passing": passing,
+		"fate":    func(s string) string { return orDash(s) },
 		"after": func(c *score.Counts) string {
 			if c == nil {
 				return "–"
@@ -179,11 +203,13 @@ func (r *Report) WriteHTML(w io.Writer) error {
 	}
 	return t.Execute(w, struct {
 		*Report
-		Charts    []template.HTML
-		Timeline  template.HTML
-		Legend    template.HTML
-		NoVanilla bool
-	}{r, r.charts(), r.timeline(), timelineLegend(), !r.hasVanilla()})
+		Charts           []template.HTML
+		Timeline         template.HTML
+		Legend           template.HTML
+		NoVanilla        bool
+		Curves, LDPRBars template.HTML
+		BudgetRanks      []score.BudgetRank
+	}{r, r.charts(), r.timeline(), timelineLegend(), !r.hasVanilla(), r.curves(), r.ldprBars(), budgetRanks(r.Turns)})
 }
 
 func (r *Report) hasVanilla() bool {
@@ -214,4 +240,12 @@ func showBool(b *bool) string {
 		return "null"
 	}
 	return fmt.Sprint(*b)
+}
+
+// budgetRanks are the ranks by budget, when there are agents to rank.
+func budgetRanks(rows []score.TurnRow) []score.BudgetRank {
+	if len(rows) < 2 {
+		return nil
+	}
+	return score.BudgetRanks(rows)
 }

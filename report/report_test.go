@@ -240,3 +240,66 @@ func TestReportFiles(t *testing.T) {
 	}
 	checkReport(t, filepath.Join(out, HTMLFile), rep)
 }
+
+// TestReportConversations: conversations get their table, the
+// resolved-within-k curves with their bands, LDPR bars with whiskers,
+// the ranks by budget, the paired comparisons and a turn timeline per
+// trial (persona, what the user revealed, tests passing, edits,
+// Counter-Edits), as Chromium shows them.
+func TestReportConversations(t *testing.T) {
+	root := t.TempDir()
+	at := func(n int) *int { return &n }
+	yes, no := true, false
+	for i, c := range []struct {
+		agent, task string
+		resolved    *bool
+		turn        *int
+		w           float64
+	}{{"a", "c1", &yes, at(1), 1}, {"a", "c2", &yes, at(2), 1.5}, {"b", "c1", &yes, at(3), 3}, {"b", "c2", &no, nil, 5}} {
+		d := filepath.Join(root, c.agent, "vanilla", c.task, "run-0")
+		os.MkdirAll(d, 0o755)
+		turns := []result.Turn{{Turn: 1, Persona: "vague/wrong", Phase: "p1", Items: []string{}, UserMessage: "hi", Tests: map[string]string{"t1": "fail", "t2": "pass"}, Verdict: "ongoing", UserEdits: []string{"pricing.py"}},
+			{Turn: 2, Persona: "precise/correct", Phase: "p1", Items: []string{"s1", "c2"}, UserMessage: "more", Tests: map[string]string{"t1": "pass", "t2": "pass"}, Edited: true, Verdict: "resolved"}}
+		b, _ := json.Marshal(result.Run{Task: c.task, Condition: "vanilla", AgentName: c.agent, Resolved: c.resolved, Steps: 2,
+			Conversation: &result.Conversation{PersonaChain: []string{"vague/wrong"}, Budget: 5, Turns: turns, ResolvedTurn: c.turn, WeightedTurns: c.w}})
+		os.WriteFile(filepath.Join(d, "result.json"), b, 0o644)
+		os.WriteFile(filepath.Join(d, "trajectory.jsonl"), []byte(`{"format":"swetouch-trajectory","version":1}`+"\n"+
+			fmt.Sprintf(`{"seq":1,"actor":"agent","kind":"read","step":0,"command":"cat x%d.py"}`, i)+"\n"), 0o644)
+	}
+	trials, err := score.Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := New("conversations", root, trials)
+	out := filepath.Join(root, "out")
+	if err := rep.Write(out); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Turns) != 2 || len(rep.Comparisons) == 0 {
+		t.Fatalf("turns %+v comparisons %+v", rep.Turns, rep.Comparisons)
+	}
+	page, _ := filepath.Abs(filepath.Join(out, HTMLFile))
+	dom := string(browse(t, page, "--dump-dom"))
+	curves := section(dom, `id="chart-turns"`, "</figure>")
+	ldpr := section(dom, `id="chart-ldpr"`, "</figure>")
+	for _, c := range []struct {
+		what      string
+		got, want int
+	}{
+		{"curves", strings.Count(curves, `class="curve"`), 2},
+		{"bands", strings.Count(curves, `class="band"`), 2},
+		{"LDPR bars", strings.Count(ldpr, `class="bar"`), 2},
+		{"LDPR whiskers", strings.Count(ldpr, `class="whisker"`), 2 * 3},
+		{"turn timelines", strings.Count(dom, `class="turn-timeline"`), 4},
+		{"comparison rows", strings.Count(section(dom, `id="separation"`, "</table>"), "<tr>") - 1, len(rep.Comparisons)},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s: %d in the browser's DOM, want %d", c.what, c.got, c.want)
+		}
+	}
+	for _, text := range []string{"Conversations", "Paired comparisons", "vague/wrong", "s1, c2", "pricing.py", "1/2", "place at k = 1"} {
+		if !strings.Contains(dom, text) {
+			t.Errorf("the page does not show %q", text)
+		}
+	}
+}
