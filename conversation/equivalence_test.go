@@ -119,3 +119,38 @@ func read(t *testing.T, dir, name string) string {
 	}
 	return string(b)
 }
+
+// TestModelsRecorded: a task's user records each model's calls in the
+// run folder, one file per role, and its result says what each cost.
+func TestModelsRecorded(t *testing.T) {
+	tk, err := task.Load(filepath.Join("testdata", "rename"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ct, err := LoadTask(tk, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	serve := func(answer string) *user.Chat {
+		srv := httptest.NewServer(model.NewServer(&model.Script{Final: answer}, nil))
+		t.Cleanup(srv.Close)
+		return &user.Chat{URL: srv.URL + "/v1", Model: "m"}
+	}
+	ct.Models = Models{Judge: serve(`{"verdict": "ongoing", "focus": "test_double"}`), Review: serve(`{"accept": true}`)}
+	ws, out := t.TempDir(), t.TempDir()
+	if _, err := task.CopyRegular(tk.Repo, ws); err != nil {
+		t.Fatal(err)
+	}
+	u := ct.User(ws, out)
+	u.TurnEnd(user.Events(nil))
+	u.Close()
+	m := u.Result().Models
+	if m["judge"].Calls != 1 || m["reviewer"].Calls != 1 {
+		t.Errorf("models %+v", m)
+	}
+	for _, f := range []string{JudgeLog, ReviewLog} {
+		if b, err := os.ReadFile(filepath.Join(out, f)); err != nil || !strings.Contains(string(b), `"request"`) {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/swetouch/swetouch/task"
 	"github.com/swetouch/swetouch/user"
@@ -78,17 +79,11 @@ func (p *Package) chain(m *Model) []string {
 func (ct *Task) User(workspace, out string, opts ...task.VerifyOption) *User {
 	uo := []Option{WithRewrites(taskRewrites{t: ct.Task, ws: workspace, opts: opts})}
 	var tapes []*os.File
+	roles := map[string]user.Writer{}
 	record := func(w user.Writer, name string) user.Writer {
-		chat, ok := w.(*user.Chat)
-		if !ok || chat.Record != nil || out == "" {
-			return w
-		}
-		f, err := os.Create(filepath.Join(out, name))
-		if err != nil {
-			return w
-		}
-		tapes = append(tapes, f)
-		return &user.Chat{URL: chat.URL, Model: chat.Model, Key: chat.Key, Client: chat.Client, Record: f}
+		w = recorded(w, name, out, &tapes)
+		roles[strings.TrimSuffix(name, "-model.jsonl")] = w
+		return w
 	}
 	if w := ct.Models.Review; w != nil {
 		review := record(w, ReviewLog)
@@ -101,8 +96,23 @@ func (ct *Task) User(workspace, out string, opts ...task.VerifyOption) *User {
 		uo = append(uo, WithPhrasing(record(w, PhraseLog)))
 	}
 	u := NewUser(ct.Package, ct.Chain, TaskTester(ct.Package, ct.Task, workspace, opts...), uo...)
-	u.tapes = tapes
+	u.tapes, u.roles = tapes, roles
 	return u
+}
+
+// recorded is w recording its calls in out/name (a user.Chat that does
+// not record elsewhere), the file added to tapes.
+func recorded(w user.Writer, name, out string, tapes *[]*os.File) user.Writer {
+	chat, ok := w.(*user.Chat)
+	if !ok || chat.Record != nil || out == "" {
+		return w
+	}
+	f, err := os.Create(filepath.Join(out, name))
+	if err != nil {
+		return w
+	}
+	*tapes = append(*tapes, f)
+	return &user.Chat{URL: chat.URL, Model: chat.Model, Key: chat.Key, Client: chat.Client, Record: f}
 }
 
 // taskRewrites runs a task's test.sh on the tests as the workspace holds

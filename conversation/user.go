@@ -42,6 +42,7 @@ type User struct {
 	review   user.Writer
 	phrase   user.Writer // nil: the offline renderer
 	tapes    []*os.File
+	roles    map[string]user.Writer // the models by role, for their cost
 }
 
 // Close ends the recordings of the models' calls.
@@ -210,7 +211,16 @@ func (u *User) Failed() error { return u.failed }
 
 // Result is the conversation as result.json keeps it.
 func (u *User) Result() *result.Conversation {
-	return &result.Conversation{PersonaChain: u.Chain(), Budget: u.pkg.Budget, Turns: u.Turns(), ResolvedTurn: u.solved, WeightedTurns: u.WeightedTurns()}
+	c := &result.Conversation{PersonaChain: u.Chain(), Budget: u.pkg.Budget, Turns: u.Turns(), ResolvedTurn: u.solved, WeightedTurns: u.WeightedTurns()}
+	for role, w := range u.roles {
+		if m, ok := w.(user.Metered); ok {
+			if c.Models == nil {
+				c.Models = map[string]user.Usage{}
+			}
+			c.Models[role] = m.Usage()
+		}
+	}
+	return c
 }
 
 // ResolvedTurn is the turn that resolved the task, or nil.

@@ -75,6 +75,9 @@ type Conversation struct {
 	// Ended says why the conversation ended before its user ended it (the
 	// agent gave no session to resume); the work is judged as it stands.
 	Ended string `json:"ended,omitempty"`
+	// Models are what the user's own models cost, by role (phrase, judge,
+	// reviewer): apart from the agent's.
+	Models map[string]user.Usage `json:"models,omitempty"`
 }
 
 // Turn is one turn of a conversation: what the user said to open it (and

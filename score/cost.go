@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/swetouch/swetouch/result"
+	"github.com/swetouch/swetouch/user"
 )
 
 // CostRow is what one agent's trials under one condition cost: the
@@ -27,6 +28,10 @@ type CostRow struct {
 	// completion tokens), counted apart.
 	UserCalls  int `json:"user_model_calls"`
 	UserTokens int `json:"user_model_tokens"`
+	// JudgeCalls and JudgeTokens are a conversation's judge's and
+	// reviewer's, counted apart too.
+	JudgeCalls  int `json:"judge_calls"`
+	JudgeTokens int `json:"judge_tokens"`
 }
 
 // Costs sums the trials' model usage by agent and condition (sorted);
@@ -36,7 +41,11 @@ func Costs(trials []Trial) []CostRow {
 	known := map[cell]bool{}
 	for _, t := range trials {
 		r := t.Result
-		if r.ModelUsage == nil && r.UserModel == nil {
+		var models map[string]user.Usage
+		if r.Conversation != nil {
+			models = r.Conversation.Models
+		}
+		if r.ModelUsage == nil && r.UserModel == nil && len(models) == 0 {
 			continue
 		}
 		c := cell{r.AgentName, r.Condition}
@@ -48,6 +57,15 @@ func Costs(trials []Trial) []CostRow {
 		if u := r.UserModel; u != nil {
 			row.UserCalls += u.Calls
 			row.UserTokens += u.PromptTokens + u.CompletionTokens
+		}
+		for role, u := range models {
+			if role == "phrase" {
+				row.UserCalls += u.Calls
+				row.UserTokens += u.PromptTokens + u.CompletionTokens
+			} else {
+				row.JudgeCalls += u.Calls
+				row.JudgeTokens += u.PromptTokens + u.CompletionTokens
+			}
 		}
 		if mu := r.ModelUsage; mu != nil {
 			row.Trials++
@@ -85,7 +103,7 @@ func WriteCosts(w io.Writer, rows []CostRow) {
 		return
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "agent\tcondition\ttrials\tcalls\tinput tokens\t(cached)\toutput tokens\tper trial (calls, in, out)\tcost\tuser model (calls, tokens)")
+	fmt.Fprintln(tw, "agent\tcondition\ttrials\tcalls\tinput tokens\t(cached)\toutput tokens\tper trial (calls, in, out)\tcost\tuser model (calls, tokens)\tjudge and reviewer (calls, tokens)")
 	for _, r := range rows {
 		per := "–"
 		if r.Trials > 0 {
@@ -96,8 +114,8 @@ func WriteCosts(w io.Writer, rows []CostRow) {
 		if r.CostUSD != nil {
 			cost = fmt.Sprintf("$%.4f", *r.CostUSD)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%d, %d\n", r.Agent, r.Condition, r.Trials, r.Calls, r.Input, r.Cached, r.Output, per, cost, r.UserCalls, r.UserTokens)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%d, %d\t%d, %d\n", r.Agent, r.Condition, r.Trials, r.Calls, r.Input, r.Cached, r.Output, per, cost, r.UserCalls, r.UserTokens, r.JudgeCalls, r.JudgeTokens)
 	}
 	tw.Flush()
-	fmt.Fprintln(w, "cost: the agent's tokens at the --prices given (– where a model's price was not); the user model's calls are counted apart.")
+	fmt.Fprintln(w, "cost: the agent's tokens at the --prices given (– where a model's price was not); the user model's (and a conversation's phrasing) and the judge's and reviewer's calls are counted apart.")
 }

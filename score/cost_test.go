@@ -21,12 +21,14 @@ func TestCosts(t *testing.T) {
 		run("b", &result.ModelUsage{Tokens: tok, CostUSD: usd(1)}, nil),
 		run("b", &result.ModelUsage{Tokens: tok}, nil), // a model without a price
 		run("c", nil, nil),
+		{Result: result.Run{AgentName: "a", Condition: "vanilla", Conversation: &result.Conversation{Models: map[string]user.Usage{
+			"phrase": {Calls: 2, PromptTokens: 10, CompletionTokens: 2}, "judge": {Calls: 3, PromptTokens: 30}, "reviewer": {Calls: 3, PromptTokens: 20, CompletionTokens: 5}}}}},
 	})
 	if len(rows) != 2 {
 		t.Fatalf("rows %+v", rows)
 	}
 	a, b := rows[0], rows[1]
-	if a.Trials != 2 || a.Calls != 4 || a.Input != 200 || a.Cached != 80 || a.Output != 20 || a.CostUSD == nil || *a.CostUSD != 0.75 || a.UserCalls != 1 || a.UserTokens != 35 {
+	if a.Trials != 2 || a.Calls != 4 || a.Input != 200 || a.Cached != 80 || a.Output != 20 || a.CostUSD == nil || *a.CostUSD != 0.75 || a.UserCalls != 3 || a.UserTokens != 47 || a.JudgeCalls != 6 || a.JudgeTokens != 55 {
 		t.Errorf("a: %+v", a)
 	}
 	if b.Trials != 2 || b.CostUSD != nil {
