@@ -76,3 +76,49 @@ func TestModelUpstream(t *testing.T) {
 		t.Errorf("replay against the run's cassette: %v\n%s", err, got)
 	}
 }
+
+// TestEvalModelUpstream: eval gives every trial a recorder of its own:
+// each trial's folder holds its cassette and its usage, and together
+// they count every call the provider answered.
+func TestEvalModelUpstream(t *testing.T) {
+	p, _, err := agents.PresetFor("claude")
+	if err != nil {
+		t.Skipf("claude is not installed: %v", err)
+	}
+	bin, err := testbin.Dir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := model.LoadScript(filepath.Join("agents", "claude", "py-discount.script.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := model.NewServer(s, nil)
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	tasks := t.TempDir()
+	if out, err := exec.Command("cp", "-r", filepath.Join("tasks", "py-discount"), filepath.Join("tasks", "py-slugify"), tasks).CombinedOutput(); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	out := t.TempDir()
+	cmd := exec.Command(filepath.Join(bin, "swetouch"), "eval", "--tasks", tasks, "--agent", p.Name, "--conditions", "vanilla", "--model-upstream", ts.URL, "--out", out)
+	cmd.Env = append(os.Environ(), "IS_SANDBOX=1")
+	if got, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("eval: %v\n%s", err, got)
+	}
+	results, _ := filepath.Glob(filepath.Join(out, "*", "*", "*", "run-*", result.File))
+	calls := 0
+	for _, f := range results {
+		res, err := result.Read(f)
+		if err != nil || res.ModelUsage == nil || res.ModelUsage.Calls == 0 {
+			t.Fatalf("%s: %v %+v", f, err, res)
+		}
+		if _, err := os.Stat(filepath.Join(filepath.Dir(f), res.ModelUsage.Cassette)); err != nil {
+			t.Errorf("%s: no cassette: %v", f, err)
+		}
+		calls += res.ModelUsage.Calls
+	}
+	if len(results) != 2 || calls != len(srv.Exchanges()) {
+		t.Errorf("%d trials counted %d calls; the provider answered %d", len(results), calls, len(srv.Exchanges()))
+	}
+}
