@@ -47,6 +47,8 @@ type TrialSummary struct {
 	Fate        string        `json:"user_edit_fate,omitempty"`
 	After       *score.Counts `json:"after_last_user_edit,omitempty"`
 	Marks       []score.Mark  `json:"timeline"`
+	// ModelUsage is the trial's own model traffic (run --model-upstream).
+	ModelUsage *result.ModelUsage `json:"model_usage,omitempty"`
 	// Conversation is a multi-turn trial's turns (its timeline by turn).
 	Conversation *result.Conversation `json:"conversation,omitempty"`
 }
@@ -66,7 +68,7 @@ func New(title, root string, trials []score.Trial, opts ...score.Option) *Report
 		rep.Trials = append(rep.Trials, TrialSummary{
 			Dir: dir, Task: r.Task, Agent: r.AgentName, Condition: r.Condition, Run: runName(t.Dir),
 			Resolved: r.Resolved, Reason: r.Reason, Steps: r.Steps, Applied: r.Applied, Delivered: r.Delivered, Unconfirmed: r.Unconfirmed,
-			Fate: t.Fate, After: t.After, Marks: t.Marks, Conversation: r.Conversation,
+			Fate: t.Fate, After: t.After, Marks: t.Marks, Conversation: r.Conversation, ModelUsage: r.ModelUsage,
 		})
 	}
 	sort.SliceStable(rep.Trials, func(i, j int) bool {
@@ -151,14 +153,29 @@ func writeFileAtomic(path string, write func(io.Writer) error) error {
 
 // WriteTrialsCSV writes one line per trial.
 func (r *Report) WriteTrialsCSV(w io.Writer) error {
-	fmt.Fprintln(w, "dir,task,agent,condition,run,resolved,reason,steps,interventions_applied,messages_delivered,user_edit_fate,reads_after,edits_after,tests_after")
+	fmt.Fprintln(w, "dir,task,agent,condition,run,resolved,reason,steps,interventions_applied,messages_delivered,user_edit_fate,reads_after,edits_after,tests_after,model_calls,input_tokens,cached_input_tokens,output_tokens,cost_usd,resolved_turn,weighted_turns")
 	for _, t := range r.Trials {
 		after := ",,"
 		if t.After != nil {
 			after = fmt.Sprintf("%d,%d,%d", t.After.Reads, t.After.Edits, t.After.Tests)
 		}
-		fmt.Fprintf(w, "%s,%s,%s,%s,%s,%s,%s,%d,%d,%d,%s,%s\n", score.CSVField(t.Dir), score.CSVField(t.Task), score.CSVField(t.Agent), score.CSVField(t.Condition), t.Run,
-			showBool(t.Resolved), score.CSVField(t.Reason), t.Steps, t.Applied, t.Delivered, t.Fate, after)
+		usage := ",,,,"
+		if u := t.ModelUsage; u != nil {
+			cost := ""
+			if u.CostUSD != nil {
+				cost = fmt.Sprintf("%.6f", *u.CostUSD)
+			}
+			usage = fmt.Sprintf("%d,%d,%d,%d,%s", u.Calls, u.Input, u.Cached, u.Output, cost)
+		}
+		turns := ","
+		if c := t.Conversation; c != nil {
+			turns = fmt.Sprintf(",%.1f", c.WeightedTurns)
+			if c.ResolvedTurn != nil {
+				turns = fmt.Sprintf("%d,%.1f", *c.ResolvedTurn, c.WeightedTurns)
+			}
+		}
+		fmt.Fprintf(w, "%s,%s,%s,%s,%s,%s,%s,%d,%d,%d,%s,%s,%s,%s\n", score.CSVField(t.Dir), score.CSVField(t.Task), score.CSVField(t.Agent), score.CSVField(t.Condition), t.Run,
+			showBool(t.Resolved), score.CSVField(t.Reason), t.Steps, t.Applied, t.Delivered, t.Fate, after, usage, turns)
 	}
 	return nil
 }

@@ -119,3 +119,12 @@ func WriteCosts(w io.Writer, rows []CostRow) {
 	tw.Flush()
 	fmt.Fprintln(w, "cost: the agent's tokens at the --prices given (– where a model's price was not); the user model's (and a conversation's phrasing) and the judge's and reviewer's calls are counted apart.")
 }
+
+// WriteCostsCSV writes the cost rows as CSV.
+func WriteCostsCSV(w io.Writer, rows []CostRow) {
+	fmt.Fprintln(w, "agent,condition,trials,calls,input_tokens,cached_input_tokens,output_tokens,cost_usd,user_model_calls,user_model_tokens,judge_calls,judge_tokens")
+	for _, r := range rows {
+		fmt.Fprintf(w, "%s,%s,%d,%d,%d,%d,%d,%s,%d,%d,%d,%d\n", CSVField(r.Agent), CSVField(r.Condition), r.Trials, r.Calls, r.Input, r.Cached, r.Output,
+			csvOpt(r.CostUSD), r.UserCalls, r.UserTokens, r.JudgeCalls, r.JudgeTokens)
+	}
+}

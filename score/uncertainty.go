@@ -117,7 +117,7 @@ func intervalOf(values []float64, c stats.Config) *stats.Interval {
 // one agent, or one agent against another under one condition, over the
 // tasks both were run on.
 type Comparison struct {
-	Metric    string          `json:"metric"` // resolve_rate or ldpr
+	Metric    string          `json:"metric"` // resolve_rate, ldpr or first_turn
 	Kind      string          `json:"kind"`   // condition (against vanilla) or agents
 	A         string          `json:"a"`
 	B         string          `json:"b"`
@@ -135,17 +135,17 @@ type Comparison struct {
 }
 
 // Comparisons are the paired tests of the trials: for the resolve rate
-// (single-turn) and for LDPR (conversations), every condition against
-// its agent's vanilla and every pair of agents under each condition,
-// each a permutation test on per-task differences with a task bootstrap
-// interval, BH-adjusted within the metric's family.
+// (single-turn), and for LDPR and first-turn resolution (conversations),
+// every condition against its agent's vanilla and every pair of agents
+// under each condition, each a permutation test on per-task differences
+// with a task bootstrap interval, BH-adjusted within the metric's family.
 func Comparisons(trials []Trial, opts ...Option) []Comparison {
 	o := optionsOf(opts)
 	var out []Comparison
 	for _, m := range []struct {
 		name  string
 		value func(Trial) (float64, bool)
-	}{{"resolve_rate", solved}, {"ldpr", ldprScore}} {
+	}{{"resolve_rate", solved}, {"ldpr", ldprScore}, {"first_turn", firstTurn}} {
 		out = append(out, family(m.name, taskMeans(trials, m.value), o.stats)...)
 	}
 	return out
@@ -193,6 +193,18 @@ func family(metric string, cells map[cell]perTask, c stats.Config) []Comparison 
 		fam[i].PAdj, fam[i].Separated = adj[i], adj[i] <= 0.05
 	}
 	return fam
+}
+
+// firstTurn is 1 for a conversation resolved at its first turn.
+func firstTurn(t Trial) (float64, bool) {
+	r := t.Result
+	if r.Conversation == nil || r.Resolved == nil {
+		return 0, false
+	}
+	if rt := r.ResolvedTurn; rt != nil && *rt == 1 {
+		return 1, true
+	}
+	return 0, true
 }
 
 // ldprScore is a conversation's LDPR score (docs/metrics.md).

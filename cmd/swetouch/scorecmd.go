@@ -62,8 +62,10 @@ func scoreCmd() *cobra.Command {
 					score.WriteTurnCSV(w, turns)
 				case "comparisons":
 					score.WriteComparisonsCSV(w, cmp)
+				case "costs":
+					score.WriteCostsCSV(w, score.Costs(trials))
 				default:
-					return badInput("--table: want summary, turns or comparisons, got %q", table)
+					return badInput("--table: want summary, turns, comparisons or costs, got %q", table)
 				}
 			default:
 				writeScores(w, rep, turns, cmp, sc, trials)
@@ -77,7 +79,7 @@ func scoreCmd() *cobra.Command {
 	}
 	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	c.Flags().BoolVar(&asCSV, "csv", false, "print CSV")
-	c.Flags().StringVar(&table, "table", "summary", "with --csv: summary, turns (conversations, a line per budget k) or comparisons (the paired tests)")
+	c.Flags().StringVar(&table, "table", "summary", "with --csv: summary, turns (conversations, a line per budget k), comparisons (the paired tests) or costs (calls and tokens)")
 	c.Flags().BoolVar(&trialsToo, "trials", false, "also list every trial: fate of the user edit, reads/edits/tests after it (with --csv: only the trials)")
 	c.Flags().IntVar(&sc.Resamples, "resamples", stats.DefaultConfig.Resamples, "bootstrap and Monte Carlo permutation resamples")
 	c.Flags().Uint64Var(&sc.Seed, "seed", stats.DefaultConfig.Seed, "the resampling's seed")
