@@ -225,8 +225,9 @@ func (r *Report) WriteHTML(w io.Writer) error {
 		Legend           template.HTML
 		NoVanilla        bool
 		Curves, LDPRBars template.HTML
+		RankChart, Grid  template.HTML
 		BudgetRanks      []score.BudgetRank
-	}{r, r.charts(), r.timeline(), timelineLegend(), !r.hasVanilla(), r.curves(), r.ldprBars(), budgetRanks(r.Turns)})
+	}{r, r.charts(), r.timeline(), timelineLegend(), !r.hasVanilla(), r.curves(), r.ldprBars(), r.rankChart(), r.separationGrid(), budgetRanks(r.Turns)})
 }
 
 func (r *Report) hasVanilla() bool {

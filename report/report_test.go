@@ -292,6 +292,9 @@ func TestReportConversations(t *testing.T) {
 		{"LDPR whiskers", strings.Count(ldpr, `class="whisker"`), 2 * 3},
 		{"turn timelines", strings.Count(dom, `class="turn-timeline"`), 4},
 		{"comparison rows", strings.Count(section(dom, `id="separation"`, "</table>"), "<tr>") - 1, len(rep.Comparisons)},
+		{"rank lines", strings.Count(section(dom, `id="chart-ranks"`, "</figure>"), `class="rank"`), 2},
+		{"separation grids", strings.Count(dom, `<table class="grid"`), 2}, // LDPR and first turn under vanilla
+		{"pair cells", strings.Count(dom, `class="apart"`) + strings.Count(dom, `class="separated"`), 2 * 2},
 	} {
 		if c.got != c.want {
 			t.Errorf("%s: %d in the browser's DOM, want %d", c.what, c.got, c.want)

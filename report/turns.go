@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"html/template"
+	"math"
 	"strings"
 
 	"github.com/swetouch/swetouch/score"
@@ -108,4 +109,123 @@ func ci(iv *stats.Interval) string {
 		return ""
 	}
 	return fmt.Sprintf("[%.1f, %.1f]", 100*iv.Lo, 100*iv.Hi)
+}
+
+// rankChart draws each agent's place by resolved-within-k at every
+// budget k (1 at the top): where the lines cross, the ranking changes
+// with the budget.
+func (r *Report) rankChart() template.HTML {
+	ranks := budgetRanks(r.Turns)
+	if len(ranks) == 0 {
+		return ""
+	}
+	K, places := 0, 1
+	for _, br := range ranks {
+		K = max(K, len(br.Ranks))
+		for _, p := range br.Ranks {
+			places = max(places, p)
+		}
+	}
+	x := func(k int) float64 {
+		if K < 2 {
+			return marginL + plotW/2
+		}
+		return marginL + float64(plotW)*float64(k-1)/float64(K-1)
+	}
+	y := func(p int) float64 {
+		if places < 2 {
+			return marginTop + plotH/2
+		}
+		return marginTop + float64(plotH)*float64(p-1)/float64(places-1)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, `<figure class="chart" id="chart-ranks"><svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" role="img" aria-label="Rank by budget">`, chartW, chartH, chartW, chartH)
+	fmt.Fprintf(&b, `<text class="title" x="%d" y="22">Place by budget k (resolved within k turns)</text>`, marginL)
+	for p := 1; p <= places; p++ {
+		fmt.Fprintf(&b, `<line class="grid" x1="%d" x2="%d" y1="%.1f" y2="%.1f"/><text class="tick" x="%d" y="%.1f" text-anchor="end">%d</text>`,
+			marginL, chartW-marginR, y(p), y(p), marginL-6, y(p)+4, p)
+	}
+	for k := 1; k <= K; k++ {
+		fmt.Fprintf(&b, `<text class="tick" x="%.1f" y="%d" text-anchor="middle">%d</text>`, x(k), chartH-marginBottom+16, k)
+	}
+	for i, br := range ranks {
+		colour := agentColours[i%len(agentColours)]
+		var pts []string
+		for k, p := range br.Ranks {
+			pts = append(pts, fmt.Sprintf("%.1f,%.1f", x(k+1), y(p)))
+		}
+		label := br.Agent + " · " + br.Condition
+		// a line a little off its neighbours', so ties stay visible
+		fmt.Fprintf(&b, `<polyline class="rank" data-agent="%s" points="%s" fill="none" stroke="%s" stroke-width="2" transform="translate(0,%d)"><title>%s</title></polyline>`,
+			esc(br.Agent), strings.Join(pts, " "), colour, 3*i-3*(len(ranks)-1)/2, esc(label))
+		fmt.Fprintf(&b, `<rect class="key" x="%d" y="%d" width="12" height="12" fill="%s"/><text class="legend" x="%d" y="%d">%s</text>`,
+			marginL+150*i, chartH-18, colour, marginL+150*i+16, chartH-8, esc(label))
+	}
+	b.WriteString(`</svg></figure>`)
+	return template.HTML(b.String())
+}
+
+// separationGrid draws, for each metric and condition, the agents against
+// each other: a cell per pair with its difference, marked when the pair
+// is separated at 5% FDR.
+func (r *Report) separationGrid() template.HTML {
+	type key struct{ metric, cond string }
+	var keys []key
+	pairs := map[key][]score.Comparison{}
+	for _, c := range r.Comparisons {
+		if c.Kind != "agents" {
+			continue
+		}
+		k := key{c.Metric, c.Condition}
+		if _, ok := pairs[k]; !ok {
+			keys = append(keys, k)
+		}
+		pairs[k] = append(pairs[k], c)
+	}
+	var b strings.Builder
+	for _, k := range keys {
+		var agents []string
+		for _, c := range pairs[k] {
+			for _, a := range []string{c.A, c.B} {
+				if !contains(agents, a) {
+					agents = append(agents, a)
+				}
+			}
+		}
+		fmt.Fprintf(&b, `<table class="grid" data-metric="%s" data-condition="%s"><caption>%s under %s: row − column</caption><thead><tr><th></th>`, esc(k.metric), esc(k.cond), esc(k.metric), esc(k.cond))
+		for _, a := range agents {
+			fmt.Fprintf(&b, `<th>%s</th>`, esc(a))
+		}
+		b.WriteString(`</tr></thead><tbody>`)
+		for _, row := range agents {
+			fmt.Fprintf(&b, `<tr><th>%s</th>`, esc(row))
+			for _, col := range agents {
+				cell, class := "", "self"
+				for _, c := range pairs[k] {
+					sign := 0.0
+					switch {
+					case c.A == row && c.B == col:
+						sign = 1
+					case c.A == col && c.B == row:
+						sign = -1
+					default:
+						continue
+					}
+					class = "apart"
+					if c.Separated {
+						class = "separated"
+					}
+					d := sign * c.Diff
+					if math.Abs(d) < 5e-4 {
+						d = 0 // no "-0.000"
+					}
+					cell = fmt.Sprintf("%+.3f (p<sub>BH</sub> %.3f)", d, c.PAdj)
+				}
+				fmt.Fprintf(&b, `<td class="%s">%s</td>`, class, cell)
+			}
+			b.WriteString(`</tr>`)
+		}
+		b.WriteString(`</tbody></table>`)
+	}
+	return template.HTML(b.String())
 }
