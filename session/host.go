@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/swetouch/swetouch/policy"
@@ -49,8 +50,11 @@ type HostConfig struct {
 	// removes if this one is killed before it can.
 	Owned []string
 	// Own names the agent's own commands (WithOwnCommands).
-	Own   func(command string) bool
-	Clock func() time.Time
+	Own func(command string) bool
+	// SelfCheck, when set, answers the agent's swetouch-self-check
+	// (WithSelfCheck): it is linked beside the shims.
+	SelfCheck func(ctx context.Context) (string, error)
+	Clock     func() time.Time
 }
 
 // Host is a hub at work: its watcher, its socket, the shim directory that
@@ -66,6 +70,7 @@ type Host struct {
 
 	root    string
 	private string
+	tools   string // commands for the agent besides the shims ("" for none)
 	watcher *watch.Watcher
 	stop    context.CancelFunc
 	served  chan struct{}
@@ -89,6 +94,9 @@ func Start(cfg HostConfig) (host *Host, err error) {
 	opts := []Option{WithClock(cfg.Clock)}
 	if cfg.Own != nil {
 		opts = append(opts, WithOwnCommands(cfg.Own))
+	}
+	if cfg.SelfCheck != nil {
+		opts = append(opts, WithSelfCheck(cfg.SelfCheck))
 	}
 	if cfg.Record != nil {
 		u, err := NewUser(cfg.Record, user.Options{Condition: cfg.Condition, Match: cfg.Match, Schedule: cfg.Schedule})
@@ -135,6 +143,22 @@ func Start(cfg HostConfig) (host *Host, err error) {
 	}
 	if h.ShimDir, err = shims(h.private, cfg.Shim); err != nil {
 		return nil, err
+	}
+	if cfg.SelfCheck != nil {
+		// the full swetouch, which answers to this name
+		self, err := os.Executable()
+		if err != nil {
+			return nil, err
+		}
+		// a folder of its own on PATH: the shim takes its own folder off
+		// PATH for the commands it runs
+		h.tools = filepath.Join(h.private, "tools")
+		if err := os.MkdirAll(h.tools, 0o755); err != nil {
+			return nil, err
+		}
+		if err := os.Symlink(self, filepath.Join(h.tools, SelfCheckCommand)); err != nil {
+			return nil, err
+		}
 	}
 	if h.Hub, err = New(cfg.Root, append(opts, WithWatcher(h.watcher), WithClients(clients(h.ShimDir)...))...); err != nil {
 		return nil, err
@@ -196,7 +220,18 @@ const commandHold = 2 * time.Second
 
 // Env is the agent's environment made from env: the shim first on PATH,
 // the hub's socket, and none of swetouch's own settings.
-func (h *Host) Env(env []string) []string { return agentEnv(env, h.ShimDir, h.Socket, h.root) }
+func (h *Host) Env(env []string) []string {
+	out := agentEnv(env, h.ShimDir, h.Socket, h.root)
+	if h.tools == "" {
+		return out
+	}
+	for i, kv := range out {
+		if p, ok := strings.CutPrefix(kv, "PATH="); ok {
+			out[i] = "PATH=" + p + string(os.PathListSeparator) + h.tools
+		}
+	}
+	return out
+}
 
 // Close records the session's end with note, stops serving and
 // watching, and removes the private directory. Call Hub.Idle first to
@@ -219,3 +254,7 @@ func (h *Host) release() {
 	}
 	os.RemoveAll(h.private)
 }
+
+// SelfCheckCommand is the command a session with a self-check puts on
+// the agent's PATH.
+const SelfCheckCommand = "swetouch-self-check"

@@ -60,6 +60,8 @@ type Hub struct {
 	// disarmed says why nothing may fire any more (the agent has exited):
 	// decisions are then recorded as skipped
 	disarmed string
+	// selfCheck answers the selfcheck op (WithSelfCheck)
+	selfCheck func(ctx context.Context) (string, error)
 }
 
 // Option configures a Hub.
@@ -87,6 +89,13 @@ func WithOwnCommands(own func(command string) bool) Option { return func(h *Hub)
 
 // WithClock sets the clock used for event times (tests pass a fixed one).
 func WithClock(now func() time.Time) Option { return func(h *Hub) { h.now = now } }
+
+// WithSelfCheck answers an agent's self-check (a generator asking
+// whether its edit does what it must, by the task's tests it cannot see)
+// with check's report.
+func WithSelfCheck(check func(ctx context.Context) (string, error)) Option {
+	return func(h *Hub) { h.selfCheck = check }
+}
 
 // New returns the hub of a run in workspace root.
 func New(root string, opts ...Option) (*Hub, error) {

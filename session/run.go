@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -79,6 +80,9 @@ type RunConfig struct {
 	// ModelUsage, when set, says what the agent's model calls cost (a
 	// recorder in front of its provider), for the result.
 	ModelUsage func() *result.ModelUsage
+	// SelfCheck, when set, answers the agent's swetouch-self-check on the
+	// workspace (a generator's check of its edit).
+	SelfCheck func(ctx context.Context, workspace string) (string, error)
 }
 
 // Run prepares a fresh workspace (a git-initialised copy of the task's
@@ -138,7 +142,11 @@ func Run(ctx context.Context, cfg RunConfig) (*result.Run, error) {
 	if !cfg.KeepWorkspace {
 		owned = append(owned[:len(owned):len(owned)], ws)
 	}
-	host, err := Start(HostConfig{Root: ws, Record: cfg.Record, Condition: cfg.Condition, Match: cfg.Match, Schedule: cfg.Schedule, Writer: userModel, Instruction: cfg.Task.Instruction, Shim: cfg.Shim, Clock: cfg.Clock, Owned: owned, Own: cfg.Own,
+	var selfCheck func(context.Context) (string, error)
+	if cfg.SelfCheck != nil {
+		selfCheck = func(ctx context.Context) (string, error) { return cfg.SelfCheck(ctx, ws) }
+	}
+	host, err := Start(HostConfig{SelfCheck: selfCheck, Root: ws, Record: cfg.Record, Condition: cfg.Condition, Match: cfg.Match, Schedule: cfg.Schedule, Writer: userModel, Instruction: cfg.Task.Instruction, Shim: cfg.Shim, Clock: cfg.Clock, Owned: owned, Own: cfg.Own,
 		User: talker(talk), Trajectory: f, Header: replay.Header{Task: cfg.Task.Name, Agent: strings.Join(cfg.Agent, " "), Source: "swetouch run", Root: ws}})
 	if err != nil {
 		return res, setupFailed(cfg.Out, res, start, fmt.Errorf("the session hub: %w", err))
@@ -354,8 +362,10 @@ func agentProcess(cfg RunConfig, cmd *exec.Cmd, host *Host, ws string) (agentPro
 	spec := sandbox.Spec{Writable: append([]string{ws}, cfg.Scratch...), Dir: ws,
 		ReadOnly: append(append([]string{host.private}, cfg.Visible...), cfg.Sandbox.Visible...),
 		Hidden:   append([]string{cfg.Task.Dir, cfg.Out}, cfg.Hidden...)}
-	if exe, err := filepath.EvalSymlinks(filepath.Join(host.ShimDir, "bash")); err == nil {
-		spec.ReadOnly = append(spec.ReadOnly, exe)
+	for _, link := range []string{filepath.Join(host.ShimDir, "bash"), filepath.Join(host.tools, SelfCheckCommand)} {
+		if exe, err := filepath.EvalSymlinks(link); err == nil && !slices.Contains(spec.ReadOnly, exe) {
+			spec.ReadOnly = append(spec.ReadOnly, exe)
+		}
 	}
 	spec.ReadOnly = append(spec.ReadOnly, sandbox.Install(cmd.Path)...)
 	// a file the agent is given on its command line (a plan, a

@@ -332,6 +332,14 @@ func (h *Hub) call(ctx context.Context, req Request) Response {
 	case "status":
 		s := h.status(ctx)
 		r.Status = &s
+	case "selfcheck":
+		if h.selfCheck == nil {
+			return Response{Error: "this session has no self-check"}
+		}
+		var report string
+		if report, err = h.selfCheck(ctx); err == nil {
+			r.Messages = []Message{{Text: report}}
+		}
 	default:
 		return Response{Error: fmt.Sprintf("field \"op\": unknown %q", req.Op)}
 	}

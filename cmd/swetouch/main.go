@@ -8,9 +8,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/shim"
 )
 
@@ -35,6 +37,8 @@ func main() {
 		shim.Exit(shim.Main(os.Args[0], os.Args[1:]))
 	case len(os.Args) > 1 && os.Args[1] == "shell":
 		shim.Exit(shim.Main("bash", os.Args[2:]))
+	case name == session.SelfCheckCommand:
+		os.Exit(selfCheck(os.Stdout, os.Stderr))
 	}
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
@@ -73,6 +77,33 @@ func newRoot() *cobra.Command {
 	}
 	root.SetVersionTemplate("swetouch {{.Version}}\n")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(classifyCmd(), importCmd(), patchCmd(), policyCmd(), runCmd(), agentCmd(), demoCmd(), modelCmd(), hookCmd(), mcpCmd(), agentConfigCmd(), gateCmd(), scoreCmd(), evalCmd(), mineCmd(), reportCmd(), assembleCmd(), installCmd(), replayCmd(), acpCmd(), gocacheCmd(), examplesCmd(), convertCmd())
+	root.AddCommand(classifyCmd(), importCmd(), patchCmd(), policyCmd(), runCmd(), agentCmd(), demoCmd(), modelCmd(), hookCmd(), mcpCmd(), agentConfigCmd(), gateCmd(), scoreCmd(), evalCmd(), mineCmd(), reportCmd(), assembleCmd(), installCmd(), replayCmd(), acpCmd(), gocacheCmd(), examplesCmd(), convertCmd(), generateCmd())
 	return root
+}
+
+// selfCheck is swetouch-self-check, as a generator agent runs it in its
+// workspace: the session's report on the edit there, exit 0 when the edit
+// does what it must, 1 when not, 2 when there is no session to ask.
+func selfCheck(stdout, stderr io.Writer) int {
+	sock := os.Getenv("SWETOUCH_SOCKET")
+	if sock == "" {
+		fmt.Fprintln(stderr, "swetouch-self-check: no session (SWETOUCH_SOCKET is not set)")
+		return 2
+	}
+	c, err := session.Dial(sock)
+	if err != nil {
+		fmt.Fprintln(stderr, "swetouch-self-check:", err)
+		return 2
+	}
+	defer c.Close()
+	report, err := c.SelfCheck()
+	if err != nil {
+		fmt.Fprintln(stderr, "swetouch-self-check:", err)
+		return 2
+	}
+	fmt.Fprintln(stdout, report)
+	if strings.HasPrefix(report, "ok:") {
+		return 0
+	}
+	return 1
 }

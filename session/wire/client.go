@@ -148,6 +148,16 @@ func (c *Client) Sync(channel string) ([]Message, error) {
 	return r.Messages, err
 }
 
+// SelfCheck asks the session's self-check for its report on the
+// workspace as it is.
+func (c *Client) SelfCheck() (string, error) {
+	r, err := c.do(Request{Op: "selfcheck"})
+	if err != nil || len(r.Messages) == 0 {
+		return "", err
+	}
+	return r.Messages[0].Text, nil
+}
+
 // Status asks for the hub's state.
 func (c *Client) Status() (Status, error) {
 	r, err := c.do(Request{Op: "status"})

@@ -71,7 +71,7 @@ func (s Status) Counts() (applied, delivered int) {
 // Request is one line a client sends. Op selects the call; the other
 // fields are its arguments.
 type Request struct {
-	Op      string       `json:"op"` // begin, end, observe, record, messages, sync, status
+	Op      string       `json:"op"` // begin, end, observe, record, messages, sync, status, selfcheck
 	Begin   *Begin       `json:"begin,omitempty"`
 	ID      int          `json:"id,omitempty"`
 	End     *End         `json:"end,omitempty"`
