@@ -33,6 +33,17 @@ type AssembleConfig struct {
 	K          int    // interventions per record (3 in the release)
 	FirstEvent string // the first intervention's trigger event (read_or_edit by default); later ones are edit
 	Split      string // "test" by default
+	// Helpful are candidate helpful edits (generate --helpful) with their
+	// gates: the first whose gate says it helps becomes the record's
+	// Co-Edit control (controls.helpful_edit, where the released records
+	// keep it).
+	Helpful []Gated
+}
+
+// Gated is a candidate with its gate.
+type Gated struct {
+	Candidate CandidateRecord
+	Gate      Candidate
 }
 
 // AssembleError says which input and field is wrong.
@@ -173,10 +184,32 @@ func Assemble(regions *Regions, cands *Candidates, gate *GateResults, cfg Assemb
 			})
 		}
 	}
+	rec.Controls.HelpfulEdit = helpfulControl(cfg.Helpful, cfg.FirstEvent)
 	if err := rec.Validate(); err != nil {
 		return nil, fmt.Errorf("the assembled record is not valid: %w", err)
 	}
 	return rec, nil
+}
+
+// helpfulControl is the first helpful edit whose gate says it helps (alone
+// it does not resolve, with the reference after it it does), in the
+// released control's shape; nil when none does.
+func helpfulControl(cands []Gated, event string) *task.HelpfulEdit {
+	for _, h := range cands {
+		if ok, _ := Holds(HelpfulEdit, h.Gate); !ok {
+			continue
+		}
+		he := &task.HelpfulEdit{Mode: "patch", MaxInterventions: 1, TriggerEvent: event, TargetRegions: h.Candidate.TargetRegions}
+		he.Patch = &struct {
+			ID            string  `json:"id"`
+			Diff          string  `json:"diff"`
+			CoverageRatio float64 `json:"coverage_ratio"`
+		}{ID: h.Candidate.CandidateID, Diff: h.Candidate.Diff}
+		he.Validation, _ = json.Marshal(map[string]any{"status": "helpful_partial_gate_pass", "patch_only_resolved": false,
+			"with_reference_resolved": true, "gate": summarize(h.Gate)})
+		return he
+	}
+	return nil
 }
 
 // summarize gives a candidate's gate verdict in the released shape.

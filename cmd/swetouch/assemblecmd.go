@@ -12,7 +12,7 @@ import (
 )
 
 func assembleCmd() *cobra.Command {
-	var regionsFile, candidatesFile, gateFile, out, firstEvent string
+	var regionsFile, candidatesFile, gateFile, helpfulFile, out, firstEvent string
 	var k int
 	c := &cobra.Command{
 		Use:   "assemble --regions FILE [--candidates FILE --gate FILE] [--k 3] [--first-event read_or_edit] [--out FILE]",
@@ -42,7 +42,20 @@ func assembleCmd() *cobra.Command {
 					return err
 				}
 			}
-			rec, err := author.Assemble(&regions, cands, gate, author.AssembleConfig{K: k, FirstEvent: firstEvent})
+			cfg := author.AssembleConfig{K: k, FirstEvent: firstEvent}
+			if helpfulFile != "" {
+				var doc generated
+				if err := readJSONFile(helpfulFile, &doc); err != nil {
+					return err
+				}
+				if doc.Kind != author.HelpfulEdit {
+					return badInput("--helpful %s: field kind: %q, want the output of swetouch generate --helpful", helpfulFile, doc.Kind)
+				}
+				for _, e := range doc.Candidates {
+					cfg.Helpful = append(cfg.Helpful, author.Gated{Candidate: e.CandidateRecord, Gate: e.Gate})
+				}
+			}
+			rec, err := author.Assemble(&regions, cands, gate, cfg)
 			if err != nil {
 				return badInput("%v", err)
 			}
@@ -78,6 +91,7 @@ func assembleCmd() *cobra.Command {
 	c.Flags().StringVar(&regionsFile, "regions", "", "critical-regions-v1 JSON (from swetouch mine)")
 	c.Flags().StringVar(&candidatesFile, "candidates", "", "candidates-v1 JSON")
 	c.Flags().StringVar(&gateFile, "gate", "", "gate-results-v1 JSON (from swetouch gate)")
+	c.Flags().StringVar(&helpfulFile, "helpful", "", "helpful edits (swetouch generate --helpful): the first that passes its gate becomes the Co-Edit control")
 	c.Flags().StringVar(&out, "out", "", "write here (.jsonl: append one line)")
 	c.Flags().StringVar(&firstEvent, "first-event", "read_or_edit", "the first intervention's trigger event: read, edit or read_or_edit")
 	c.Flags().IntVar(&k, "k", 3, "interventions per record")
