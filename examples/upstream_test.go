@@ -122,3 +122,45 @@ func TestEvalModelUpstream(t *testing.T) {
 		t.Errorf("%d trials counted %d calls; the provider answered %d", len(results), calls, len(srv.Exchanges()))
 	}
 }
+
+// TestClaudeGenerator: Claude Code, unmodified and sandboxed, plays the
+// User Patch Generator against the scripted model server: it reads the
+// region, edits it with its own Edit tool, runs swetouch-self-check
+// (whose report reaches the model), and writes its account; the edit
+// passes the gate.
+func TestClaudeGenerator(t *testing.T) {
+	p, _, err := agents.PresetFor("claude")
+	if err != nil {
+		t.Skipf("claude is not installed: %v", err)
+	}
+	bin, err := testbin.Dir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := model.LoadScript(filepath.Join("agents", "claude", "generate-py-discount.script.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := model.NewServer(s, nil)
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	dir := t.TempDir()
+	regions := filepath.Join(dir, "regions.json")
+	os.WriteFile(regions, []byte(`{"schema_version": "1.0.0", "benchmark": "local", "instance_id": "py-discount", "regions": [{"path": "pricing.py", "start_line": 4, "end_line": 6}], "evidence": {}}`), 0o644)
+	task, _ := filepath.Abs(filepath.Join("tasks", "py-discount"))
+	out := filepath.Join(dir, "cands.json")
+	cmd := exec.Command(filepath.Join(bin, "swetouch"), "generate", "--task", task, "--regions", regions, "--out", out, "--agent", p.Name, "--model-url", ts.URL)
+	cmd.Env = append(os.Environ(), "IS_SANDBOX=1")
+	got, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(got), "attempt 1 passes the gate") {
+		log, _ := os.ReadFile(filepath.Join(dir, "cands.runs", "attempt-1", "agent.log"))
+		t.Fatalf("generate: %v\n%s\n%s", err, got, log)
+	}
+	reached := false
+	for _, e := range srv.Exchanges() {
+		reached = reached || strings.Contains(string(e.Request), "ok: reference alone resolves")
+	}
+	if !reached {
+		t.Errorf("the self-check's report never reached the model")
+	}
+}
