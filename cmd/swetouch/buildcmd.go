@@ -25,7 +25,7 @@ func buildCmd() *cobra.Command {
 	var attempts, k, minSupport int
 	var noSandbox bool
 	c := &cobra.Command{
-		Use:   "build --tasks DIR --runs DIR... --out RECORDS.jsonl [--candidates N] [--k 3] (--agent NAME [--model-url URL] | -- GENERATOR ARGS...)",
+		Use:   "build --tasks DIR --runs DIR... --out RECORDS.jsonl [--candidates N] [--k 3] (--generator NAME [--model-url URL] | -- GENERATOR ARGS...)",
 		Short: "From tasks to a benchmark: mine each task's regions from the runs, generate Counter-Edits, gate them, assemble K interventions, append the record",
 		Long: "For each task in --tasks not yet in --out (it resumes): its regions are mined from the runs of it under\n" +
 			"--runs (eval folders: each trial's trajectory.jsonl), --candidates attempts of the generator ({task} and\n" +
@@ -40,7 +40,7 @@ func buildCmd() *cobra.Command {
 			if len(runDirs) == 0 {
 				return badInput("--runs: give the folders of the runs to mine the regions from")
 			}
-			argv, env, observe, own, err := generatorAgent(agent, modelURL, modelName, args)
+			argv, env, observe, own, err := generatorAgent("--generator", agent, modelURL, modelName, args)
 			if err != nil {
 				return err
 			}
@@ -145,7 +145,7 @@ func buildCmd() *cobra.Command {
 	c.Flags().IntVar(&k, "k", 3, "interventions per record")
 	c.Flags().IntVar(&minSupport, "min-support", 2, "runs that must share an edited line for a region")
 	c.Flags().StringVar(&firstEvent, "first-event", "read_or_edit", "the first intervention's trigger event")
-	c.Flags().StringVar(&agent, "agent", "", "a preset to run as the generator")
+	c.Flags().StringVar(&agent, "generator", "", "a preset to run as the generator: claude, codex, gemini or opencode (or the generator's command after --)")
 	c.Flags().StringVar(&modelURL, "model-url", "", "the model endpoint the preset talks to")
 	c.Flags().StringVar(&modelName, "model", "", "the model name")
 	c.Flags().BoolVar(&noSandbox, "no-sandbox", false, "run the generator and the gates without isolation")

@@ -89,7 +89,7 @@ func generateCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			argv, env, observe, own, err := generatorAgent(agent, modelURL, modelName, args)
+			argv, env, observe, own, err := generatorAgent("--agent", agent, modelURL, modelName, args)
 			if err != nil {
 				return err
 			}
@@ -160,18 +160,18 @@ func generateCmd() *cobra.Command {
 
 // generatorAgent is the generator's command line: a preset's, or the one
 // after --.
-func generatorAgent(name, modelURL, modelName string, args []string) (argv, env []string, observe func(string, []byte) []event.Event, own func(string) bool, err error) {
+func generatorAgent(flag, name, modelURL, modelName string, args []string) (argv, env []string, observe func(string, []byte) []event.Event, own func(string) bool, err error) {
 	switch {
 	case name != "" && len(args) > 0:
-		return nil, nil, nil, nil, badInput("give --agent NAME or the generator's command after --, not both")
+		return nil, nil, nil, nil, badInput("give %s NAME or the generator's command after --, not both", flag)
 	case name == "" && len(args) == 0:
-		return nil, nil, nil, nil, badInput("give --agent NAME, or the generator's command after --")
+		return nil, nil, nil, nil, badInput("give %s NAME, or the generator's command after --", flag)
 	case name == "":
 		return args, nil, nil, nil, nil
 	}
 	p, bin, err := agents.PresetFor(name)
 	if err != nil {
-		return nil, nil, nil, nil, badInput("--agent: %v", err)
+		return nil, nil, nil, nil, badInput("%s: %v", flag, err)
 	}
 	exe, err := os.Executable()
 	if err != nil {
