@@ -40,10 +40,11 @@ func buildCmd() *cobra.Command {
 			if len(runDirs) == 0 {
 				return badInput("--runs: give the folders of the runs to mine the regions from")
 			}
-			argv, env, observe, own, err := generatorAgent("--generator", agent, modelURL, modelName, args)
+			gen, err := generatorAgent("--generator", agent, modelURL, modelName, args)
 			if err != nil {
 				return err
 			}
+			defer gen.Close()
 			sb, err := sandboxFlag(noSandbox)
 			if err != nil {
 				return err
@@ -84,16 +85,17 @@ func buildCmd() *cobra.Command {
 				for _, r := range regions.Regions {
 					trs = append(trs, task.Region{Path: r.Path, StartLine: r.StartLine, EndLine: r.EndLine})
 				}
-				taskArgv := make([]string, len(argv))
-				for i, a := range argv {
-					taskArgv[i] = strings.ReplaceAll(a, "{task}", t.Name)
+				taskGen := *gen
+				taskGen.argv = make([]string, len(gen.argv))
+				for i, a := range gen.argv {
+					taskGen.argv[i] = strings.ReplaceAll(a, "{task}", t.Name)
 				}
 				cands := &author.Candidates{SchemaVersion: "1.0.0"}
 				gate := &author.GateResults{SchemaVersion: "1.0.0"}
 				accepted := 0
 				dir := filepath.Join(strings.TrimSuffix(out, filepath.Ext(out))+".runs", t.Name)
 				for n := 1; n <= attempts; n++ {
-					entry, why := generateOnce(ctx, t, author.CounterEdit, trs, t.Name, n, filepath.Join(dir, fmt.Sprintf("attempt-%d", n)), taskArgv, env, observe, own, sb)
+					entry, why := generateOnce(ctx, t, author.CounterEdit, trs, t.Name, n, filepath.Join(dir, fmt.Sprintf("attempt-%d", n)), &taskGen, sb)
 					if ctx.Err() != nil {
 						return ctx.Err()
 					}

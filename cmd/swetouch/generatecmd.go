@@ -89,10 +89,11 @@ func generateCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			argv, env, observe, own, err := generatorAgent("--agent", agent, modelURL, modelName, args)
+			gen, err := generatorAgent("--agent", agent, modelURL, modelName, args)
 			if err != nil {
 				return err
 			}
+			defer gen.Close()
 			id := orString(instance, orString(regs.InstanceID, t.Name))
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
@@ -100,7 +101,7 @@ func generateCmd() *cobra.Command {
 			runs := strings.TrimSuffix(out, filepath.Ext(out)) + ".runs"
 			for n := 1; n <= attempts; n++ {
 				dir := filepath.Join(runs, fmt.Sprintf("attempt-%d", n))
-				entry, why := generateOnce(ctx, t, kind, regions, id, n, dir, argv, env, observe, own, sb)
+				entry, why := generateOnce(ctx, t, kind, regions, id, n, dir, gen, sb)
 				switch {
 				case ctx.Err() != nil:
 					return ctx.Err()
@@ -158,52 +159,72 @@ func generateCmd() *cobra.Command {
 	return c
 }
 
-// generatorAgent is the generator's command line: a preset's, or the one
-// after --.
-func generatorAgent(flag, name, modelURL, modelName string, args []string) (argv, env []string, observe func(string, []byte) []event.Event, own func(string) bool, err error) {
+// generator is the agent that plays the User Patch Generator: its
+// command line and environment, the reader of its output, its own
+// commands, and a preset's scratch folder (its home, its configuration),
+// which Close removes.
+type generator struct {
+	argv, env []string
+	observe   func(ws string, line []byte) []event.Event
+	own       func(command string) bool
+	scratch   string
+}
+
+func (g *generator) Close() error {
+	if g.scratch == "" {
+		return nil
+	}
+	return os.RemoveAll(g.scratch)
+}
+
+// generatorAgent is the generator: a preset (named by flag), or the
+// command after --.
+func generatorAgent(flag, name, modelURL, modelName string, args []string) (*generator, error) {
 	switch {
 	case name != "" && len(args) > 0:
-		return nil, nil, nil, nil, badInput("give %s NAME or the generator's command after --, not both", flag)
+		return nil, badInput("give %s NAME or the generator's command after --, not both", flag)
 	case name == "" && len(args) == 0:
-		return nil, nil, nil, nil, badInput("give %s NAME, or the generator's command after --", flag)
+		return nil, badInput("give %s NAME, or the generator's command after --", flag)
 	case name == "":
-		return args, nil, nil, nil, nil
+		return &generator{argv: args}, nil
 	}
 	p, bin, err := agents.PresetFor(name)
 	if err != nil {
-		return nil, nil, nil, nil, badInput("%s: %v", flag, err)
+		return nil, badInput("%s: %v", flag, err)
 	}
 	exe, err := os.Executable()
 	if err != nil {
-		return nil, nil, nil, nil, err
+		return nil, err
 	}
-	scratch, err := os.MkdirTemp("", "swetouch-generator-")
+	g := &generator{observe: p.Observe, own: p.Own}
+	if g.scratch, err = os.MkdirTemp("", "swetouch-generator-"); err != nil {
+		return nil, err
+	}
+	st, err := p.Start(agents.Launch{Bin: bin, ModelURL: modelURL, Model: modelName, Swetouch: exe, Scratch: g.scratch})
 	if err != nil {
-		return nil, nil, nil, nil, err
+		g.Close()
+		return nil, err
 	}
-	st, err := p.Start(agents.Launch{Bin: bin, ModelURL: modelURL, Model: modelName, Swetouch: exe, Scratch: scratch})
-	if err != nil {
-		return nil, nil, nil, nil, err
-	}
-	return st.Argv, st.Env, p.Observe, p.Own, nil
+	g.argv, g.env = st.Argv, st.Env
+	return g, nil
 }
 
 // generateOnce runs one attempt: the generator on a fresh workspace with
 // its instruction and self-check, then the checks and the gate on what
 // it left. why says why the attempt was rejected before the gate.
 func generateOnce(ctx context.Context, t *task.Task, kind string, regions []task.Region, id string, n int, dir string,
-	argv, env []string, observe func(string, []byte) []event.Event, own func(string) bool, sb sandbox.Setup) (generatedEntry, string) {
+	gen *generator, sb sandbox.Setup) (generatedEntry, string) {
 	gt := *t
 	gt.Instruction = t.Instruction + author.Appendix(kind, regions)
 	cid := fmt.Sprintf("%s-%d", kind, n)
 	gate := func(ctx context.Context, diff string) author.Candidate {
 		return author.Gate(ctx, t, id, cid, diff, "", task.WithSandbox(sb))
 	}
-	cmd := make([]string, len(argv))
-	for i, a := range argv {
+	cmd := make([]string, len(gen.argv))
+	for i, a := range gen.argv {
 		cmd[i] = strings.ReplaceAll(a, "{attempt}", strconv.Itoa(n))
 	}
-	res, err := session.Run(ctx, session.RunConfig{Task: &gt, Out: dir, Agent: cmd, Env: env, Observe: observe, Own: own,
+	res, err := session.Run(ctx, session.RunConfig{Task: &gt, Out: dir, Agent: cmd, Env: gen.env, Observe: gen.observe, Own: gen.own,
 		AgentName: "generator", KeepWorkspace: true, Sandbox: sb,
 		SelfCheck: func(ctx context.Context, ws string) (string, error) {
 			diff, err := author.WorkspaceDiff(ws)
