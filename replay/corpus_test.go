@@ -145,3 +145,51 @@ func covered(scopes []event.Scope, file string, n int) bool {
 	}
 	return false
 }
+
+// grepRecursive is a recursive grep without numbers or a file list: its
+// output's path:text lines show parts of those files.
+var grepRecursive = regexp.MustCompile(`\bgrep\s+(-[A-Za-z]*r[A-Za-z]*|-R|--recursive)\b`)
+
+// TestCorpusGrepNamesRead: every file a `grep -r` without -n shows (an
+// output line starting "path:", by an oracle of its own) is reported read
+// at that step.
+func TestCorpusGrepNamesRead(t *testing.T) {
+	shownRe := regexp.MustCompile(`(?m)^(?:/testbed/|\./)?((?:[\w.-]+/)*[\w-]+\.[A-Za-z]\w*):`)
+	var shown, read int
+	for _, f := range corpusFiles(t) {
+		tr := importFile(t, f)
+		byStep := map[int][]event.Event{}
+		for _, ev := range tr.Events {
+			if ev.Step != nil {
+				byStep[*ev.Step] = append(byStep[*ev.Step], ev)
+			}
+		}
+		for step, evs := range byStep {
+			cmd := evs[0].Command
+			if evs[0].Output == nil || !grepRecursive.MatchString(cmd) || regexp.MustCompile(`\s-[A-Za-z]*[nlLc]`).MatchString(cmd) {
+				continue
+			}
+			files := map[string]bool{}
+			for _, m := range shownRe.FindAllStringSubmatch(evs[0].Output.Text, -1) {
+				if !regexp.MustCompile(`^\d+$`).MatchString(m[1]) {
+					files[m[1]] = true
+				}
+			}
+			for file := range files {
+				shown++
+				found := false
+				for _, ev := range evs {
+					for _, s := range ev.Scopes {
+						found = found || ev.Kind == event.Read && s.Path == file
+					}
+				}
+				if found {
+					read++
+				} else {
+					t.Errorf("%s step %d: %s shown by %q but not read", filepath.Base(f), step, file, cmd)
+				}
+			}
+		}
+	}
+	t.Logf("files a grep -r without -n showed: %d, reported read: %d", shown, read)
+}

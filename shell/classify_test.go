@@ -2,6 +2,7 @@ package shell
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -191,6 +192,14 @@ func TestClassifyOutput(t *testing.T) {
 		{"nl -ba a.py | sed -n '1,3p'", "     1\tx\n     2\t\n     3\ty\n", "read a.py:1-3"},
 		{"nl a.py", "     1\tx\n       \n     2\ty\n", "read a.py:1-2"},
 		{"cd src && grep -n foo a.py b.py", "a.py:3:foo\n", "read src/a.py:3-3; read src/b.py"},
+		// a recursive grep without numbers shows the files it names (their
+		// lines need the content: TestGrepNamesLines)
+		{"grep -r foo src", "src/a.py:    foo()\nsrc/b.py:foo = 1\n", "read src/a.py; read src/b.py"},
+		{"grep -rl foo src", "src/a.py\n", "run"},
+		// a file the command could not open was not read
+		{"cat missing.py a.py", "cat: missing.py: No such file or directory\nx\n", "read a.py"},
+		{"cat missing.py", "cat: missing.py: No such file or directory\n", "run"},
+		{"python3 nope.py", "python3: can't open file '/testbed/nope.py': [Errno 2] No such file or directory\n", "run"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.cmd, func(t *testing.T) {
@@ -252,5 +261,30 @@ func TestPythonRangeIndex(t *testing.T) {
 	r := Classify("python3 -c \"lines=open('a.py').readlines()\nfor i in range(9, 12): print(lines[i])\"")
 	if got, want := render(r), "read a.py:10-12"; got != want {
 		t.Errorf("got %s want %s", got, want)
+	}
+}
+
+// memFiles is a FileSource over a map.
+type memFiles map[string]string
+
+func (m memFiles) ReadFile(p string) ([]byte, error) {
+	if c, ok := m[p]; ok {
+		return []byte(c), nil
+	}
+	return nil, os.ErrNotExist
+}
+
+// TestGrepNamesLines: with the content known, a recursive grep without
+// numbers reads the lines that hold each shown text; a text the file no
+// longer holds reads the file, never an invented line.
+func TestGrepNamesLines(t *testing.T) {
+	files := memFiles{"src/a.py": "def f():\n    return 1\n\ndef g():\n    return f()\n", "src/b.py": "x = f()\ny = 2\n"}
+	r := NewSession(WithFiles(files)).ClassifyOutput("grep -r 'f()' src", Observation{Text: "src/a.py:    return f()\nsrc/b.py:x = f()\nsrc/b.py:gone = f()\n"})
+	if got, want := render(r), "read src/a.py:5-5; read src/b.py:1-1"; got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+	r = NewSession(WithFiles(files)).ClassifyOutput("grep -r 'f()' src", Observation{Text: "src/b.py:z = f()\n"})
+	if got, want := render(r), "read src/b.py"; got != want {
+		t.Errorf("a text the file does not hold: got %s, want %s", got, want)
 	}
 }

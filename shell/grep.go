@@ -38,14 +38,23 @@ func (w *walker) grep(c *call) out {
 	for _, op := range ops {
 		if strings.ContainsRune(op, unknownRune) {
 			w.add(event.Read, event.Scope{})
+			w.grepNames = w.grepNames || !numbered && !listOnly // the output may name them
 			continue
 		}
 		rp, ok := w.resolve(op)
 		if !ok {
+			// the workspace itself, or a glob not expanded here: the
+			// output names the files it shows
+			if recursive && (op == "." || op == "./" || strings.HasSuffix(op, "/")) || strings.ContainsAny(op, "*?[") {
+				w.grepNames = w.grepNames || !numbered && !listOnly
+			}
 			continue
 		}
 		if recursive && w.isDir(rp, op) {
-			continue // the output names the files (path:line: hits)
+			// the output names the files: path:line: hits, or with no
+			// numbers path:text lines
+			w.grepNames = w.grepNames || !numbered && !listOnly
+			continue
 		}
 		files = append(files, rp)
 	}

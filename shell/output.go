@@ -55,7 +55,11 @@ func (w *walker) refine(obs *Observation) {
 			}
 		}
 	}
+	w.dropMissing(lines)
 	hitFiles := w.hits(lines)
+	if w.grepNames {
+		w.namedLines(lines, hitFiles)
+	}
 	for _, st := range shown {
 		if st.grep && len(st.files) > 1 {
 			// `grep -n x a b` prints "a:N:" hits: those lines are the read
@@ -468,4 +472,90 @@ func (w *walker) finish() {
 		}
 	}
 	w.streams = nil
+}
+
+// namedLines adds the reads a recursive grep without numbers shows: each
+// "path:text" line is a line of path, found by its text when the file's
+// content is known (every line that holds it), else the whole file.
+func (w *walker) namedLines(lines []string, hitFiles map[string]bool) {
+	texts := map[string][]string{}
+	var order []string
+	for _, l := range lines {
+		p, text, ok := strings.Cut(l, ":")
+		if !ok || !looksLikeFile(p) {
+			continue
+		}
+		rp, ok := w.resolve(p)
+		if !ok || hitFiles[rp] {
+			continue
+		}
+		if _, seen := texts[rp]; !seen {
+			order = append(order, rp)
+		}
+		texts[rp] = append(texts[rp], text)
+	}
+	for _, rp := range order {
+		content, ok := w.s.content(rp)
+		if !ok {
+			w.add(event.Read, event.FileScope(rp))
+			continue
+		}
+		want := map[string]bool{}
+		for _, t := range texts[rp] {
+			want[t] = true
+		}
+		var sel []rng
+		for i, l := range splitLines(content) {
+			if want[l] {
+				sel = append(sel, rng{i + 1, i + 1})
+			}
+		}
+		if len(sel) == 0 {
+			w.add(event.Read, event.FileScope(rp)) // the content changed: the file, not invented lines
+			continue
+		}
+		for _, r := range mergeRanges(sel) {
+			w.add(event.Read, event.LineScope(rp, r.a, r.b))
+		}
+	}
+}
+
+// dropMissing takes off the shown streams the files the output says
+// could not be opened ("cat: x.py: No such file or directory",
+// "can't open file 'x.py': [Errno 2]"): nothing of them was read.
+func (w *walker) dropMissing(lines []string) {
+	missing := map[string]bool{}
+	for _, l := range lines {
+		var p string
+		switch {
+		case strings.HasSuffix(l, ": No such file or directory"):
+			rest := strings.TrimSuffix(l, ": No such file or directory")
+			if i := strings.LastIndex(rest, ": "); i >= 0 {
+				p = rest[i+2:]
+			} else {
+				p = rest
+			}
+		case strings.Contains(l, "can't open file '") && strings.Contains(l, "No such file or directory"):
+			_, after, _ := strings.Cut(l, "can't open file '")
+			p, _, _ = strings.Cut(after, "'")
+		default:
+			continue
+		}
+		p = strings.Trim(p, "'\"`")
+		if rp, ok := w.resolve(p); ok {
+			missing[rp] = true
+		}
+	}
+	if len(missing) == 0 {
+		return
+	}
+	for _, st := range w.streams {
+		kept := st.files[:0]
+		for _, f := range st.files {
+			if !missing[f] {
+				kept = append(kept, f)
+			}
+		}
+		st.files = kept
+	}
 }

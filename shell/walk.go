@@ -28,6 +28,9 @@ type walker struct {
 	// showsDiff is set by commands whose output is a diff of the worktree
 	// (git diff, git show, diff -u): hunk headers name the lines shown.
 	showsDiff bool
+	// grepNames is set by a recursive grep without line numbers: its
+	// output's "path:text" lines show the agent those lines of the files.
+	grepNames bool
 }
 
 // call is one simple command with its words resolved.
