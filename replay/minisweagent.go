@@ -168,9 +168,13 @@ func (im *importer) v1(msgs []msaMessage) {
 		}
 		obs, exit, ok := parseEnvelope(next)
 		if !ok {
+			if obs, ok := parseTimeout(next); ok {
+				// it ran until it was killed, and may have written files
+				im.command(step, 0, cmd, obs, TimedOutExit, TimedOut)
+			}
 			continue // no <returncode>: the turn did not execute
 		}
-		im.command(step, 0, cmd, obs, exit)
+		im.command(step, 0, cmd, obs, exit, "")
 	}
 }
 
@@ -232,7 +236,7 @@ func (im *importer) v2(msgs []msaMessage) {
 			if !ok {
 				continue
 			}
-			im.command(step, actionNo, a.cmd, obs, exit)
+			im.command(step, actionNo, a.cmd, obs, exit, "")
 		}
 	}
 }
@@ -244,7 +248,7 @@ func isSubmit(cmd string) bool {
 
 func (im *importer) next() int64 { im.seq++; return im.seq }
 
-func (im *importer) command(step, action int, cmd string, obs shell.Observation, exit int) {
+func (im *importer) command(step, action int, cmd string, obs shell.Observation, exit int, note string) {
 	res := im.sess.ClassifyOutput(cmd, obs)
 	text := obs.Text
 	if obs.Elided {
@@ -257,6 +261,9 @@ func (im *importer) command(step, action int, cmd string, obs shell.Observation,
 		ev.Action = action
 		ev.Exit = new(exit)
 		ev.Output = NewOutput(text)
+		if note != "" && ev.Note == "" {
+			ev.Note = note
+		}
 		if obs.Elided && ev.Output != nil {
 			ev.Output.Elided = true
 		}
@@ -271,6 +278,27 @@ func (im *importer) submit(step, action int, cmd, diff string) {
 		event.Event{Seq: im.next(), Source: "import", Actor: event.Agent, Kind: event.Run, Step: new(step), Action: action, Command: cmd, Note: "submission"},
 		event.Event{Seq: im.next(), Source: "import", Actor: event.Agent, Kind: event.Session, Step: new(step), Action: action, Note: "submitted", Diff: diff},
 	)
+}
+
+// TimedOutExit is the exit status an imported command that timed out
+// and was killed gets (bash's for a SIGKILL), with the note TimedOut.
+const TimedOutExit = 137
+
+// TimedOut notes an imported command that timed out and was killed.
+const TimedOut = "timed out and killed"
+
+// timedOutPrefix starts mini-swe-agent's answer to a command that timed
+// out (its timeout_template): no <returncode>, the output so far.
+const timedOutPrefix = "The last command <command>"
+
+// parseTimeout reads mini-swe-agent v1's timeout answer: the command ran
+// until it was killed, and what it printed meanwhile.
+func parseTimeout(s string) (shell.Observation, bool) {
+	if !strings.HasPrefix(strings.TrimSpace(s), timedOutPrefix) || !strings.Contains(s, "timed out and has been killed") {
+		return shell.Observation{}, false
+	}
+	out, _ := between(s, "<output>", "</output>")
+	return shell.Observation{Text: strings.TrimPrefix(trimNL(out), "\n")}, true
 }
 
 // parseEnvelope reads mini-swe-agent's observation envelope:
