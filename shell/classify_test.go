@@ -288,3 +288,28 @@ func TestGrepNamesLines(t *testing.T) {
 		t.Errorf("a text the file does not hold: got %s, want %s", got, want)
 	}
 }
+
+// TestSedSubstituteLines: `sed -i 's/…/…/'` with no address edits the
+// lines its pattern matches, read from the known content (a basic
+// expression's operators are the escaped ones; -E takes them bare; an
+// escaped delimiter is the delimiter); unknown content, or a pattern
+// that matches nothing, leaves the whole file.
+func TestSedSubstituteLines(t *testing.T) {
+	files := memFiles{"a.py": "def f(x):\n    return x + 1\n\nprint(f(2))\nprint(f(3))\n", "p/b.txt": "a|b\nc\n"}
+	for _, c := range []struct{ cmd, want string }{
+		{`sed -i 's/return x + 1/return x + 2/' a.py`, "edit a.py:2-2"},
+		{`sed -i 's/print(f(\([0-9]\)))/print(g(\1))/g' a.py`, "edit a.py:4-5"},
+		{`sed -i -E 's/f\((2|3)\)/g(\1)/' a.py`, "edit a.py:4-5"},
+		{`sed -i 's|a\|b|x|' p/b.txt`, "edit p/b.txt:1-1"},
+		{`sed -i 's/\<def\>/async def/' a.py`, "edit a.py:1-1"},
+		{`sed -i 's/nothing here/x/' a.py`, "edit a.py"},
+		{`sed -i 's/x/y/; 3d' a.py`, "edit a.py"},
+	} {
+		if got := render(NewSession(WithFiles(files)).ClassifyOutput(c.cmd, Observation{})); got != c.want {
+			t.Errorf("%s: got %s, want %s", c.cmd, got, c.want)
+		}
+	}
+	if got := render(NewSession().ClassifyOutput(`sed -i 's/return x + 1/return x + 2/' a.py`, Observation{})); got != "edit a.py" {
+		t.Errorf("without the content: got %s, want the whole file", got)
+	}
+}

@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"regexp"
 	"strings"
 
 	"github.com/swetouch/swetouch/event"
@@ -16,6 +17,10 @@ type sedCmd struct {
 	a1, a2 sedAddr
 	neg    bool
 	cmd    byte
+	// re is an s command's pattern as written (its delimiter escapes
+	// kept), delim its delimiter
+	re    string
+	delim byte
 }
 
 // parseSed reads a sed script far enough to know each command's addresses.
@@ -153,6 +158,7 @@ func parseSed(script string) (cmds []sedCmd, ok bool) {
 			delim := script[i]
 			i++
 			for part := 0; part < 2; part++ {
+				start := i
 				for i < n && script[i] != delim {
 					if script[i] == '\\' {
 						i++
@@ -161,6 +167,9 @@ func parseSed(script string) (cmds []sedCmd, ok bool) {
 				}
 				if i >= n {
 					return cmds, false
+				}
+				if part == 0 && c.cmd == 's' {
+					c.re, c.delim = script[start:i], delim
 				}
 				i++
 			}
@@ -311,7 +320,7 @@ func mergeRanges(rs []rng) []rng {
 
 func (w *walker) sed(c *call) out {
 	var scripts []string
-	inplace, quiet := false, false
+	inplace, quiet, extended := false, false, false
 	var ops []string
 	args := c.args
 	for i := 0; i < len(args); i++ {
@@ -324,6 +333,8 @@ func (w *walker) sed(c *call) out {
 			inplace = true
 		case a == "--quiet" || a == "--silent":
 			quiet = true
+		case a == "--regexp-extended":
+			extended = true
 		case strings.HasPrefix(a, "--expression="):
 			scripts = append(scripts, a[len("--expression="):])
 		case a == "--expression" || a == "--file" || a == "--line-length":
@@ -343,6 +354,8 @@ func (w *walker) sed(c *call) out {
 				switch a[j] {
 				case 'n':
 					quiet = true
+				case 'E', 'r':
+					extended = true
 				case 'i':
 					inplace = true
 					if j == len(a)-1 && i+1 < len(args) && args[i+1] == "" {
@@ -384,6 +397,13 @@ func (w *walker) sed(c *call) out {
 					w.add(event.Edit, event.Scope{})
 				}
 				continue
+			}
+			if parsed && !lined {
+				// s/re/…/ with no address: the lines it matches, when the
+				// content is known (and current), else the file
+				if rs, ok := w.substituted(rp, cmds, extended); ok {
+					ranges, lined = rs, len(rs) > 0
+				}
 			}
 			delete(w.s.written, rp)
 			if parsed && lined {
@@ -565,4 +585,69 @@ func awkVerbatim(prog string) bool {
 	}
 	body := strings.Join(strings.Fields(prog[k:]), "")
 	return body == "{print}" || body == "{print$0}" || body == "{print;}" || body == "{print$0;}"
+}
+
+// substituted are the lines of rp that the script's unaddressed s
+// commands match, from its known content; ok is false when it cannot
+// tell (another command, an address, a pattern Go's regexp cannot take,
+// an unknown content). No match is no edit: an empty list.
+func (w *walker) substituted(rp string, cmds []sedCmd, extended bool) ([]rng, bool) {
+	var res []*regexp.Regexp
+	for _, c := range cmds {
+		if c.cmd != 's' || c.a1.kind != 0 || c.neg || c.re == "" {
+			return nil, false
+		}
+		re, err := regexp.Compile(sedRegexp(c.re, c.delim, extended))
+		if err != nil {
+			return nil, false
+		}
+		res = append(res, re)
+	}
+	content, ok := w.s.content(rp)
+	if !ok || len(res) == 0 {
+		return nil, false
+	}
+	var sel []rng
+	for i, l := range splitLines(content) {
+		for _, re := range res {
+			if re.MatchString(l) {
+				sel = append(sel, rng{i + 1, i + 1})
+				break
+			}
+		}
+	}
+	return mergeRanges(sel), true
+}
+
+// sedRegexp is a sed pattern in Go's syntax: in a basic expression \( \)
+// \{ \} \+ \? \| are the operators and the bare characters literal;
+// \< and \> are word boundaries; an escaped delimiter is the delimiter.
+func sedRegexp(re string, delim byte, extended bool) string {
+	var b strings.Builder
+	for i := 0; i < len(re); i++ {
+		c := re[i]
+		if c == '\\' && i+1 < len(re) {
+			i++
+			d := re[i]
+			switch {
+			case d == delim:
+				b.WriteString(regexp.QuoteMeta(string(d)))
+			case d == '<' || d == '>':
+				b.WriteString(`\b`)
+			case !extended && strings.IndexByte("(){}+?|", d) >= 0:
+				b.WriteByte(d)
+			case d == 'n':
+				b.WriteString(`\n`)
+			default:
+				b.WriteByte('\\')
+				b.WriteByte(d)
+			}
+			continue
+		}
+		if !extended && strings.IndexByte("(){}+?|", c) >= 0 {
+			b.WriteByte('\\')
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
 }
