@@ -213,3 +213,23 @@ func TestApplyFallbacks(t *testing.T) {
 		})
 	}
 }
+
+// TestAnchoredPrefersExact: when the context matches two places equally
+// near the recorded line, one byte for byte and one only up to
+// whitespace, the hunk lands at the exact one rather than being refused;
+// two exact ones are still ambiguous.
+func TestAnchoredPrefersExact(t *testing.T) {
+	diff := "--- a/f\n+++ b/f\n@@ -4,3 +4,4 @@\n x\n   y\n+new\n z\n"
+	file := "x\n  y\nZ1\nq\nq\nq\nx\n y\nZ2\n"
+	rep, got := apply(t, map[string]string{"f": file}, diff)
+	if !rep.Applied || rep.Hunks[0].Method != Anchored {
+		t.Fatalf("not landed: %+v", rep.Hunks)
+	}
+	if want := "x\n  y\nnew\nZ1\nq\nq\nq\nx\n y\nZ2\n"; got["f"] != want {
+		t.Errorf("landed as %q, want %q", got["f"], want)
+	}
+	both := "x\n  y\nZ1\nq\nq\nq\nx\n  y\nZ2\n"
+	if rep, _ := apply(t, map[string]string{"f": both}, diff); rep.Applied {
+		t.Errorf("two exact places, equally near: landed %+v", rep.Hunks)
+	}
+}

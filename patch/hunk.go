@@ -152,7 +152,9 @@ func (pl *placer) anchored(h *Hunk, want int) (HunkReport, string, bool) {
 	pre, post := contextRuns(h)
 	hasMinus := slices.ContainsFunc(h.Lines, func(l Line) bool { return l.Kind == '-' })
 	for t := 0; t <= pre+post; t++ {
-		starts := map[int]int{} // hunk start → lines trimmed in front
+		// hunk start → lines trimmed in front: every whitespace-tolerant
+		// match, and those that match byte for byte
+		starts, exact := map[int]int{}, map[int]int{}
 		for i := max(0, t-post); i <= min(t, pre); i++ {
 			core := h.Lines[i : len(h.Lines)-(t-i)]
 			if !anchorable(core, hasMinus) {
@@ -162,22 +164,30 @@ func (pl *placer) anchored(h *Hunk, want int) (HunkReport, string, bool) {
 			for _, p := range pl.find(old, true) {
 				starts[p-i] = i
 			}
+			for _, p := range pl.find(old, false) {
+				exact[p-i] = i
+			}
 		}
 		if len(starts) == 0 {
 			continue
 		}
-		cands := slices.Sorted(maps.Keys(starts))
-		trims := make([]int, len(cands))
-		for k, start := range cands {
-			trims[k] = starts[start]
+		// a byte-exact match beats one that holds only up to whitespace:
+		// decide among the exact ones first
+		for _, set := range []map[int]int{exact, starts} {
+			if len(set) == 0 {
+				continue
+			}
+			cands := slices.Sorted(maps.Keys(set))
+			if k, ok := decisive(cands, want); ok {
+				i := set[cands[k]]
+				core := h.Lines[i : len(h.Lines)-(t-i)]
+				return pl.place(core, cands[k]+i, Anchored, want+i), "", true
+			}
+			if len(set) > 1 {
+				return HunkReport{}, fmt.Sprintf("context matches %d places after trimming %d context lines", len(set), t), false
+			}
 		}
-		k, ok := decisive(cands, want)
-		if !ok {
-			return HunkReport{}, fmt.Sprintf("context matches %d places after trimming %d context lines", len(starts), t), false
-		}
-		i := trims[k]
-		core := h.Lines[i : len(h.Lines)-(t-i)]
-		return pl.place(core, cands[k]+i, Anchored, want+i), "", true
+		return HunkReport{}, fmt.Sprintf("context matches %d places after trimming %d context lines", len(starts), t), false
 	}
 	return HunkReport{}, "", false
 }
