@@ -19,6 +19,10 @@ const (
 	Offset         = "offset"          // the nearest unique exact match elsewhere
 	Anchored       = "anchored"        // context matched with whitespace or trimmed context
 	AlreadyApplied = "already-applied" // its result is already there
+	// OverAgent: the agent had replaced exactly the lines the hunk
+	// removes with its own, and the hunk's lines replace the agent's (the
+	// user re-asserts the edit); the context stays as the agent left it
+	OverAgent = "over-agent"
 	Failed         = "failed"
 )
 

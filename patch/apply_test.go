@@ -182,12 +182,18 @@ func TestApplyFallbacks(t *testing.T) {
 		name: "agent rewrote the change and the context next to it",
 		file: "def f():\n    a = 1\n    b = 20\n    return a * 2\n    c = 30\n    d = 4\n",
 		diff: "--- a/f.py\n+++ b/f.py\n@@ -1,6 +1,6 @@\n def f():\n     a = 1\n     b = 2\n-    return a\n+    return a + 1\n     c = 3\n     d = 4\n",
-		want: "def f():\n    a = 1\n    b = 2\n    return a + 1\n    c = 3\n    d = 4\n", method: Anchored, start: 1,
+		// the agent's b and c lines stay: only the removed line gives way
+		want: "def f():\n    a = 1\n    b = 20\n    return a + 1\n    c = 30\n    d = 4\n", method: OverAgent, start: 1,
 	}, {
-		name: "exact runs beat whitespace-tolerant ones: indentation is syntax",
-		file: "x = (\n    [\n        i\n        if not ok(i)\n    ],\n)\n",
-		diff: "--- a/f.py\n+++ b/f.py\n@@ -1,8 +1,8 @@\n x = (\n     [\n         i\n-        if not close(\n-            i)\n+        if (\n+            far(i))\n         )\n     ],\n )\n",
-		want: "x = (\n    [\n        i\n        if (\n            far(i))\n        )\n    ],\n)\n", method: Anchored, start: 1,
+		name: "the agent rewrote the context above the changed line: it stays",
+		file: "def f(x):\n    if x is not None and x > 0:\n        return x\n    return 0\n",
+		diff: "--- a/f.py\n+++ b/f.py\n@@ -1,4 +1,4 @@\n def f(x):\n     if x:\n-        return x\n+        return -x\n     return 0\n",
+		want: "def f(x):\n    if x is not None and x > 0:\n        return -x\n    return 0\n", method: Anchored, start: 3,
+	}, {
+		name: "the agent replaced exactly the removed line: the hunk's goes over it",
+		file: "def f(x):\n    if x:\n        return abs(x)\n    return 0\n",
+		diff: "--- a/f.py\n+++ b/f.py\n@@ -1,4 +1,4 @@\n def f(x):\n     if x:\n-        return x\n+        return -x\n     return 0\n",
+		want: "def f(x):\n    if x:\n        return -x\n    return 0\n", method: OverAgent, start: 1,
 	}, {
 		name: "the nearer of two fuzzy matches when it is clearly nearer",
 		file: "x\n  y\nz\n" + far + "x\n  y\nz\n",
@@ -231,5 +237,22 @@ func TestAnchoredPrefersExact(t *testing.T) {
 	both := "x\n  y\nZ1\nq\nq\nq\nx\n  y\nZ2\n"
 	if rep, _ := apply(t, map[string]string{"f": both}, diff); rep.Applied {
 		t.Errorf("two exact places, equally near: landed %+v", rep.Hunks)
+	}
+}
+
+// TestLandingRefusesWhatItCannotTell: when the agent rewrote the lines
+// around the change so that which of them are the hunk's cannot be told
+// (it deleted the hunk's context line, rewrote the changed lines into
+// fewer), the hunk is refused and the file left as it was, never the
+// diff's context written back over the agent's lines.
+func TestLandingRefusesWhatItCannotTell(t *testing.T) {
+	file := "x = (\n    [\n        i\n        if not ok(i)\n    ],\n)\n"
+	diff := "--- a/f.py\n+++ b/f.py\n@@ -1,8 +1,8 @@\n x = (\n     [\n         i\n-        if not close(\n-            i)\n+        if (\n+            far(i))\n         )\n     ],\n )\n"
+	rep, got := apply(t, map[string]string{"f.py": file}, diff)
+	if rep.Applied || !strings.Contains(rep.Hunks[0].Error, "refused") {
+		t.Fatalf("want a refusal, got %+v", rep.Hunks)
+	}
+	if got["f.py"] != file {
+		t.Errorf("the file changed:\n%s", got["f.py"])
 	}
 }

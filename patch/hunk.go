@@ -133,7 +133,10 @@ func (pl *placer) locate(h *Hunk, delta int) HunkReport {
 		}
 	}
 	msg := "could not locate the hunk's context"
-	if ambiguity != "" {
+	switch {
+	case strings.HasPrefix(ambiguity, refusal):
+		msg = ambiguity
+	case ambiguity != "":
 		msg = "ambiguous: " + ambiguity
 	}
 	return HunkReport{Method: Failed, Error: msg, Start: h.OldStart}
@@ -317,7 +320,11 @@ func (pl *placer) bracketed(h *Hunk, want int) (HunkReport, string, bool) {
 			if !ok {
 				return HunkReport{}, fmt.Sprintf("context around the change matches %d places", len(starts)), false
 			}
-			return pl.replaceSpan(h, firsts[i], want), "", true
+			if rep, why := pl.replaceSpan(h, firsts[i], want); why == "" {
+				return rep, "", true
+			} else {
+				return HunkReport{}, refusal + why, false
+			}
 		}
 	}
 	return HunkReport{}, "", false
@@ -375,16 +382,98 @@ func blank(ls []string) bool {
 	return true
 }
 
-// replaceSpan makes the edit that writes the hunk's lines between the two
-// runs of b (their new side) in place of the agent's gap.
-func (pl *placer) replaceSpan(h *Hunk, b bracket, want int) HunkReport {
-	e := edit{from: b.start + b.lp, to: b.end - b.lq}
-	for _, l := range h.Lines[b.a+b.lp : b.c] {
-		if l.Kind != '-' {
-			e.out = append(e.out, outLine{keep: -1, text: l.Text, noEOL: l.NoNewline})
+// refusal marks a placement found but refused (not an ambiguity).
+const refusal = "refused: "
+
+// replaceSpan lands a bracketed hunk, changing only what its - and +
+// lines say: between the two runs the file holds the agent's version of
+// the hunk's middle. When that middle's old side is there, only it is
+// replaced, every line around it kept as the agent left it; when the
+// agent replaced exactly the removed lines, the hunk's lines replace the
+// agent's (over-agent). Otherwise it cannot tell which lines are the
+// hunk's, and refuses (why says so) rather than write the diff's context
+// over the agent's lines.
+func (pl *placer) replaceSpan(h *Hunk, b bracket, want int) (HunkReport, string) {
+	g0, g1 := b.start+b.lp, b.end-b.lq
+	inner := h.Lines[b.a+b.lp : b.c]
+	pre, post := 0, 0 // the hunk's context lines between the runs and the change
+	for pre < len(inner) && inner[pre].Kind == ' ' {
+		pre++
+	}
+	for post < len(inner)-pre && inner[len(inner)-1-post].Kind == ' ' {
+		post++
+	}
+	change := inner[pre : len(inner)-post]
+	old, _ := sides(change)
+	offset := b.start - b.a - want
+	overAgent := func(from, to int) HunkReport {
+		e := edit{from: from, to: to}
+		for _, l := range change {
+			if l.Kind != '-' {
+				e.out = append(e.out, outLine{keep: -1, text: l.Text, noEOL: l.NoNewline})
+			}
+		}
+		return pl.commit(e, b.start, (b.end-b.start)+e.growth(), OverAgent, offset)
+	}
+	if pre == 0 && post == 0 {
+		// the gap is the agent's version of exactly the changed lines
+		return overAgent(g0, g1), ""
+	}
+	if len(old) > 0 {
+		// the hunk's old lines are there: the agent changed only their
+		// surroundings, which stay as they are
+		for _, norm := range []bool{false, true} {
+			var at []int
+			for p := g0; p+len(old) <= g1; p++ {
+				if pl.im.matchAt(old, p, norm) && pl.free(p, p+len(old)) {
+					at = append(at, p)
+				}
+			}
+			if len(at) == 1 {
+				return pl.place(change, at[0], Anchored, want+(at[0]-b.start)), ""
+			}
+			if len(at) > 1 {
+				return HunkReport{}, fmt.Sprintf("the hunk's old lines appear %d times between its anchors", len(at))
+			}
 		}
 	}
-	return pl.commit(e, b.start, b.lp+len(e.out)+b.lq, Anchored, b.start-b.a-want)
+	// the hunk's context next to the change is there as it was: between
+	// it is the agent's version of the changed lines
+	preOld, _ := sides(inner[:pre])
+	postOld, _ := sides(inner[len(inner)-post:])
+	for _, norm := range []bool{false, true} {
+		from, to := g0+pre, g1-post
+		if from <= to && pl.im.matchAt(preOld, g0, norm) && pl.im.matchAt(postOld, to, norm) {
+			if len(old) == 0 {
+				if from != to {
+					break // an insertion between context the agent split apart
+				}
+				return pl.place(change, from, Anchored, want+(from-b.start)), ""
+			}
+			return overAgent(from, to), ""
+		}
+	}
+	// the agent rewrote the context next to the change too, line for
+	// line: its lines stand where the hunk's context stands, and only the
+	// hunk's removed lines give way to its added ones
+	innerOld, _ := sides(inner)
+	if g1-g0 == len(innerOld) {
+		e := edit{from: g0, to: g1}
+		at := g0
+		for _, l := range inner {
+			switch l.Kind {
+			case ' ':
+				e.out = append(e.out, outLine{keep: at})
+				at++
+			case '-':
+				at++
+			case '+':
+				e.out = append(e.out, outLine{keep: -1, text: l.Text, noEOL: l.NoNewline})
+			}
+		}
+		return pl.commit(e, b.start, (b.end-b.start)+e.growth(), OverAgent, offset), ""
+	}
+	return HunkReport{}, "the agent changed the lines around the change: which of them are the hunk's cannot be told"
 }
 
 // result renders the file and numbers each landing in it: reports[i]

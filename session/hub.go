@@ -630,6 +630,10 @@ func (h *Hub) applyLocked(ctx context.Context, diff string, step int) (outcome, 
 		if hr.Start > 0 && hr.End >= hr.Start {
 			ev.Scopes = append(ev.Scopes, event.LineScope(hr.File, hr.Start, hr.End))
 		}
+		if hr.Method == patch.OverAgent {
+			// the user's lines went over the agent's own version of them
+			ev.Note = "counter-edit over the agent's rewrite"
+		}
 	}
 	if h.w != nil {
 		for _, f := range rep.Changed {
