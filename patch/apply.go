@@ -23,7 +23,7 @@ const (
 	// removes with its own, and the hunk's lines replace the agent's (the
 	// user re-asserts the edit); the context stays as the agent left it
 	OverAgent = "over-agent"
-	Failed         = "failed"
+	Failed    = "failed"
 )
 
 // HunkReport says where one hunk landed. Start..End are the lines of the
