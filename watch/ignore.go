@@ -5,6 +5,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"strings"
 )
 
@@ -60,6 +61,12 @@ func loadIgnorer(root string) *ignorer {
 // ignored reports whether rel (slash-separated) or a directory above it is
 // ignored; isDir says whether rel itself is a directory.
 func (ig *ignorer) ignored(rel string, isDir bool) bool {
+	if !isDir && atomicTemp.MatchString(path.Base(rel)) {
+		// an editor's atomic save: the temporary file is renamed over the
+		// real one, which is the edit (taken alone, it would be an edit of
+		// a file that is gone a moment later)
+		return true
+	}
 	for _, d := range ig.dirs {
 		if rel == d || strings.HasPrefix(rel, d+"/") {
 			return true
@@ -87,3 +94,7 @@ func (ig *ignorer) ignored(rel string, isDir bool) bool {
 	}
 	return false
 }
+
+// atomicTemp is the temporary file of an atomic save beside the file it
+// replaces: Claude Code's NAME.tmp.PID.HEX.
+var atomicTemp = regexp.MustCompile(`\.tmp\.\d+\.[0-9a-f]{6,}$`)

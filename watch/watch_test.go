@@ -234,3 +234,23 @@ func TestChangedWithoutSync(t *testing.T) {
 		t.Error("Changed signalled, but nothing pending")
 	}
 }
+
+// TestAtomicSaveTemp: an editor's atomic-save temporary file (Claude
+// Code's NAME.tmp.PID.HEX) is never an edit of its own, whatever the
+// timing of its rename over the real file; other names that merely hold
+// ".tmp" are files like any.
+func TestAtomicSaveTemp(t *testing.T) {
+	ig := loadIgnorer(t.TempDir())
+	for name, want := range map[string]bool{
+		"pricing.py.tmp.2.0781ea35f23a": true,
+		"src/a.go.tmp.12345.deadbeef00": true,
+		"notes.tmp":                     false,
+		"data.tmp.2024":                 false,
+		"pricing.py":                    false,
+		"build.tmp.1.x":                 false,
+	} {
+		if got := ig.ignored(name, false); got != want {
+			t.Errorf("%s: ignored %v, want %v", name, got, want)
+		}
+	}
+}
