@@ -233,7 +233,7 @@ func (e *evaluation) one(ctx context.Context, tr trial) {
 			e.firstErr = err
 		}
 	case res != nil:
-		line += fmt.Sprintf(": resolved=%s", showBool(res.Resolved))
+		line += fmt.Sprintf(": resolved=%s", result.ShowResolved(res.Resolved))
 	}
 	eta := time.Duration(float64(time.Since(e.start)) / float64(e.ran) * float64(e.todo-e.ran)).Round(time.Second)
 	if e.cfg.Bar {
@@ -323,13 +323,6 @@ func orDiscard(w io.Writer) io.Writer {
 		return io.Discard
 	}
 	return w
-}
-
-func showBool(b *bool) string {
-	if b == nil {
-		return "null"
-	}
-	return fmt.Sprint(*b)
 }
 
 // bar is a one-line progress bar: done of total, the share, the ETA.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/report"
+	"github.com/swetouch/swetouch/result"
 	"github.com/swetouch/swetouch/sandbox"
 	"github.com/swetouch/swetouch/score"
 	"github.com/swetouch/swetouch/session"
@@ -132,7 +133,7 @@ func demoTasks(ctx context.Context, cfg DemoConfig) ([]DemoRun, error) {
 				run := DemoRun{Task: t.Name, Condition: string(cond), Agent: agent, Resolved: r.Resolved, Reason: r.Reason,
 					Steps: r.Steps, Applied: r.Applied, Delivered: r.Delivered, AgentExit: r.AgentExit, Seconds: r.Timings.Total}
 				os.RemoveAll(r.Workspace)
-				fmt.Fprintf(cfg.Log, "resolved=%s %.1fs", show(r.Resolved), r.Timings.Total)
+				fmt.Fprintf(cfg.Log, "resolved=%s %.1fs", result.ShowResolved(r.Resolved), r.Timings.Total)
 				if r.AgentExit != 0 {
 					fmt.Fprintf(cfg.Log, " (the agent exited %d: see %s)", r.AgentExit, out)
 				}
@@ -142,13 +143,6 @@ func demoTasks(ctx context.Context, cfg DemoConfig) ([]DemoRun, error) {
 		}
 	}
 	return runs, nil
-}
-
-func show(b *bool) string {
-	if b == nil {
-		return "null"
-	}
-	return fmt.Sprint(*b)
 }
 
 // writeReport writes runs.json and the score report (report.html,

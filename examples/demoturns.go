@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/swetouch/swetouch/conversation"
+	"github.com/swetouch/swetouch/result"
 	"github.com/swetouch/swetouch/score"
 	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/task"
@@ -62,7 +63,7 @@ func demoConversations(ctx context.Context, cfg DemoConfig) ([]score.TurnRow, er
 			if r.Conversation != nil && r.ResolvedTurn != nil {
 				at = fmt.Sprintf("at turn %d", *r.ResolvedTurn)
 			}
-			fmt.Fprintf(cfg.Log, "resolved=%s %s %.1fs\n", show(r.Resolved), at, r.Timings.Total)
+			fmt.Fprintf(cfg.Log, "resolved=%s %s %.1fs\n", result.ShowResolved(r.Resolved), at, r.Timings.Total)
 		}
 	}
 	trials, err := score.Load(root)

@@ -175,7 +175,7 @@ func (r *Report) WriteTrialsCSV(w io.Writer) error {
 			}
 		}
 		fmt.Fprintf(w, "%s,%s,%s,%s,%s,%s,%s,%d,%d,%d,%s,%s,%s,%s\n", score.CSVField(t.Dir), score.CSVField(t.Task), score.CSVField(t.Agent), score.CSVField(t.Condition), t.Run,
-			showBool(t.Resolved), score.CSVField(t.Reason), t.Steps, t.Applied, t.Delivered, t.Fate, after, usage, turns)
+			result.ShowResolved(t.Resolved), score.CSVField(t.Reason), t.Steps, t.Applied, t.Delivered, t.Fate, after, usage, turns)
 	}
 	return nil
 }
@@ -190,7 +190,7 @@ func (r *Report) WriteHTML(w io.Writer) error {
 		"pct":  func(f float64) string { return fmt.Sprintf("%.0f%%", 100*f) },
 		"pp":   func(f float64) string { return fmt.Sprintf("%+.0f pp", 100*f) },
 		"ptr":  func(f *float64) string { return fmtPtrPct(f) },
-		"bool": showBool,
+		"bool": result.ShowResolved,
 		"deref": func(b any) any {
 			switch b := b.(type) {
 			case *bool:
@@ -251,13 +251,6 @@ func orDash(s string) string {
 		return "–"
 	}
 	return s
-}
-
-func showBool(b *bool) string {
-	if b == nil {
-		return "null"
-	}
-	return fmt.Sprint(*b)
 }
 
 // budgetRanks are the ranks by budget, when there are agents to rank.

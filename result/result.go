@@ -203,3 +203,12 @@ type ModelUsage struct {
 	CostUSD  *float64 `json:"cost_usd"`
 	Cassette string   `json:"cassette"`
 }
+
+// ShowResolved is a verdict as result.json writes it: true, false or
+// null (no verdict).
+func ShowResolved(b *bool) string {
+	if b == nil {
+		return "null"
+	}
+	return fmt.Sprint(*b)
+}

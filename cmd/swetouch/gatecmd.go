@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/swetouch/swetouch/author"
+	"github.com/swetouch/swetouch/result"
 	"github.com/swetouch/swetouch/task"
 )
 
@@ -87,7 +88,7 @@ func gateCmd() *cobra.Command {
 				res.Candidates = append(res.Candidates, g)
 				p := g.Passes()
 				all = all && p != nil && *p
-				fmt.Fprintf(c.ErrOrStderr(), "swetouch gate: %s %s: passes=%s\n", id, cd.id, showBool(p))
+				fmt.Fprintf(c.ErrOrStderr(), "swetouch gate: %s %s: passes=%s\n", id, cd.id, result.ShowResolved(p))
 			}
 			b, _ := json.MarshalIndent(res, "", "  ")
 			if out != "" {

@@ -23,6 +23,7 @@ import (
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/replay"
 	"github.com/swetouch/swetouch/replay/model"
+	"github.com/swetouch/swetouch/result"
 	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/task"
 	"github.com/swetouch/swetouch/user"
@@ -187,7 +188,7 @@ func replayCmd() *cobra.Command {
 			}
 			w := c.OutOrStdout()
 			fmt.Fprintf(w, "replay: %d recorded actions, condition %s, resolved=%s, interventions applied %d; %s\n",
-				len(replay.Actions(rec)), cond, showBool(res.Resolved), res.Applied, filepath.Join(out, "trajectory.jsonl"))
+				len(replay.Actions(rec)), cond, result.ShowResolved(res.Resolved), res.Applied, filepath.Join(out, "trajectory.jsonl"))
 			if !check {
 				return nil
 			}

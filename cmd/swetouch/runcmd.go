@@ -17,6 +17,7 @@ import (
 	"github.com/swetouch/swetouch/examples"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/report"
+	"github.com/swetouch/swetouch/result"
 	"github.com/swetouch/swetouch/sandbox"
 	"github.com/swetouch/swetouch/score"
 	"github.com/swetouch/swetouch/session"
@@ -152,7 +153,7 @@ func runCmd() *cobra.Command {
 			if err != nil && res == nil {
 				return err
 			}
-			verdict := showBool(res.Resolved)
+			verdict := result.ShowResolved(res.Resolved)
 			if res.Resolved == nil && res.Reason != "" {
 				verdict += " (" + res.Reason + ")"
 			}
@@ -248,13 +249,6 @@ func sandboxFlag(none bool) (sandbox.Setup, error) {
 		return sandbox.Setup{}, err
 	}
 	return sandboxGo(r, exe), nil
-}
-
-func showBool(b *bool) string {
-	if b == nil {
-		return "null"
-	}
-	return fmt.Sprint(*b)
 }
 
 func agentCmd() *cobra.Command {
