@@ -144,10 +144,9 @@ func Summarize(trials []Trial, opts ...Option) []Row {
 			}
 		}
 		if len(kept) > 0 {
-			vals := kept.sorted()
-			r := stats.MeanOf(vals)(indices(len(vals)))
+			r := kept.mean()
 			out[i].Retention = &r
-			out[i].RetentionCI = intervalOf(vals, o.stats)
+			out[i].RetentionCI = intervalOf(kept.sorted(), o.stats)
 		}
 	}
 	sort.Slice(out, func(i, j int) bool {

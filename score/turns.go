@@ -78,21 +78,20 @@ func TurnRows(trials []Trial, opts ...Option) []TurnRow {
 	for k := range by {
 		by[k] = conv(within(k + 1))
 	}
-	mean := func(p perTask) float64 { v := p.sorted(); return stats.MeanOf(v)(indices(len(v))) }
 	var out []TurnRow
 	for c, row := range rows {
 		row.Tasks = len(ldpr[c])
 		row.ResolvedBy = make([]float64, budget)
 		row.ResolvedByCI = make([]*stats.Interval, budget)
 		for k := range by {
-			row.ResolvedBy[k] = mean(by[k][c])
+			row.ResolvedBy[k] = by[k][c].mean()
 			row.ResolvedByCI[k] = intervalOf(by[k][c].sorted(), o.stats)
 		}
 		if budget > 0 {
 			row.FirstTurn, row.FirstTurnCI = row.ResolvedBy[0], row.ResolvedByCI[0]
 		}
-		row.LDPR, row.LDPRCI = mean(ldpr[c]), intervalOf(ldpr[c].sorted(), o.stats)
-		row.WeightedTurns = mean(weighted[c])
+		row.LDPR, row.LDPRCI = ldpr[c].mean(), intervalOf(ldpr[c].sorted(), o.stats)
+		row.WeightedTurns = weighted[c].mean()
 		out = append(out, *row)
 	}
 	slices.SortFunc(out, func(a, b TurnRow) int {

@@ -87,6 +87,12 @@ func (p perTask) sorted() []float64 {
 	return out
 }
 
+// mean is the cell's mean over its tasks, summed in task order.
+func (p perTask) mean() float64 {
+	v := p.sorted()
+	return stats.MeanOf(v)(indices(len(v)))
+}
+
 // paired are the differences a − b over the tasks both have, in task
 // order.
 func paired(a, b perTask) []float64 {
@@ -224,7 +230,7 @@ func WriteComparisons(w io.Writer, cs []Comparison, c stats.Config) {
 	if len(cs) == 0 {
 		return
 	}
-	c = statsOrDefault(c)
+	c = c.OrDefault()
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "metric\tcompared\tunder\ttasks\tdifference [95% CI]\tp\tp (BH)\tseparated")
 	for _, x := range cs {
@@ -248,19 +254,6 @@ func WriteComparisons(w io.Writer, cs []Comparison, c stats.Config) {
 	tw.Flush()
 	fmt.Fprintf(w, "95%% intervals: %d bootstrap resamples of tasks (runs stay in their task), seed %d; p: paired permutation tests on per-task differences (exact up to %d tasks); separated: BH-adjusted p ≤ 0.05 (5%% FDR) within each metric.\n",
 		c.Resamples, c.Seed, c.ExactUpTo)
-}
-
-func statsOrDefault(c stats.Config) stats.Config {
-	if c.Resamples <= 0 {
-		c.Resamples = stats.DefaultConfig.Resamples
-	}
-	if c.Seed == 0 {
-		c.Seed = stats.DefaultConfig.Seed
-	}
-	if c.ExactUpTo <= 0 {
-		c.ExactUpTo = stats.DefaultConfig.ExactUpTo
-	}
-	return c
 }
 
 // pointCI prints a share with its interval, in percent: "62.0% [55.1,

@@ -222,7 +222,7 @@ func Run(ctx context.Context, cfg RunConfig) (*result.Run, error) {
 			ended = fmt.Sprintf("turn %d: the agent reported no session to resume", n)
 			break
 		}
-		argv, prompt = conv.resume(cfg.Agent, turn.reader.session), messageText(msgs)
+		argv, prompt = conv.resume(cfg.Agent, turn.reader.session), MessageText(msgs)
 	}
 	err = turn.err
 	res.AgentExit = turn.exit

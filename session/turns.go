@@ -125,9 +125,9 @@ func (t *turnReader) line(l []byte) {
 	t.reply = t.conv.reply(t.reply, l)
 }
 
-// messageText is what the user says in one turn: its messages, one
+// MessageText is what the user says in one turn: its messages, one
 // paragraph each.
-func messageText(msgs []Message) string {
+func MessageText(msgs []Message) string {
 	texts := make([]string, len(msgs))
 	for i, m := range msgs {
 		texts[i] = m.Text

@@ -28,7 +28,8 @@ type Config struct {
 // DefaultConfig: 10,000 resamples, seed 1, exact up to 16 tasks.
 var DefaultConfig = Config{Resamples: 10000, Seed: 1, ExactUpTo: 16}
 
-func (c Config) orDefault() Config {
+// OrDefault is c with DefaultConfig's value in every field left zero.
+func (c Config) OrDefault() Config {
 	if c.Resamples <= 0 {
 		c.Resamples = DefaultConfig.Resamples
 	}
@@ -72,7 +73,7 @@ type Interval struct {
 // statistic on them (the caller keeps each task's runs together). With
 // fewer than two tasks the interval is the point itself.
 func Bootstrap(n int, statistic func(tasks []int) float64, c Config) Interval {
-	c = c.orDefault()
+	c = c.OrDefault()
 	all := make([]int, n)
 	for i := range all {
 		all[i] = i
@@ -123,7 +124,7 @@ func percentile(vals []float64) Interval {
 // BootstrapMean is Bootstrap of the mean of per-task values, drawn in
 // one pass (the same draws as Bootstrap with MeanOf, so the same interval).
 func BootstrapMean(values []float64, c Config) Interval {
-	c = c.orDefault()
+	c = c.OrDefault()
 	n := len(values)
 	point := MeanOf(values)(all(n))
 	if n < 2 {
@@ -177,7 +178,7 @@ type Permutation struct {
 // least as far from zero as the observed one. Exact for up to ExactUpTo
 // tasks, else (hits+1)/(Resamples+1) over random assignments.
 func PairedPermutation(diffs []float64, c Config) Permutation {
-	c = c.orDefault()
+	c = c.OrDefault()
 	n := len(diffs)
 	out := Permutation{Tasks: n}
 	if n == 0 {

@@ -108,7 +108,7 @@ func buildCmd() *cobra.Command {
 					if entry.Passes {
 						accepted++
 					}
-					fmt.Fprintf(c.ErrOrStderr(), "swetouch build: %s: attempt %d %s\n", t.Name, n, map[bool]string{true: "passes the gate", false: "fails the gate: " + entry.Why}[entry.Passes])
+					fmt.Fprintf(c.ErrOrStderr(), "swetouch build: %s: attempt %d %s\n", t.Name, n, entry.verdict())
 				}
 				rec, err := author.Assemble(regions, cands, gate, author.AssembleConfig{K: k, FirstEvent: firstEvent})
 				if err != nil {

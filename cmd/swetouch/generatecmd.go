@@ -40,6 +40,14 @@ type generatedEntry struct {
 	Why    string `json:"why,omitempty"`
 }
 
+// verdict says how the entry's edit fared at its gate.
+func (e generatedEntry) verdict() string {
+	if e.Passes {
+		return "passes the gate"
+	}
+	return "fails the gate: " + e.Why
+}
+
 type generateFail struct {
 	Attempt int    `json:"attempt"`
 	Reason  string `json:"reason"`
@@ -110,11 +118,7 @@ func generateCmd() *cobra.Command {
 					fmt.Fprintf(c.ErrOrStderr(), "swetouch generate: attempt %d rejected: %s\n", n, why)
 				default:
 					doc.Candidates = append(doc.Candidates, entry)
-					verdict := "passes the gate"
-					if !entry.Passes {
-						verdict = "fails the gate: " + entry.Why
-					}
-					fmt.Fprintf(c.ErrOrStderr(), "swetouch generate: attempt %d %s\n", n, verdict)
+					fmt.Fprintf(c.ErrOrStderr(), "swetouch generate: attempt %d %s\n", n, entry.verdict())
 				}
 			}
 			b, _ := json.MarshalIndent(doc, "", "  ")

@@ -247,10 +247,6 @@ func (s *inPlaceSession) turns(ctx context.Context) func(reply string) (string, 
 		if err != nil || end || len(msgs) == 0 {
 			return "", true
 		}
-		texts := make([]string, len(msgs))
-		for i, m := range msgs {
-			texts[i] = m.Text
-		}
-		return strings.Join(texts, "\n\n"), false
+		return session.MessageText(msgs), false
 	}
 }
