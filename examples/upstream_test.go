@@ -22,26 +22,12 @@ import (
 // --prices, and written to the run folder's cassette, which replays the
 // run without the provider.
 func TestModelUpstream(t *testing.T) {
-	p, _, err := agents.PresetFor("claude")
-	if err != nil {
-		t.Skipf("claude is not installed: %v", err)
-	}
-	bin, err := testbin.Dir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := model.LoadScript(filepath.Join("agents", "claude", "py-discount.script.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := model.NewServer(s, nil)
-	ts := httptest.NewServer(srv)
-	defer ts.Close()
+	p, bin, srv, modelURL := scriptedClaude(t, filepath.Join("agents", "claude", "py-discount.script.json"))
 	prices := filepath.Join(t.TempDir(), "prices.json")
 	os.WriteFile(prices, []byte(`{"claude-sonnet-4-5": {"input": 3, "cached_input": 0.3, "output": 15}}`), 0o644)
 	out := t.TempDir()
 	task, _ := filepath.Abs(filepath.Join("tasks", "py-discount"))
-	cmd := exec.Command(filepath.Join(bin, "swetouch"), "run", "--task", task, "--out", out, "--agent", p.Name, "--model-upstream", ts.URL, "--prices", prices)
+	cmd := exec.Command(filepath.Join(bin, "swetouch"), "run", "--task", task, "--out", out, "--agent", p.Name, "--model-upstream", modelURL, "--prices", prices)
 	cmd.Env = append(os.Environ(), "IS_SANDBOX=1")
 	if got, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("run: %v\n%s", err, got)
@@ -81,27 +67,13 @@ func TestModelUpstream(t *testing.T) {
 // each trial's folder holds its cassette and its usage, and together
 // they count every call the provider answered.
 func TestEvalModelUpstream(t *testing.T) {
-	p, _, err := agents.PresetFor("claude")
-	if err != nil {
-		t.Skipf("claude is not installed: %v", err)
-	}
-	bin, err := testbin.Dir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := model.LoadScript(filepath.Join("agents", "claude", "py-discount.script.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := model.NewServer(s, nil)
-	ts := httptest.NewServer(srv)
-	defer ts.Close()
+	p, bin, srv, modelURL := scriptedClaude(t, filepath.Join("agents", "claude", "py-discount.script.json"))
 	tasks := t.TempDir()
 	if out, err := exec.Command("cp", "-r", filepath.Join("tasks", "py-discount"), filepath.Join("tasks", "py-slugify"), tasks).CombinedOutput(); err != nil {
 		t.Fatalf("%v %s", err, out)
 	}
 	out := t.TempDir()
-	cmd := exec.Command(filepath.Join(bin, "swetouch"), "eval", "--tasks", tasks, "--agent", p.Name, "--conditions", "vanilla", "--model-upstream", ts.URL, "--out", out)
+	cmd := exec.Command(filepath.Join(bin, "swetouch"), "eval", "--tasks", tasks, "--agent", p.Name, "--conditions", "vanilla", "--model-upstream", modelURL, "--out", out)
 	cmd.Env = append(os.Environ(), "IS_SANDBOX=1")
 	if got, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("eval: %v\n%s", err, got)
@@ -129,27 +101,13 @@ func TestEvalModelUpstream(t *testing.T) {
 // (whose report reaches the model), and writes its account; the edit
 // passes the gate.
 func TestClaudeGenerator(t *testing.T) {
-	p, _, err := agents.PresetFor("claude")
-	if err != nil {
-		t.Skipf("claude is not installed: %v", err)
-	}
-	bin, err := testbin.Dir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := model.LoadScript(filepath.Join("agents", "claude", "generate-py-discount.script.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := model.NewServer(s, nil)
-	ts := httptest.NewServer(srv)
-	defer ts.Close()
+	p, bin, srv, modelURL := scriptedClaude(t, filepath.Join("agents", "claude", "generate-py-discount.script.json"))
 	dir := t.TempDir()
 	regions := filepath.Join(dir, "regions.json")
 	os.WriteFile(regions, []byte(`{"schema_version": "1.0.0", "benchmark": "local", "instance_id": "py-discount", "regions": [{"path": "pricing.py", "start_line": 4, "end_line": 6}], "evidence": {}}`), 0o644)
 	task, _ := filepath.Abs(filepath.Join("tasks", "py-discount"))
 	out := filepath.Join(dir, "cands.json")
-	cmd := exec.Command(filepath.Join(bin, "swetouch"), "generate", "--task", task, "--regions", regions, "--out", out, "--agent", p.Name, "--model-url", ts.URL)
+	cmd := exec.Command(filepath.Join(bin, "swetouch"), "generate", "--task", task, "--regions", regions, "--out", out, "--agent", p.Name, "--model-url", modelURL)
 	cmd.Env = append(os.Environ(), "IS_SANDBOX=1")
 	got, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(got), "attempt 1 passes the gate") {
@@ -163,4 +121,27 @@ func TestClaudeGenerator(t *testing.T) {
 	if !reached {
 		t.Errorf("the self-check's report never reached the model")
 	}
+}
+
+// scriptedClaude is Claude Code's preset, the folder of the built
+// swetouch, and the scripted model server playing the script at its URL;
+// the test skips without Claude Code.
+func scriptedClaude(t *testing.T, script string) (*agents.Preset, string, *model.Server, string) {
+	t.Helper()
+	p, _, err := agents.PresetFor("claude")
+	if err != nil {
+		t.Skipf("claude is not installed: %v", err)
+	}
+	bin, err := testbin.Dir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := model.LoadScript(script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := model.NewServer(s, nil)
+	ts := httptest.NewServer(srv)
+	t.Cleanup(ts.Close)
+	return p, bin, srv, ts.URL
 }
