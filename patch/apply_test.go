@@ -256,3 +256,56 @@ func TestLandingRefusesWhatItCannotTell(t *testing.T) {
 		t.Errorf("the file changed:\n%s", got["f.py"])
 	}
 }
+
+// TestSectionChoosesTheFunction: the hunk's section heading decides
+// between copies of its lines in different sections, and a hunk whose
+// lines are left only in another section is refused rather than landed
+// there, however unique the match.
+func TestSectionChoosesTheFunction(t *testing.T) {
+	// two sibling classes hold the same method; the hunk is for B's
+	classes := func(a, b string) string {
+		return "class A:\n    def f(self, x):\n        y = x\n" + a + "        return y\n\n\nclass B:\n    def f(self, x):\n        y = x\n" + b + "        return y\n"
+	}
+	hunk := "--- a/f.py\n+++ b/f.py\n@@ -9,4 +9,4 @@ class B:\n     def f(self, x):\n         y = x\n-        y += 1\n+        y += 2\n         return y\n"
+	tests := []struct {
+		name, file, want, method string // want "" for a refusal
+	}{{
+		name: "the agent rewrote B's line: the hunk lands over it, not on A's copy",
+		file: classes("        y += 1\n", "        y = y + 1\n"),
+		want: classes("        y += 1\n", "        y += 2\n"), method: OverAgent,
+	}, {
+		name: "A's copy lies nearer the stated line than B's: B's own still wins",
+		file: "class A:\n    k = 1\n\n\n\n\n    def f(self, x):\n        y = x\n        y += 1\n        return y\n\n\nclass B:\n    def g(self):\n        pass\n    def g(self):\n        pass\n    def g(self):\n        pass\n    def g(self):\n        pass\n    def f(self, x):\n        y = x\n        y += 1\n        return y\n",
+		want: "class A:\n    k = 1\n\n\n\n\n    def f(self, x):\n        y = x\n        y += 1\n        return y\n\n\nclass B:\n    def g(self):\n        pass\n    def g(self):\n        pass\n    def g(self):\n        pass\n    def g(self):\n        pass\n    def f(self, x):\n        y = x\n        y += 2\n        return y\n", method: Offset,
+	}, {
+		name: "B's method is gone: A's copy is not taken for it",
+		file: "class A:\n    def f(self, x):\n        y = x\n        y += 1\n        return y\n\n\nclass B:\n    pass\n",
+	}, {
+		name: "the section no longer exists (renamed): the match stands",
+		file: "class A:\n    def f(self, x):\n        y = x\n        y += 1\n        return y\n\n\nclass C:\n    pass\n",
+		want: "class A:\n    def f(self, x):\n        y = x\n        y += 2\n        return y\n\n\nclass C:\n    pass\n", method: Offset,
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rep, got := apply(t, map[string]string{"f.py": tt.file}, hunk)
+			if tt.want == "" {
+				if rep.Applied || !strings.Contains(rep.Hunks[0].Error, "outside its section") {
+					t.Fatalf("want a refusal naming the section, got %+v", rep.Hunks)
+				}
+				if got["f.py"] != tt.file {
+					t.Errorf("the file changed:\n%s", got["f.py"])
+				}
+				return
+			}
+			if !rep.Applied {
+				t.Fatalf("not applied: %+v", rep.Hunks)
+			}
+			if got["f.py"] != tt.want {
+				t.Errorf("content\n%s\nwant\n%s", got["f.py"], tt.want)
+			}
+			if m := rep.Hunks[0].Method; m != tt.method {
+				t.Errorf("method %s, want %s", m, tt.method)
+			}
+		})
+	}
+}

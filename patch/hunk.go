@@ -1,6 +1,7 @@
 package patch
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -93,10 +94,15 @@ func (pl *placer) locate(h *Hunk, delta int) HunkReport {
 	if pl.im.matchAt(old, want, false) && pl.free(want, want+len(old)) {
 		return pl.place(h.Lines, want, Exact, want)
 	}
-	var ambiguity string
-	// 2. the nearest unique exact match
+	sec := pl.sections(h, want)
+	// elsewhere says why a placement was found only outside the hunk's
+	// section; later steps may still find the right one
+	var ambiguity, elsewhere string
+	// 2. the nearest unique exact match in the hunk's section
 	if len(old) > 0 {
-		if ps := pl.find(old, false); len(ps) > 0 {
+		ps, why := sec.prefer(pl.find(old, false), want)
+		elsewhere = cmp.Or(elsewhere, why)
+		if len(ps) > 0 {
 			if p, ok := nearest(ps, want); ok {
 				return pl.place(h.Lines, p, Offset, want)
 			}
@@ -105,30 +111,30 @@ func (pl *placer) locate(h *Hunk, delta int) HunkReport {
 	}
 	// 3. already applied: the new side is there and the old is not
 	if len(new) > 0 && ambiguity == "" {
-		if rep, ok := pl.already(new, want, false); ok {
+		if rep, ok := pl.already(sec, new, want, false); ok {
 			return rep
 		}
 	}
 	// 4. context-anchored: whitespace-tolerant, then with context trimmed
 	// from the outside in; the changed lines always stay in the anchor
 	if ambiguity == "" {
-		rep, amb, ok := pl.anchored(h, want)
+		rep, amb, why, ok := pl.anchored(sec, h, want)
 		if ok {
 			return rep
 		}
-		ambiguity = amb
+		ambiguity, elsewhere = amb, cmp.Or(elsewhere, why)
 	}
 	// 5. bracketed: the agent rewrote the changed lines themselves
 	if ambiguity == "" {
-		rep, amb, ok := pl.bracketed(h, want)
+		rep, amb, why, ok := pl.bracketed(sec, h, want)
 		if ok {
 			return rep
 		}
-		ambiguity = amb
+		ambiguity, elsewhere = amb, cmp.Or(elsewhere, why)
 	}
 	// 6. already applied, up to whitespace
 	if ambiguity == "" && len(new) > 0 {
-		if rep, ok := pl.already(new, want, true); ok {
+		if rep, ok := pl.already(sec, new, want, true); ok {
 			return rep
 		}
 	}
@@ -138,12 +144,15 @@ func (pl *placer) locate(h *Hunk, delta int) HunkReport {
 		msg = ambiguity
 	case ambiguity != "":
 		msg = "ambiguous: " + ambiguity
+	case elsewhere != "":
+		msg = elsewhere
 	}
 	return HunkReport{Method: Failed, Error: msg, Start: h.OldStart}
 }
 
-func (pl *placer) already(new []string, want int, norm bool) (HunkReport, bool) {
-	p, ok := nearest(pl.find(new, norm), want)
+func (pl *placer) already(sec *sections, new []string, want int, norm bool) (HunkReport, bool) {
+	ps, _ := sec.prefer(pl.find(new, norm), want)
+	p, ok := nearest(ps, want)
 	if !ok {
 		return HunkReport{}, false
 	}
@@ -151,7 +160,7 @@ func (pl *placer) already(new []string, want int, norm bool) (HunkReport, bool) 
 	return HunkReport{Method: AlreadyApplied, Offset: p - want}, true
 }
 
-func (pl *placer) anchored(h *Hunk, want int) (HunkReport, string, bool) {
+func (pl *placer) anchored(sec *sections, h *Hunk, want int) (rep HunkReport, ambiguity, elsewhere string, ok bool) {
 	pre, post := contextRuns(h)
 	hasMinus := slices.ContainsFunc(h.Lines, func(l Line) bool { return l.Kind == '-' })
 	for t := 0; t <= pre+post; t++ {
@@ -171,28 +180,24 @@ func (pl *placer) anchored(h *Hunk, want int) (HunkReport, string, bool) {
 				exact[p-i] = i
 			}
 		}
-		if len(starts) == 0 {
-			continue
-		}
 		// a byte-exact match beats one that holds only up to whitespace:
-		// decide among the exact ones first
+		// decide among the exact ones first; only places in the hunk's
+		// section count
 		for _, set := range []map[int]int{exact, starts} {
-			if len(set) == 0 {
+			cands, why := sec.prefer(slices.Sorted(maps.Keys(set)), want)
+			elsewhere = cmp.Or(elsewhere, why)
+			if len(cands) == 0 {
 				continue
 			}
-			cands := slices.Sorted(maps.Keys(set))
 			if k, ok := decisive(cands, want); ok {
 				i := set[cands[k]]
 				core := h.Lines[i : len(h.Lines)-(t-i)]
-				return pl.place(core, cands[k]+i, Anchored, want+i), "", true
+				return pl.place(core, cands[k]+i, Anchored, want+i), "", "", true
 			}
-			if len(set) > 1 {
-				return HunkReport{}, fmt.Sprintf("context matches %d places after trimming %d context lines", len(set), t), false
-			}
+			return HunkReport{}, fmt.Sprintf("context matches %d places after trimming %d context lines", len(cands), t), "", false
 		}
-		return HunkReport{}, fmt.Sprintf("context matches %d places after trimming %d context lines", len(starts), t), false
 	}
-	return HunkReport{}, "", false
+	return HunkReport{}, "", elsewhere, false
 }
 
 // contextRuns counts the context lines before the hunk's first change and
@@ -263,7 +268,7 @@ func (pl *placer) commit(e edit, at, n int, method string, offset int) HunkRepor
 // before whitespace-tolerant (indentation is syntax in some languages),
 // longest first, and either next to the change or at the hunk's outer
 // edge (where the agent rewrote the context next to the change).
-func (pl *placer) bracketed(h *Hunk, want int) (HunkReport, string, bool) {
+func (pl *placer) bracketed(sec *sections, h *Hunk, want int) (rep HunkReport, ambiguity, elsewhere string, ok bool) {
 	pre, post := contextRuns(h)
 	midOld, _ := sides(h.Lines[pre : len(h.Lines)-post])
 	maxGap := max(2*len(midOld)+10, 20)
@@ -316,18 +321,24 @@ func (pl *placer) bracketed(h *Hunk, want int) (HunkReport, string, bool) {
 					starts, firsts = append(starts, b.start-b.a), append(firsts, b)
 				}
 			}
-			i, ok := decisive(starts, want)
+			kept, why := sec.prefer(starts, want)
+			elsewhere = cmp.Or(elsewhere, why)
+			if len(kept) == 0 {
+				continue
+			}
+			firsts = slices.DeleteFunc(firsts, func(b bracket) bool { return !slices.Contains(kept, b.start-b.a) })
+			i, ok := decisive(kept, want)
 			if !ok {
-				return HunkReport{}, fmt.Sprintf("context around the change matches %d places", len(starts)), false
+				return HunkReport{}, fmt.Sprintf("context around the change matches %d places", len(kept)), "", false
 			}
 			if rep, why := pl.replaceSpan(h, firsts[i], want); why == "" {
-				return rep, "", true
+				return rep, "", "", true
 			} else {
-				return HunkReport{}, refusal + why, false
+				return HunkReport{}, refusal + why, "", false
 			}
 		}
 	}
-	return HunkReport{}, "", false
+	return HunkReport{}, "", elsewhere, false
 }
 
 // bracket is a bracketed placement: image lines [start, end) hold the pre

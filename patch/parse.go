@@ -18,8 +18,10 @@ type Line struct {
 type Hunk struct {
 	OldStart, OldLines int
 	NewStart, NewLines int
-	Section            string
-	Lines              []Line
+	// Section is the header's text after the second @@: git's name for
+	// the enclosing function or class.
+	Section string
+	Lines   []Line
 	// Pos is the 1-based line of the @@ header in the diff text.
 	Pos int
 }

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -12,6 +13,48 @@ import (
 	"github.com/swetouch/swetouch/internal/devdata"
 	"github.com/swetouch/swetouch/shell"
 )
+
+// devRun is one dev-split run of the corpus with its base checkout.
+type devRun struct {
+	id, file string
+	data     []byte
+	base     *devdata.GitFiles
+}
+
+// devRuns lists the corpus's mini-swe-agent 1.x runs whose base commit is
+// known, each with its base read from the dev mirror.
+func devRuns(t *testing.T) []devRun {
+	d := corpusDir(t)
+	var res struct {
+		Instances map[string]struct {
+			Best  string `json:"best_estimate_base_commit"`
+			Equiv string `json:"content_equivalent_commit"`
+		} `json:"instances"`
+	}
+	b, err := os.ReadFile(filepath.Join(d, "derived", "base_resolution.json"))
+	if err != nil {
+		t.Skipf("base_resolution.json: %v", err)
+	}
+	if err := json.Unmarshal(b, &res); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(d, "trajectories", "gemini-3-pro_mini-swe-agent-1.15.0", "*.traj.json"))
+	var runs []devRun
+	for _, f := range files {
+		id := strings.TrimSuffix(filepath.Base(f), ".traj.json")
+		inst, ok := res.Instances[id]
+		if !ok {
+			continue
+		}
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		commit := cmp.Or(inst.Best, inst.Equiv)
+		runs = append(runs, devRun{id: id, file: f, data: data, base: &devdata.GitFiles{GitDir: devdata.Mirror(t, devdata.RepoOf(id)), Commit: commit}})
+	}
+	return runs
+}
 
 // shownBlocks finds where an observation prints a file verbatim: maximal
 // runs of at least three output lines (two of them with some text) that
@@ -81,43 +124,15 @@ func equalLines(a, b []string) bool {
 // whole-file although the block is known are counted, from the transcript
 // alone and with the base checkout given to the classifier.
 func TestCorpusVerbatimBlocks(t *testing.T) {
-	d := corpusDir(t)
-	var res struct {
-		Instances map[string]struct {
-			Best  string `json:"best_estimate_base_commit"`
-			Equiv string `json:"content_equivalent_commit"`
-		} `json:"instances"`
-	}
-	b, err := os.ReadFile(filepath.Join(d, "derived", "base_resolution.json"))
-	if err != nil {
-		t.Skipf("base_resolution.json: %v", err)
-	}
-	if err := json.Unmarshal(b, &res); err != nil {
-		t.Fatal(err)
-	}
-	files, _ := filepath.Glob(filepath.Join(d, "trajectories", "gemini-3-pro_mini-swe-agent-1.15.0", "*.traj.json"))
 	type tally struct{ blocks, lines, missed, wholeReads, knownReads int }
 	var plain, withBase tally
 	var wholeCmds []string
-	for _, f := range files {
-		id := strings.TrimSuffix(filepath.Base(f), ".traj.json")
-		inst, ok := res.Instances[id]
-		if !ok {
-			continue
-		}
-		commit := inst.Best
-		if commit == "" {
-			commit = inst.Equiv
-		}
-		src := &devdata.GitFiles{GitDir: devdata.Mirror(t, devdata.RepoOf(id)), Commit: commit}
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, r := range devRuns(t) {
+		id, data, f, src := r.id, r.data, r.file, r.base
 		for _, mode := range []struct {
 			tally *tally
 			opts  ImportOptions
-		}{{&plain, ImportOptions{}}, {&withBase, ImportOptions{Shell: []shell.Option{shell.WithFiles(src)}}}} {
+		}{{&plain, ImportOptions{}}, {&withBase, ImportOptions{Shell: []shell.Option{shell.WithBase(src)}}}} {
 			tr, err := ImportMiniSWEAgent(data, f, mode.opts)
 			if err != nil {
 				t.Fatal(err)

@@ -313,3 +313,47 @@ func TestSedSubstituteLines(t *testing.T) {
 		t.Errorf("without the content: got %s, want the whole file", got)
 	}
 }
+
+// TestBaseGoesStale: with the base checkout as the file source, a file a
+// command changed in a way the session cannot replay is no longer
+// resolved from the base (its lines moved): a later read needing its
+// content is whole-file. Content a command wrote whole, a file restored
+// to the base, and a live view of the workspace stay exact; a command's
+// own reads, before its write, see the file as it was.
+func TestBaseGoesStale(t *testing.T) {
+	base := memFiles{"a.py": "1\n2\n3\n4\n5\n6\n"}
+	tail := "tail -n 2 a.py"
+	for _, c := range []struct {
+		name   string
+		before []string
+		opt    Option
+		want   string
+	}{
+		{"untouched", nil, WithBase(base), "read a.py:5-6"},
+		{"edited by sed", []string{"sed -i '1i x' a.py"}, WithBase(base), "read a.py"},
+		{"edited by a script", []string{"python -c \"open('a.py','a').write('7\\n')\""}, WithBase(base), "read a.py"},
+		{"written whole", []string{"sed -i '1i x' a.py", "printf '1\\n2\\n3\\n' > a.py"}, WithBase(base), "read a.py:2-3"},
+		{"appended to known content", []string{"echo 7 >> a.py"}, WithBase(base), "read a.py:6-7"},
+		{"restored", []string{"sed -i '1i x' a.py", "git checkout -- a.py"}, WithBase(base), "read a.py:5-6"},
+		{"stashed", []string{"sed -i '1i x' a.py", "git stash"}, WithBase(base), "read a.py:5-6"},
+		{"stash popped", []string{"sed -i '1i x' a.py", "git stash", "git stash pop"}, WithBase(base), "read a.py"},
+		{"restored from another revision", []string{"sed -i '1i x' a.py", "git checkout v1 a.py"}, WithBase(base), "read a.py"},
+		{"live workspace", []string{"sed -i '1i x' a.py"}, WithFiles(base), "read a.py:5-6"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := NewSession(c.opt)
+			for _, b := range c.before {
+				s.Classify(b)
+			}
+			if got := render(s.Classify(tail)); got != c.want {
+				t.Errorf("got %s, want %s", got, c.want)
+			}
+		})
+	}
+	// the command's own read precedes its write
+	s := NewSession(WithBase(base))
+	r := s.ClassifyOutput("tail -n 2 a.py; sed -i '1i x' a.py", Observation{})
+	if got := render(r); !strings.Contains(got, "read a.py:5-6") {
+		t.Errorf("own read: got %s", got)
+	}
+}

@@ -47,13 +47,14 @@ func (w *walker) move(c *call) {
 		dest, srcs = srcs[len(srcs)-1], srcs[:len(srcs)-1]
 	}
 	for _, s := range srcs {
-		rs, ok := w.addPath(event.Edit, s)
+		content, known := "", false
+		if rs, ok := w.resolve(s); ok {
+			content, known = w.s.content(rs)
+		}
+		_, ok := w.addPath(event.Edit, s)
 		d := w.destination(dest, s, hasT || len(srcs) > 1)
-		if rd, ok2 := w.addPath(event.Edit, d); ok && ok2 {
-			if content, known := w.s.written[rs]; known {
-				w.s.written[rd] = content
-			}
-			delete(w.s.written, rs)
+		if rd, ok2 := w.addPath(event.Edit, d); ok && ok2 && known {
+			w.s.written[rd] = content
 		}
 	}
 }

@@ -41,7 +41,7 @@ func (w *walker) git(c *call) out {
 	case "reset":
 		p := opts{}.parse(rest)
 		if p.has("hard", "merge", "keep") {
-			w.allDirty("")
+			w.allDirty("", len(p.operands) == 0 || p.operands[0] == "HEAD")
 		}
 	case "clean":
 		p := opts{short: "e", long: []string{"exclude"}}.parse(rest)
@@ -101,7 +101,8 @@ func (w *walker) git(c *call) out {
 
 func (w *walker) gitCheckout(args []string) {
 	if i := slices.Index(args, "--"); i >= 0 {
-		w.restorePaths(args[i+1:])
+		revs := opts{short: "bBt", long: []string{"orphan", "conflict"}}.parse(args[:i]).operands
+		w.restorePaths(args[i+1:], len(revs) == 0 || revs[0] == "HEAD")
 		return
 	}
 	p := opts{short: "bBt", long: []string{"orphan", "conflict", "pathspec-from-file"}}.parse(args)
@@ -112,10 +113,12 @@ func (w *walker) gitCheckout(args []string) {
 	if len(ops) == 1 && !w.looksLikePath(ops[0]) {
 		return // a branch or commit
 	}
+	fromBase := true
 	if len(ops) > 1 && !w.looksLikePath(ops[0]) {
+		fromBase = ops[0] == "HEAD"
 		ops = ops[1:] // git checkout REV path...
 	}
-	w.restorePaths(ops)
+	w.restorePaths(ops, fromBase)
 }
 
 func (w *walker) gitRestore(args []string) {
@@ -123,12 +126,14 @@ func (w *walker) gitRestore(args []string) {
 	if p.has("S", "staged") && !p.has("W", "worktree") {
 		return // only the index changes
 	}
-	w.restorePaths(p.operands)
+	src, ok := p.get("s", "source")
+	w.restorePaths(p.operands, !ok || src == "HEAD")
 }
 
 // restorePaths records edits of restored paths; a directory restores every
-// file the agent changed under it.
-func (w *walker) restorePaths(ops []string) {
+// file the agent changed under it. fromBase says they are restored to the
+// base's content (from the index or HEAD, not another revision).
+func (w *walker) restorePaths(ops []string, fromBase bool) {
 	for _, o := range ops {
 		if strings.ContainsRune(o, unknownRune) {
 			w.add(event.Edit, event.Scope{})
@@ -142,11 +147,13 @@ func (w *walker) restorePaths(ops []string) {
 			if rp == "." {
 				rp = ""
 			}
-			w.allDirty(rp)
+			w.allDirty(rp, fromBase)
 			continue
 		}
 		w.add(event.Edit, event.FileScope(rp))
-		delete(w.s.written, rp)
+		if fromBase {
+			w.restored(rp)
+		}
 	}
 }
 
@@ -162,8 +169,9 @@ func (w *walker) hasDirty(dir string) bool {
 }
 
 // allDirty records an edit of every file the agent changed under dir ("" is
-// the whole repo); when nothing is known the targets are unknown.
-func (w *walker) allDirty(dir string) {
+// the whole repo); when nothing is known the targets are unknown. fromBase
+// says the files are back at the base's content.
+func (w *walker) allDirty(dir string, fromBase bool) {
 	var files []string
 	for f := range w.s.dirty {
 		if dir == "" || strings.HasPrefix(f, dir+"/") {
@@ -177,7 +185,9 @@ func (w *walker) allDirty(dir string) {
 	}
 	for _, f := range files {
 		w.add(event.Edit, event.FileScope(f))
-		delete(w.s.written, f)
+		if fromBase {
+			w.restored(f)
+		}
 	}
 }
 
@@ -205,7 +215,7 @@ func (w *walker) gitStash(args []string) {
 	case "push", "save":
 		p := opts{short: "m", long: []string{"message", "pathspec-from-file"}}.parse(args)
 		if sub == "push" && len(p.operands) > 0 {
-			w.restorePaths(p.operands)
+			w.restorePaths(p.operands, true)
 			return
 		}
 		var files []string
@@ -214,7 +224,7 @@ func (w *walker) gitStash(args []string) {
 		}
 		slices.Sort(files)
 		w.s.stashed = files
-		w.allDirty("")
+		w.allDirty("", true)
 		clear(w.s.dirty)
 	case "pop", "apply":
 		if len(w.s.stashed) == 0 {

@@ -197,9 +197,7 @@ func (w *walker) reader(c *call) out {
 func (w *walker) tee(c *call) out {
 	p := opts{}.parse(c.args)
 	for _, o := range p.operands {
-		if rp, ok := w.addPath(event.Edit, o); ok {
-			w.remember(rp, c.stdin, p.has("a", "append"))
-		} else if strings.ContainsRune(o, unknownRune) {
+		if _, ok := w.write(o, c.stdin, p.has("a", "append")); !ok && strings.ContainsRune(o, unknownRune) {
 			w.add(event.Edit, event.Scope{})
 		}
 	}

@@ -45,8 +45,16 @@ func WithRoot(root string) Option {
 // relative to the root.
 func WithCwd(dir string) Option { return func(s *Session) { s.startCwd = dir } }
 
-// WithFiles gives the classifier a view of the workspace's files.
-func WithFiles(fs FileSource) Option { return func(s *Session) { s.files = fs } }
+// WithFiles gives the classifier a view of the workspace's files as they
+// are now (a live run's workspace).
+func WithFiles(fs FileSource) Option { return func(s *Session) { s.files, s.base = fs, false } }
+
+// WithBase gives the classifier the run's base checkout (an imported
+// recording classified with --root). A file a command changed in ways the
+// session could not replay is then no longer read from it: its lines have
+// moved, and a range resolved from the base would be wrong. Such a file's
+// reads stay whole-file until a command restores it or writes it whole.
+func WithBase(fs FileSource) Option { return func(s *Session) { s.files, s.base = fs, true } }
 
 // KeepCwd makes a `cd` persist from one command to the next, as in a
 // persistent shell; by default every command starts in the start directory,
@@ -62,11 +70,15 @@ type Session struct {
 	startCwd string
 	keepCwd  bool
 	files    FileSource
+	base     bool // files is the base checkout, not the workspace as it is
 	parser   *syntax.Parser
 
 	cwd     string
 	written map[string]string // path -> content written by an earlier command
 	dirty   map[string]bool   // files the agent edited since the last reset
+	// stale are files changed since the base by a command whose writes
+	// the session could not replay: the base no longer tells their content
+	stale   map[string]bool
 	stashed []string
 }
 
@@ -77,6 +89,7 @@ func NewSession(opts ...Option) *Session {
 		parser:  syntax.NewParser(syntax.Variant(syntax.LangBash)),
 		written: map[string]string{},
 		dirty:   map[string]bool{},
+		stale:   map[string]bool{},
 	}
 	for _, o := range opts {
 		o(s)
@@ -122,6 +135,9 @@ func (s *Session) walk(command string, obs *Observation) *Result {
 		w.refine(obs)
 	}
 	w.finish()
+	for p := range w.changed {
+		s.stale[p] = true
+	}
 	if s.keepCwd {
 		s.cwd = w.cwd
 	}
@@ -178,13 +194,39 @@ func (s *Session) join(cwd, p string) (string, bool) {
 	return j, true
 }
 
+// edited forgets what the session knew of a file a command changes: its
+// written content now, and (with a base checkout) the base's once the
+// command is over, since what the command itself read was the file as it
+// was. A command that knows what it wrote says so afterwards.
+func (w *walker) edited(p string) {
+	if p == "" || strings.HasPrefix(p, "/") {
+		return
+	}
+	delete(w.s.written, p)
+	if w.changed == nil {
+		w.changed = map[string]bool{}
+	}
+	w.changed[p] = true
+}
+
+// restored marks a file back at its base content (git checkout, stash).
+func (w *walker) restored(p string) {
+	delete(w.s.written, p)
+	delete(w.s.stale, p)
+	delete(w.changed, p)
+}
+
 func cleanSlash(p string) string { return filepath.ToSlash(filepath.Clean(p)) }
 
 // content returns what the session knows of a file: what an earlier command
-// wrote, else the file source.
+// wrote, else the file source (a base checkout only for files no command
+// has changed since).
 func (s *Session) content(p string) (string, bool) {
 	if c, ok := s.written[p]; ok {
 		return c, true
+	}
+	if s.base && s.stale[p] {
+		return "", false
 	}
 	if s.files != nil && p != "" && !strings.HasPrefix(p, "/") {
 		if b, err := s.files.ReadFile(p); err == nil {

@@ -31,6 +31,8 @@ type walker struct {
 	// grepNames is set by a recursive grep without line numbers: its
 	// output's "path:text" lines show the agent those lines of the files.
 	grepNames bool
+	// changed are the files this command edited, stale once it is over
+	changed map[string]bool
 }
 
 // call is one simple command with its words resolved.
@@ -54,6 +56,9 @@ type out struct {
 }
 
 func (w *walker) add(k event.Kind, sc event.Scope) int {
+	if k == event.Edit {
+		w.edited(sc.Path)
+	}
 	w.res.Findings = append(w.res.Findings, Finding{Kind: k, Scope: sc})
 	return len(w.res.Findings) - 1
 }
@@ -224,16 +229,13 @@ func (w *walker) redirects(st *syntax.Stmt, o out) {
 				// with `pwd -P >| /tmp/claude-…-cwd`), not an edit
 				continue
 			}
-			rp, ok := w.addPath(event.Edit, p)
-			if !ok {
-				continue
-			}
 			stdoutToFile := r.N == nil || r.N.Value == "1" || r.Op == syntax.RdrAll || r.Op == syntax.AppAll
-			if !stdoutToFile {
-				continue
+			var text *string
+			if stdoutToFile {
+				text = o.text
 			}
 			appendTo := r.Op == syntax.AppOut || r.Op == syntax.AppAll || r.Op == syntax.AppAllClob || r.Op == syntax.AppClob
-			w.remember(rp, o.text, appendTo)
+			w.write(p, text, appendTo)
 		}
 	}
 }
@@ -245,22 +247,26 @@ func (w *walker) isPwd(st *syntax.Stmt) bool {
 	return ok && len(call.Args) > 0 && len(call.Assigns) == 0 && w.lit(call.Args[0]) == "pwd"
 }
 
-// remember stores what a command wrote to a file, so a later `python f.py`
-// or `git apply f.diff` can be classified by content.
-func (w *walker) remember(p string, text *string, appendTo bool) {
-	if text == nil {
-		delete(w.s.written, p)
-		return
+// write records an edit of the file at path p, and remembers what it holds
+// when the command's text says (text, appended to what the session knew
+// of it), so a later `python f.py` or `git apply f.diff` is classified by
+// content.
+func (w *walker) write(p string, text *string, appendTo bool) (string, bool) {
+	rp, ok := w.resolve(p)
+	if !ok {
+		return "", false
 	}
-	if appendTo {
-		if prev, ok := w.s.content(p); ok {
-			w.s.written[p] = prev + *text
-			return
-		}
-		delete(w.s.written, p)
-		return
+	prev, known := w.s.content(rp)
+	if rp, ok = w.addPath(event.Edit, p); !ok || text == nil {
+		return rp, ok
 	}
-	w.s.written[p] = *text
+	switch {
+	case !appendTo:
+		w.s.written[rp] = *text
+	case known:
+		w.s.written[rp] = prev + *text
+	}
+	return rp, true
 }
 
 func (w *walker) assign(a *syntax.Assign) {

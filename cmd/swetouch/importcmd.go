@@ -27,7 +27,7 @@ func importCmd() *cobra.Command {
 			}
 			o := replay.ImportOptions{Format: format}
 			if root != "" {
-				o.Shell = append(o.Shell, shell.WithRoot(root), shell.WithFiles(shell.DirSource(root)))
+				o.Shell = append(o.Shell, shell.WithRoot(root), shell.WithBase(shell.DirSource(root)))
 			}
 			t, err := replay.ImportMiniSWEAgent(data, args[0], o)
 			if err != nil {
