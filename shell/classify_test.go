@@ -305,7 +305,7 @@ func TestSedSubstituteLines(t *testing.T) {
 		{`sed -i 's/nothing here/x/' a.py`, "edit a.py"},
 		{`sed -i 's/x/y/; 3d' a.py`, "edit a.py"},
 	} {
-		if got := render(NewSession(WithFiles(files)).ClassifyOutput(c.cmd, Observation{})); got != c.want {
+		if got := render(NewSession(WithFiles(files)).Classify(c.cmd)); got != c.want {
 			t.Errorf("%s: got %s, want %s", c.cmd, got, c.want)
 		}
 	}
@@ -352,8 +352,32 @@ func TestBaseGoesStale(t *testing.T) {
 	}
 	// the command's own read precedes its write
 	s := NewSession(WithBase(base))
-	r := s.ClassifyOutput("tail -n 2 a.py; sed -i '1i x' a.py", Observation{})
+	r := s.Classify("tail -n 2 a.py; sed -i '1i x' a.py")
 	if got := render(r); !strings.Contains(got, "read a.py:5-6") {
 		t.Errorf("own read: got %s", got)
+	}
+}
+
+// TestOutputPathsThatAreNotReads: paths a command printed that are not
+// workspace files are never reported as reads of one: unittest's progress
+// dots glued to a warning's path, pytest's "../opt/…" locations of an
+// installed package (relative to the test root, not the shell's
+// directory), and a selection of lines past the end that printed nothing.
+func TestOutputPathsThatAreNotReads(t *testing.T) {
+	files := memFiles{"astropy/io/x.py": "a\nb\nc\n"}
+	for _, c := range []struct{ cwd, cmd, out, want string }{
+		{"", "python -m unittest astropy.io.tests", "...astropy/io/x.py:2: UserWarning: old\n..\nOK\n", "read astropy/io/x.py:2-2; test"},
+		{"", "python -m unittest astropy.io.tests", "..F.Eastropy/io/x.py:3: UserWarning: old\n", "read astropy/io/x.py:3-3; test"},
+		{"", "python -m unittest astropy.io.tests", "..../testbed/astropy/io/x.py:1: UserWarning: old\n", "read astropy/io/x.py:1-1; test"},
+		{"astropy", "python -m pytest io", "../opt/conda/lib/python3.9/site-packages/_pytest/runner.py:341: in from_call\n", "read /opt/conda/lib/python3.9/site-packages/_pytest/runner.py:341-341; test"},
+		{"", "python -m pytest astropy", "../opt/conda/lib/python3.9/site-packages/_pytest/runner.py:341: in from_call\n", "read /opt/conda/lib/python3.9/site-packages/_pytest/runner.py:341-341; test"},
+		{"astropy/io", "grep -n b ../io/x.py", "2:b\n", "read astropy/io/x.py:2-2"},
+		{"", "sed -n '500,520p' astropy/io/x.py", "", "run"},
+		{"", "cat astropy/io/x.py", "", "read astropy/io/x.py"},
+	} {
+		s := NewSession(WithFiles(files), WithCwd(c.cwd))
+		if got := render(s.ClassifyOutput(c.cmd, Observation{Text: c.out})); got != c.want {
+			t.Errorf("%s in %q: got %s, want %s", c.cmd, c.cwd, got, c.want)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package shell
 
 import (
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/swetouch/swetouch/event"
@@ -43,6 +44,9 @@ func (s *Session) ClassifyOutput(command string, obs Observation) *Result {
 func (w *walker) refine(obs *Observation) {
 	lines := obs.lines()
 	if len(lines) == 0 {
+		if !obs.Elided {
+			w.printedNothing()
+		}
 		return
 	}
 	var shown []*stream
@@ -110,6 +114,16 @@ func (w *walker) refine(obs *Observation) {
 			w.locate(st, lines)
 		}
 	}
+}
+
+// printedNothing drops the selections of lines (sed -n 500,520p, tail -n
+// 5 of an empty file) shown to the agent when the output is empty: they
+// selected no line, and reporting them would invent a read. A whole file
+// printed empty was still read: the agent learned it is empty.
+func (w *walker) printedNothing() {
+	w.streams = slices.DeleteFunc(w.streams, func(st *stream) bool {
+		return st.shown && st.exact && !st.subset && len(st.files) == 1 && (len(st.ranges) > 0 || st.tail > 0)
+	})
 }
 
 // fitCount clips a verbatim selection to the number of lines printed: a
@@ -349,7 +363,7 @@ func (w *walker) hits(lines []string) map[string]bool {
 		}
 	}
 	for _, c := range ctx {
-		rp, ok := w.resolve(c[0])
+		rp, ok := w.outputPath(c[0])
 		if !ok || !files[rp] {
 			continue
 		}
@@ -363,12 +377,51 @@ func (w *walker) hitLine(p string, n int, files map[string]bool) {
 	if n <= 0 || !looksLikeFile(p) {
 		return
 	}
-	rp, ok := w.resolve(p)
+	rp, ok := w.outputPath(p)
 	if !ok {
 		return
 	}
 	files[rp] = true
 	w.add(event.Read, event.LineScope(rp, n, n))
+}
+
+// outputPath resolves a path a command printed. A test runner's progress
+// marks glued to it (unittest's dots on stderr, a warning's path right
+// after them: "...astropy/io/x.py:12: Warning") are not part of it. A
+// test run prints paths relative to its root directory, the workspace's
+// root, not the shell's directory: "../opt/…/site-packages/…" from pytest
+// is outside the workspace, never "opt/…" under it.
+func (w *walker) outputPath(p string) (string, bool) {
+	p = w.unglue(p)
+	if strings.HasPrefix(p, "../") && w.ranTests() {
+		rp, ok := w.s.join("", p)
+		return w.s.escaped(rp), ok && rp != "."
+	}
+	rp, ok := w.resolve(p)
+	return w.s.escaped(rp), ok
+}
+
+// unglue strips unittest's progress marks (".", "F", "E", "s", "x") from
+// the front of a printed path: a run of dots always (no workspace path
+// starts with "..x"), marks with letters among them only when what is
+// left is absolute or a file the session knows.
+func (w *walker) unglue(p string) string {
+	if !strings.HasPrefix(p, ".") || strings.HasPrefix(p, "./") || strings.HasPrefix(p, "../") {
+		return p
+	}
+	if marks := strings.TrimLeft(p, ".FEsx"); marks != "" && marks != p {
+		if rp, ok := w.resolve(marks); ok && (strings.HasPrefix(marks, "/") || w.known(rp)) {
+			return marks
+		}
+	}
+	if dots := strings.TrimLeft(p, "."); strings.HasPrefix(p, "..") && dots != "" {
+		return dots
+	}
+	return p
+}
+
+func (w *walker) ranTests() bool {
+	return slices.ContainsFunc(w.res.Findings, func(f Finding) bool { return f.Kind == event.Test })
 }
 
 // looksLikeFile accepts a path whose last element has an extension of

@@ -216,6 +216,16 @@ func (w *walker) restored(p string) {
 	delete(w.changed, p)
 }
 
+// escaped turns a relative path that climbs out of the workspace
+// ("../opt/x") into the absolute path it names under the first root, so
+// it is never taken for a workspace file.
+func (s *Session) escaped(p string) string {
+	if p != ".." && !strings.HasPrefix(p, "../") || len(s.roots) == 0 {
+		return p
+	}
+	return cleanSlash(s.roots[0] + "/" + p)
+}
+
 func cleanSlash(p string) string { return filepath.ToSlash(filepath.Clean(p)) }
 
 // content returns what the session knows of a file: what an earlier command
