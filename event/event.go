@@ -123,22 +123,26 @@ type Attempt struct {
 // Event is one thing that happened in a session. Seq is assigned by whoever
 // orders events (the hub, an importer) and strictly increases.
 type Event struct {
-	Seq     int64     `json:"seq"`
-	Time    time.Time `json:"time,omitzero"`
-	Source  string    `json:"source,omitempty"`
-	Actor   Actor     `json:"actor,omitempty"`
-	Kind    Kind      `json:"kind"`
-	Scopes  []Scope   `json:"scopes,omitempty"`
-	Step    *int      `json:"step,omitempty"`
-	Action  int       `json:"action,omitempty"`
-	Command string    `json:"command,omitempty"`
-	Tool    string    `json:"tool,omitempty"`
-	Exit    *int      `json:"exit,omitempty"`
-	Output  *Output   `json:"output,omitempty"`
-	Diff    string    `json:"diff,omitempty"`
-	Text    string    `json:"text,omitempty"`
-	Note    string    `json:"note,omitempty"`
-	Attempt *Attempt  `json:"attempt,omitempty"`
+	Seq    int64     `json:"seq"`
+	Time   time.Time `json:"time,omitzero"`
+	Source string    `json:"source,omitempty"`
+	Actor  Actor     `json:"actor,omitempty"`
+	Kind   Kind      `json:"kind"`
+	Scopes []Scope   `json:"scopes,omitempty"`
+	Step   *int      `json:"step,omitempty"`
+	// RecordedStep is, in a replay, the step of the recording the event's
+	// action re-drives: the recording counts every assistant turn (format
+	// errors included), the replay only the actions that ran.
+	RecordedStep *int     `json:"recorded_step,omitempty"`
+	Action       int      `json:"action,omitempty"`
+	Command      string   `json:"command,omitempty"`
+	Tool         string   `json:"tool,omitempty"`
+	Exit         *int     `json:"exit,omitempty"`
+	Output       *Output  `json:"output,omitempty"`
+	Diff         string   `json:"diff,omitempty"`
+	Text         string   `json:"text,omitempty"`
+	Note         string   `json:"note,omitempty"`
+	Attempt      *Attempt `json:"attempt,omitempty"`
 	// Raw is a traffic event's message as it was sent, when it was JSON
 	// and not too large (else Output keeps it, elided).
 	Raw json.RawMessage `json:"raw,omitempty"`

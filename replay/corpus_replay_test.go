@@ -2,17 +2,20 @@ package replay_test
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/swetouch/swetouch/internal/devdata"
 	"github.com/swetouch/swetouch/internal/testbin"
+	"github.com/swetouch/swetouch/replay"
 )
 
 // replaySample is the dev-split runs replayed by default (the quick ones,
@@ -22,13 +25,6 @@ import (
 var replaySample = map[string]bool{
 	"astropy__astropy-12907": true, "astropy__astropy-14995": true, "astropy__astropy-14598": true,
 	"sympy__sympy-13372": true, "sympy__sympy-13480": true,
-}
-
-// environmentOnly reports whether the only difference is the submitted
-// pyproject.toml: astropy's SWE-bench images pin setuptools in it before
-// the agent starts, so it is in the submission but in no agent command.
-func environmentOnly(files []string) bool {
-	return len(files) == 1 && files[0] == "a/pyproject.toml b/pyproject.toml (submitted)"
 }
 
 // TestReplayGeminiRuns re-drives the dev split's Gemini runs (mini-swe-agent
@@ -67,6 +63,7 @@ func TestReplayGeminiRuns(t *testing.T) {
 	all := os.Getenv("SWETOUCH_REPLAY_ALL") != ""
 	var mu sync.Mutex
 	var matched, ran, envOnly []string
+	divergences := 0
 	t.Run("runs", func(t *testing.T) {
 		for _, traj := range trajs {
 			id := strings.TrimSuffix(filepath.Base(traj), ".traj.json")
@@ -91,24 +88,35 @@ func TestReplayGeminiRuns(t *testing.T) {
 				b, _ := json.Marshal(map[string]any{"name": id, "instruction": "replay", "repo": "repo", "tests": "tests", "timeout_sec": 60})
 				os.WriteFile(taskFile, b, 0o644)
 				out := filepath.Join(dir, "out")
-				got, err := exec.Command(filepath.Join(bin, "swetouch"), "replay", traj, "--task", taskFile, "--out", out).CombinedOutput()
-				if err != nil {
+				got, err := exec.Command(filepath.Join(bin, "swetouch"), "replay", traj, "--task", taskFile, "--check", "--out", out).CombinedOutput()
+				if ee := (*exec.ExitError)(nil); err != nil && !(errors.As(err, &ee) && ee.ExitCode() == 1) {
 					t.Fatalf("replay: %v\n%s", err, got)
 				}
+				// every divergence is the environment's: the replay's
+				// course is the recording's
+				if err != nil && replaySample[id] {
+					t.Errorf("replay --check: a divergence changes the workspace's course:\n%s", got)
+				}
+				if m := summary.FindStringSubmatch(string(got)); m != nil {
+					mu.Lock()
+					divergences += atoi(m[1])
+					mu.Unlock()
+				}
+				checkAligned(t, traj, filepath.Join(out, "trajectory.jsonl"))
 				final, _ := os.ReadFile(filepath.Join(out, "final.diff"))
 				want := preds[id].Patch
 				mu.Lock()
 				ran = append(ran, id)
 				mu.Unlock()
-				if sameDiff(string(final), want) {
+				if replay.SameDiff(string(final), want) {
 					mu.Lock()
 					matched = append(matched, id)
 					mu.Unlock()
 					return
 				}
-				files := diffFiles(string(final), want)
+				files := replay.DiffFiles(string(final), want)
 				t.Logf("final diff differs from the submitted patch in %s (mirror lacks %d files)", strings.Join(files, ", "), len(missing))
-				if environmentOnly(files) {
+				if len(files) == 1 && files[0] == "pyproject.toml" {
 					mu.Lock()
 					envOnly = append(envOnly, id)
 					mu.Unlock()
@@ -120,38 +128,39 @@ func TestReplayGeminiRuns(t *testing.T) {
 	})
 	sort.Strings(matched)
 	sort.Strings(envOnly)
-	t.Logf("replayed %d runs: %d reproduce the submitted patch exactly; %d differ only by the environment's pyproject.toml (%s)",
-		len(ran), len(matched), len(envOnly), strings.Join(envOnly, ", "))
+	t.Logf("replayed %d runs: %d reproduce the submitted patch exactly; %d differ only by the environment's pyproject.toml (%s); --check: %d divergences, none changing the course",
+		len(ran), len(matched), len(envOnly), strings.Join(envOnly, ", "), divergences)
 }
 
-var indexLine = regexp.MustCompile(`(?m)^index [0-9a-f]+\.\.[0-9a-f]+`)
+var summary = regexp.MustCompile(`replay: ([0-9]+) divergences: `)
 
-func sameDiff(a, b string) bool {
-	return indexLine.ReplaceAllString(a, "index") == indexLine.ReplaceAllString(b, "index")
-}
+func atoi(s string) int { n, _ := strconv.Atoi(s); return n }
 
-// diffFiles names the files whose sections differ between two diffs.
-func diffFiles(a, b string) []string {
-	sections := func(d string) map[string]string {
-		m := map[string]string{}
-		for _, s := range strings.Split(d, "diff --git ")[1:] {
-			name, _, _ := strings.Cut(s, "\n")
-			m[name] = indexLine.ReplaceAllString(s, "index")
-		}
-		return m
+// checkAligned: each replayed action's events carry the step of the
+// recorded action it re-drives.
+func checkAligned(t *testing.T, recording, replayed string) {
+	t.Helper()
+	b, err := os.ReadFile(recording)
+	if err != nil {
+		t.Fatal(err)
 	}
-	sa, sb := sections(a), sections(b)
-	var out []string
-	for n, s := range sa {
-		if sb[n] != s {
-			out = append(out, n+" (replay)")
+	rec, err := replay.ImportMiniSWEAgent(b, recording, replay.ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := replay.ReadFile(replayed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ra, pa := replay.Actions(rec), replay.Actions(got)
+	if len(ra) != len(pa) {
+		t.Fatalf("%d recorded actions, %d replayed", len(ra), len(pa))
+	}
+	for i, a := range pa {
+		for _, ev := range a.Recorded {
+			if ev.RecordedStep == nil || *ev.RecordedStep != ra[i].Step {
+				t.Fatalf("action %d (%s): recorded_step %v, want %d", i+1, ev.Command, ev.RecordedStep, ra[i].Step)
+			}
 		}
 	}
-	for n, s := range sb {
-		if sa[n] != s {
-			out = append(out, n+" (submitted)")
-		}
-	}
-	sort.Strings(out)
-	return out
 }

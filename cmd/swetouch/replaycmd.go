@@ -50,16 +50,21 @@ func loadRecording(path string) (*replay.Trajectory, error) {
 
 func replayCmd() *cobra.Command {
 	var taskDir, records, instance, condition, match, out, whatIf, cassette, agent, modelName, userTape string
-	var check, noSandbox bool
+	var check, strict, noSandbox bool
 	var timeout time.Duration
 	c := &cobra.Command{
 		Use:   "replay TRAJECTORY --task DIR [--records FILE] [--condition C] [--check] --out DIR",
 		Short: "Re-drive a recorded session (ours or mini-swe-agent's) on a fresh workspace, under any condition",
 		Long: "The recorded agent's commands run again in order through the shell shim and the hub; native\n" +
 			"edits are re-applied from their recorded diffs, native reads reported again. A new trajectory,\n" +
-			"result.json and final.diff are written to --out. --check compares the replay with the\n" +
-			"recording action by action (command, exit status, output, classification, interventions and\n" +
-			"messages) and reports the first divergence (exit 1). Nothing sleeps for recorded latencies.\n\n" +
+			"result.json and final.diff are written to --out; each replayed event carries the recorded step\n" +
+			"it re-drives (recorded_step). --check compares the replay with the recording action by action\n" +
+			"(command, exit status, output, classification, interventions and messages, the final diff) and\n" +
+			"lists every divergence, each classified: one that changes the workspace's course (the action\n" +
+			"changed files and behaved differently, or read files that already differ) or one of the\n" +
+			"environment (an `ls` of the container's egg-info, a tool not installed here). It exits 1 if\n" +
+			"any changes the course; --strict exits 1 at any divergence. Nothing sleeps for recorded\n" +
+			"latencies.\n\n" +
 			"For a closed agent, --cassette FILE --agent NAME runs the real agent again against the model\n" +
 			"answers the scripted model server recorded, so the same session happens again.\n\n" +
 			"--what-if CONDITION (with --records) runs nothing: it lists where and when each intervention\n" +
@@ -189,19 +194,27 @@ func replayCmd() *cobra.Command {
 			w := c.OutOrStdout()
 			fmt.Fprintf(w, "replay: %d recorded actions, condition %s, resolved=%s, interventions applied %d; %s\n",
 				len(replay.Actions(rec)), cond, result.ShowResolved(res.Resolved), res.Applied, filepath.Join(out, "trajectory.jsonl"))
-			if !check {
-				return nil
-			}
-			got, err := replay.ReadFile(filepath.Join(out, "trajectory.jsonl"))
+			// the replay's events carry the recorded step they re-drive
+			trajFile := filepath.Join(out, "trajectory.jsonl")
+			got, err := replay.ReadFile(trajFile)
 			if err != nil {
 				return err
 			}
-			if d := replay.Compare(rec, got, replay.RootMap{Root: rec.Header.Root, Workspace: res.Workspace}); d != nil {
-				fmt.Fprintf(w, "replay: first divergence: %v\n", d)
-				return exitError{1}
+			if cassette == "" {
+				replay.AlignSteps(rec, got)
+				if err := replay.WriteFile(trajFile, got); err != nil {
+					return err
+				}
 			}
-			fmt.Fprintln(w, "replay: identical to the recording (commands, exit statuses, outputs, classification, decisions)")
-			return nil
+			if !check && !strict {
+				return nil
+			}
+			var final *string
+			if b, err := os.ReadFile(filepath.Join(out, "final.diff")); err == nil {
+				final = new(string(b))
+			}
+			ds := replay.CompareAll(rec, got, replay.RootMap{Root: rec.Header.Root, Workspace: res.Workspace}, final)
+			return reportDivergences(w, ds, strict)
 		},
 	}
 	c.Flags().StringVar(&taskDir, "task", "", "the task whose repository the replay starts from")
@@ -210,7 +223,8 @@ func replayCmd() *cobra.Command {
 	c.Flags().StringVar(&condition, "condition", "", "the condition to replay under (default: the recording's)")
 	c.Flags().StringVar(&match, "match", "reference", "reference or precise")
 	c.Flags().StringVar(&out, "out", "", "where the replay's trajectory, result and final diff go")
-	c.Flags().BoolVar(&check, "check", false, "compare with the recording; exit 1 at the first divergence")
+	c.Flags().BoolVar(&check, "check", false, "compare with the recording: list every divergence, classified; exit 1 if one changes the workspace's course")
+	c.Flags().BoolVar(&strict, "strict", false, "with --check: exit 1 at any divergence, the environment's too")
 	c.Flags().DurationVar(&timeout, "timeout", time.Minute, "bound on each replayed command")
 	c.Flags().StringVar(&whatIf, "what-if", "", "list where a condition's interventions would fire on the recording, and run nothing")
 	c.Flags().StringVar(&userTape, "user-cassette", "", "the user model's recorded calls (default: user-model.jsonl beside the trajectory, when there is one)")
@@ -219,6 +233,29 @@ func replayCmd() *cobra.Command {
 	c.Flags().StringVar(&modelName, "model", "", "with --cassette: the model name the agent asks for")
 	c.Flags().BoolVar(&noSandbox, "no-sandbox", false, "replay without isolation")
 	return c
+}
+
+// reportDivergences lists every divergence with its class and a summary;
+// the exit status is 1 when one changes the workspace's course (any, with
+// strict).
+func reportDivergences(w io.Writer, ds []replay.Divergence, strict bool) error {
+	if len(ds) == 0 {
+		fmt.Fprintln(w, "replay: identical to the recording (commands, exit statuses, outputs, classification, decisions)")
+		return nil
+	}
+	course := 0
+	for _, d := range ds {
+		class := "environment"
+		if d.Course {
+			class, course = "course", course+1
+		}
+		fmt.Fprintf(w, "replay: divergence [%s: %s]: %v\n", class, d.Why, &d)
+	}
+	fmt.Fprintf(w, "replay: %d divergences: %d change the workspace's course, %d are the environment's\n", len(ds), course, len(ds)-course)
+	if course > 0 || strict {
+		return exitError{1}
+	}
+	return nil
 }
 
 // replayAgent sets cfg up to run a real agent against a model cassette
