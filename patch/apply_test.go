@@ -173,34 +173,37 @@ func TestModePreserved(t *testing.T) {
 
 // TestApplyFallbacks covers placements where the agent changed the hunk's
 // own lines or the context next to them.
+var farPad = strings.Repeat("pad\n", 30)
+
+// fallbackCases are TestApplyFallbacks's rows (and FuzzApply's seeds).
+var fallbackCases = []struct {
+	name, file, diff, want, method string
+	start                          int
+}{{
+	name: "agent rewrote the change and the context next to it",
+	file: "def f():\n    a = 1\n    b = 20\n    return a * 2\n    c = 30\n    d = 4\n",
+	diff: "--- a/f.py\n+++ b/f.py\n@@ -1,6 +1,6 @@\n def f():\n     a = 1\n     b = 2\n-    return a\n+    return a + 1\n     c = 3\n     d = 4\n",
+	// the agent's b and c lines stay: only the removed line gives way
+	want: "def f():\n    a = 1\n    b = 20\n    return a + 1\n    c = 30\n    d = 4\n", method: OverAgent, start: 1,
+}, {
+	name: "the agent rewrote the context above the changed line: it stays",
+	file: "def f(x):\n    if x is not None and x > 0:\n        return x\n    return 0\n",
+	diff: "--- a/f.py\n+++ b/f.py\n@@ -1,4 +1,4 @@\n def f(x):\n     if x:\n-        return x\n+        return -x\n     return 0\n",
+	want: "def f(x):\n    if x is not None and x > 0:\n        return -x\n    return 0\n", method: Anchored, start: 3,
+}, {
+	name: "the agent replaced exactly the removed line: the hunk's goes over it",
+	file: "def f(x):\n    if x:\n        return abs(x)\n    return 0\n",
+	diff: "--- a/f.py\n+++ b/f.py\n@@ -1,4 +1,4 @@\n def f(x):\n     if x:\n-        return x\n+        return -x\n     return 0\n",
+	want: "def f(x):\n    if x:\n        return -x\n    return 0\n", method: OverAgent, start: 1,
+}, {
+	name: "the nearer of two fuzzy matches when it is clearly nearer",
+	file: "x\n  y\nz\n" + farPad + "x\n  y\nz\n",
+	diff: "--- a/f\n+++ b/f\n@@ -34,3 +34,4 @@\n x\n y\n+new\n z\n",
+	want: "x\n  y\nz\n" + farPad + "x\n  y\nnew\nz\n", method: Anchored, start: 34,
+}}
+
 func TestApplyFallbacks(t *testing.T) {
-	far := strings.Repeat("pad\n", 30)
-	tests := []struct {
-		name, file, diff, want, method string
-		start                          int
-	}{{
-		name: "agent rewrote the change and the context next to it",
-		file: "def f():\n    a = 1\n    b = 20\n    return a * 2\n    c = 30\n    d = 4\n",
-		diff: "--- a/f.py\n+++ b/f.py\n@@ -1,6 +1,6 @@\n def f():\n     a = 1\n     b = 2\n-    return a\n+    return a + 1\n     c = 3\n     d = 4\n",
-		// the agent's b and c lines stay: only the removed line gives way
-		want: "def f():\n    a = 1\n    b = 20\n    return a + 1\n    c = 30\n    d = 4\n", method: OverAgent, start: 1,
-	}, {
-		name: "the agent rewrote the context above the changed line: it stays",
-		file: "def f(x):\n    if x is not None and x > 0:\n        return x\n    return 0\n",
-		diff: "--- a/f.py\n+++ b/f.py\n@@ -1,4 +1,4 @@\n def f(x):\n     if x:\n-        return x\n+        return -x\n     return 0\n",
-		want: "def f(x):\n    if x is not None and x > 0:\n        return -x\n    return 0\n", method: Anchored, start: 3,
-	}, {
-		name: "the agent replaced exactly the removed line: the hunk's goes over it",
-		file: "def f(x):\n    if x:\n        return abs(x)\n    return 0\n",
-		diff: "--- a/f.py\n+++ b/f.py\n@@ -1,4 +1,4 @@\n def f(x):\n     if x:\n-        return x\n+        return -x\n     return 0\n",
-		want: "def f(x):\n    if x:\n        return -x\n    return 0\n", method: OverAgent, start: 1,
-	}, {
-		name: "the nearer of two fuzzy matches when it is clearly nearer",
-		file: "x\n  y\nz\n" + far + "x\n  y\nz\n",
-		diff: "--- a/f\n+++ b/f\n@@ -34,3 +34,4 @@\n x\n y\n+new\n z\n",
-		want: "x\n  y\nz\n" + far + "x\n  y\nnew\nz\n", method: Anchored, start: 34,
-	}}
-	for _, tt := range tests {
+	for _, tt := range fallbackCases {
 		t.Run(tt.name, func(t *testing.T) {
 			name := "f.py"
 			if strings.Contains(tt.diff, "+++ b/f\n") {
@@ -247,7 +250,7 @@ func TestAnchoredPrefersExact(t *testing.T) {
 // diff's context written back over the agent's lines.
 func TestLandingRefusesWhatItCannotTell(t *testing.T) {
 	file := "x = (\n    [\n        i\n        if not ok(i)\n    ],\n)\n"
-	diff := "--- a/f.py\n+++ b/f.py\n@@ -1,8 +1,8 @@\n x = (\n     [\n         i\n-        if not close(\n-            i)\n+        if (\n+            far(i))\n         )\n     ],\n )\n"
+	diff := "--- a/f.py\n+++ b/f.py\n@@ -1,8 +1,8 @@\n x = (\n     [\n         i\n-        if not close(\n-            i)\n+        if (\n+            farPad(i))\n         )\n     ],\n )\n"
 	rep, got := apply(t, map[string]string{"f.py": file}, diff)
 	if rep.Applied || !strings.Contains(rep.Hunks[0].Error, "refused") {
 		t.Fatalf("want a refusal, got %+v", rep.Hunks)

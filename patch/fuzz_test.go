@@ -29,11 +29,21 @@ func FuzzParse(f *testing.F) {
 	})
 }
 
-// FuzzApply: applying any parsed diff to any content never panics, and a
-// failed application changes nothing.
+// FuzzApply: applying any parsed diff to any content never panics, a
+// failed application changes nothing, and a landing changes only what the
+// hunks' - and + lines say: every line the result gained is one of their
+// + lines, and every line it lost one of their - lines (up to
+// whitespace), or the agent's rewrite of them where a hunk landed
+// over-agent. The diff's context is never written over the file's lines.
 func FuzzApply(f *testing.F) {
 	f.Add("a\nb\nc\n", "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n+B\n")
 	f.Add("a\r\nb\r\n", "--- a/f\n+++ b/f\n@@ -2 +2,2 @@\n b\n+c\n")
+	// context between two changes that the file holds indented otherwise
+	// stays the file's
+	f.Add("a\n  b\nc\n", "--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n-a\n+A\n b\n-c\n+C\n")
+	for _, c := range fallbackCases {
+		f.Add(c.file, c.diff)
+	}
 	f.Fuzz(func(t *testing.T, content, diff string) {
 		fds, err := Parse(diff)
 		if err != nil {
@@ -53,7 +63,91 @@ func FuzzApply(f *testing.F) {
 		if rep.Applied && !strings.Contains(strings.Join(rep.Changed, ","), "f") && fs["f"] != content {
 			t.Fatalf("file changed but not reported")
 		}
+		if rep.Applied && len(fds) == 1 && !fds[0].IsDelete() {
+			checkOnlyHunkLines(t, fds[0], rep, content, fs["f"])
+		}
 	})
+}
+
+// checkOnlyHunkLines checks a landing against a line diff of the file
+// before and after: gained lines are + lines, lost lines - lines (or
+// the agent's, over-agent). Lines the diff moves (lost here, gained
+// there, as a line diff may pair them) count as neither.
+func checkOnlyHunkLines(t *testing.T, fd *FileDiff, rep *Report, before, after string) {
+	t.Helper()
+	a, b := splitKeep(before), splitKeep(after)
+	if len(a)*len(b) > 1<<20 {
+		return
+	}
+	lost, gained := lineDiff(a, b)
+	var minus, plus []string
+	for _, h := range fd.Hunks {
+		for _, l := range h.Lines {
+			switch l.Kind {
+			case '-':
+				minus = append(minus, l.Text)
+			case '+':
+				plus = append(plus, l.Text)
+			}
+		}
+	}
+	overAgent := slices.ContainsFunc(rep.Hunks, func(h HunkReport) bool { return h.Method == OverAgent })
+	for _, l := range gained {
+		if !slices.Contains(plus, l) && !slices.Contains(lost, l) {
+			t.Fatalf("the landing wrote %q, which is no + line of the diff", l)
+		}
+	}
+	for _, l := range lost {
+		if overAgent || slices.Contains(gained, l) || slices.Contains(plus, l) {
+			continue
+		}
+		if !slices.ContainsFunc(minus, func(m string) bool { return sameFields(m, l) }) {
+			t.Fatalf("the landing removed %q, which is no - line of the diff", l)
+		}
+	}
+}
+
+// splitKeep splits a file into line texts, without terminators.
+func splitKeep(s string) []string {
+	if s == "" {
+		return nil
+	}
+	ls := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+	for i := range ls {
+		ls[i] = strings.TrimSuffix(ls[i], "\r")
+	}
+	return ls
+}
+
+// lineDiff is a longest-common-subsequence diff of two line lists: the
+// lines only a has, and those only b has.
+func lineDiff(a, b []string) (onlyA, onlyB []string) {
+	n, m := len(a), len(b)
+	lcs := make([][]int, n+1)
+	for i := range lcs {
+		lcs[i] = make([]int, m+1)
+	}
+	for i := n - 1; i >= 0; i-- {
+		for j := m - 1; j >= 0; j-- {
+			if a[i] == b[j] {
+				lcs[i][j] = lcs[i+1][j+1] + 1
+			} else {
+				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+			}
+		}
+	}
+	i, j := 0, 0
+	for i < n && j < m {
+		switch {
+		case a[i] == b[j]:
+			i, j = i+1, j+1
+		case lcs[i+1][j] >= lcs[i][j+1]:
+			onlyA, i = append(onlyA, a[i]), i+1
+		default:
+			onlyB, j = append(onlyB, b[j]), j+1
+		}
+	}
+	return append(onlyA, a[i:]...), append(onlyB, b[j:]...)
 }
 
 type memFS map[string]string

@@ -367,8 +367,9 @@ func (w *walker) hits(lines []string) map[string]bool {
 		if !ok || !files[rp] {
 			continue
 		}
-		_, n, _, _ := pathLine(c[1])
-		w.add(event.Read, event.LineScope(rp, n, n))
+		if _, n, _, _ := pathLine(c[1]); n > 0 {
+			w.add(event.Read, event.LineScope(rp, n, n))
+		}
 	}
 	return files
 }
@@ -395,10 +396,9 @@ func (w *walker) outputPath(p string) (string, bool) {
 	p = w.unglue(p)
 	if strings.HasPrefix(p, "../") && w.ranTests() {
 		rp, ok := w.s.join("", p)
-		return w.s.escaped(rp), ok && rp != "."
+		return rp, ok && rp != "."
 	}
-	rp, ok := w.resolve(p)
-	return w.s.escaped(rp), ok
+	return w.resolve(p)
 }
 
 // unglue strips unittest's progress marks (".", "F", "E", "s", "x") from

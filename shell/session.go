@@ -178,6 +178,9 @@ func (s *Session) join(cwd, p string) (string, bool) {
 	default:
 		j = cleanSlash(cwd + "/" + p)
 	}
+	// a relative path that climbs out of the workspace names a file
+	// outside it, never one under it
+	j = s.escaped(j)
 	if strings.HasPrefix(j, "/") {
 		if j == "/dev/null" || strings.HasPrefix(j, "/dev/") || strings.HasPrefix(j, "/proc/") {
 			return "", false
