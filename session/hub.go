@@ -307,8 +307,11 @@ func (h *Hub) endLocked(ctx context.Context, id int, e End, note string) error {
 	h.step++
 	evs := e.Events
 	if len(evs) == 0 {
-		obs := shell.Observation{Text: e.Output, Tail: e.Tail, Elided: e.Elided}
-		evs = h.classify.ClassifyAt(b.Cwd, b.Command, &obs).Events(b.Command)
+		var obs *shell.Observation // nil: the output was not seen
+		if !e.Unseen {
+			obs = &shell.Observation{Text: e.Output, Tail: e.Tail, Elided: e.Elided}
+		}
+		evs = h.classify.ClassifyAt(b.Cwd, b.Command, obs).Events(b.Command)
 	}
 	exit := e.Exit
 	for i := range evs {

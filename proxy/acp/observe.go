@@ -128,7 +128,7 @@ func (r *Relay) editorAnswered(id string, result json.RawMessage) {
 			r.mu.Unlock()
 			return
 		}
-		r.endTerminal(req.session, req.begin, session.End{Exit: -1})
+		r.endTerminal(req.session, req.begin, session.End{Exit: -1, Unseen: true})
 	case "terminal/wait_for_exit", "terminal/release":
 		r.mu.Lock()
 		begin, open := r.terminals[req.path]
@@ -140,7 +140,8 @@ func (r *Relay) editorAnswered(id string, result json.RawMessage) {
 		var res struct {
 			ExitCode *int `json:"exitCode"`
 		}
-		end := session.End{Exit: -1}
+		// the terminal's output goes to the editor, not through us
+		end := session.End{Exit: -1, Unseen: true}
 		if json.Unmarshal(result, &res) == nil && res.ExitCode != nil {
 			end.Exit = *res.ExitCode
 		}

@@ -50,6 +50,9 @@ func leanLine(req Request) (line []byte, ok bool) {
 		if e.Elided {
 			b = append(b, `,"elided":true`...)
 		}
+		if e.Unseen {
+			b = append(b, `,"unseen":true`...)
+		}
 		if e.Bytes != 0 {
 			b = append(b, `,"bytes":`...)
 			b = strconv.AppendInt(b, int64(e.Bytes), 10)

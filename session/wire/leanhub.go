@@ -74,6 +74,10 @@ func ParseRequest(line []byte) (req Request, ok bool) {
 					return p.str(&e.Tail)
 				case "elided":
 					return p.boolean(&e.Elided)
+				case "channel":
+					return p.str(&e.Channel)
+				case "unseen":
+					return p.boolean(&e.Unseen)
 				case "events":
 					if p.null() {
 						return nil

@@ -16,6 +16,8 @@ func FuzzParseRequest(f *testing.F) {
 		{Op: "begin", Begin: &Begin{Command: "sed -n '4,6p' a.py", Cwd: "/tmp/ws", Source: "shell"}},
 		{Op: "end", ID: 3, End: &End{Exit: 130, Signal: "interrupt", Output: "l\u2028\x00\xff", Tail: "t", Elided: true, Bytes: 1 << 20}},
 		{Op: "end", ID: 1, End: &End{Events: []event.Event{{Kind: event.Read}}}, NoReply: true},
+		{Op: "end", ID: 2, End: &End{Output: "x", Channel: UnconfirmedChannel + "hook"}},
+		{Op: "end", ID: 4, End: &End{Exit: -1, Unseen: true}},
 	} {
 		b, _ := json.Marshal(req)
 		f.Add(b)

@@ -30,6 +30,10 @@ type End struct {
 	// ("tool-output" when empty); one that starts "unconfirmed:" cannot
 	// be shown to: the messages it carries are counted apart.
 	Channel string `json:"channel,omitempty"`
+	// Unseen says the output was not seen (an editor's terminal, whose
+	// output the relay never reads): the command is classified by its
+	// text alone, never as having printed nothing.
+	Unseen bool `json:"unseen,omitempty"`
 }
 
 // UnconfirmedChannel is the prefix of a channel that cannot be shown to
