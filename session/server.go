@@ -130,6 +130,7 @@ func (h *Hub) serveConn(ctx context.Context, c io.ReadWriter) {
 		defer h.abandon(context.WithoutCancel(ctx), o)
 	}
 	admitted, refused := false, error(nil)
+	keys := map[string]int{} // commands begun unanswered (BeginQuiet), by key
 	for line := 1; sc.Scan(); line++ {
 		if sc.TooLong() {
 			// the rest of the line is dropped; the next one is read as
@@ -157,6 +158,14 @@ func (h *Hub) serveConn(ctx context.Context, c io.ReadWriter) {
 		if err == nil {
 			err = checkRequest(req)
 		}
+		if err == nil && req.Key != "" && req.Op == "end" {
+			id, ok := keys[req.Key]
+			if !ok {
+				err = fmt.Errorf("field \"key\": no command was begun as %q", req.Key)
+			}
+			req.ID = id
+			delete(keys, req.Key)
+		}
 		if err != nil {
 			resp.Error = fmt.Sprintf("line %d: %v", line, err)
 		} else if req.Op == "end" && req.End != nil && (!req.NoReply || yields) {
@@ -178,6 +187,9 @@ func (h *Hub) serveConn(ctx context.Context, c io.ReadWriter) {
 			resp.Error = fmt.Sprintf("line %d: %v", line, err)
 		} else {
 			resp = h.call(ctx, req)
+			if req.Key != "" && req.Op == "begin" && resp.Error == "" {
+				keys[req.Key] = resp.ID
+			}
 			if resp.Error != "" {
 				resp.Error = fmt.Sprintf("line %d: %s", line, resp.Error)
 			}

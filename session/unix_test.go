@@ -3,7 +3,9 @@ package session_test
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -13,6 +15,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/swetouch/swetouch/event"
 	"github.com/swetouch/swetouch/internal/testhub"
 	"github.com/swetouch/swetouch/replay"
 	"github.com/swetouch/swetouch/session"
@@ -265,6 +268,80 @@ func TestLineOverTheLimit(t *testing.T) {
 		}
 		if !strings.Contains(line, w) {
 			t.Errorf("answer %d: %s, want %s", i+1, strings.TrimSpace(line), w)
+		}
+	}
+}
+
+// TestQuietCalls: a relay the hub told nothing can fire begins and ends
+// its calls unanswered, by key: each becomes one action, in order, with
+// its exit and its own events; a key is its connection's own, and an end
+// under a key nobody began is no action.
+func TestQuietCalls(t *testing.T) {
+	ws := t.TempDir()
+	var traj bytes.Buffer
+	rec, _ := replay.NewWriter(&traj, replay.Header{Task: "t"})
+	h, err := session.New(ws, session.WithRecorder(rec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(t.TempDir(), "hub.sock")
+	l, err := session.ListenUnix(sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- h.ServeUnix(ctx, l) }()
+	a, err := session.Dial(sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := session.Dial(sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, armed, err := a.BeginArmed(session.Begin{Command: "mcp list", Source: "mcp"}); err != nil || armed {
+		t.Fatalf("a bare hub is armed (%v) or failed: %v", armed, err)
+	}
+	read := []event.Event{{Kind: event.Read, Source: "mcp", Scopes: []event.Scope{event.FileScope("a.py")}}}
+	a.BeginQuiet(session.Begin{Command: "mcp read_file a.py", Source: "mcp"}, "k1")
+	b.BeginQuiet(session.Begin{Command: "mcp read_file b.py", Source: "mcp"}, "k1") // the same key, another connection
+	a.EndQuiet("k1", session.End{Exit: 0, Events: read})
+	b.EndQuiet("k1", session.End{Exit: 3})
+	a.EndQuiet("nobody", session.End{Exit: 9})
+	if _, err := a.Messages("file"); err != nil { // a round trip: the lines before it are done
+		t.Fatal(err)
+	}
+	if _, err := b.Messages("file"); err != nil {
+		t.Fatal(err)
+	}
+	a.Close()
+	b.Close()
+	cancel()
+	<-done
+	got := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(traj.String()), "\n")[1:] {
+		var ev event.Event
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			t.Fatal(err)
+		}
+		if ev.Actor == event.Agent && ev.Exit != nil {
+			// an adapter's own events name the action by their scopes
+			got[cmp.Or(ev.Command, fmt.Sprint(ev.Scopes))] = fmt.Sprintf("%s exit %d %v", ev.Kind, *ev.Exit, ev.Scopes)
+		}
+	}
+	want := map[string]string{
+		"[a.py]":             "read exit 0 [a.py]",
+		"mcp read_file b.py": "run exit 3 []",
+	}
+	for cmd, w := range want {
+		if got[cmd] != w {
+			t.Errorf("%s: %q, want %q (all: %v)", cmd, got[cmd], w, got)
+		}
+	}
+	for cmd := range got {
+		if strings.Contains(cmd, "nobody") {
+			t.Errorf("an end under an unknown key became an action: %v", got)
 		}
 	}
 }

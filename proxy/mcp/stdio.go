@@ -38,15 +38,45 @@ type Relay struct {
 	// then on results pass without waiting for the hub at all (an
 	// intervention, once done, never comes back)
 	quiet atomic.Bool
+	keys  atomic.Int64   // the last quiet call's key number
 	late  sync.WaitGroup // reports still on their way to the hub
+	// held are reports kept back while a result is on its way, when the
+	// owner settles them (settled: RunStdio does, after each line)
+	settled atomic.Bool
+	heldMu  sync.Mutex
+	held    []func()
 }
 
-// Wait waits for reports still on their way to the hub: the relay's
-// owner calls it before closing the hub connection.
-func (r *Relay) Wait() { r.late.Wait() }
+// Wait sends the reports held back and waits for those still on their
+// way to the hub: the relay's owner calls it before closing the hub
+// connection.
+func (r *Relay) Wait() {
+	r.Settle()
+	r.late.Wait()
+}
+
+// Settle sends the reports the relay held back while a result was on its
+// way to the client (the end of a call nothing can fire on): its owner
+// calls it once the result is written, on the same goroutine.
+func (r *Relay) Settle() {
+	r.heldMu.Lock()
+	held := r.held
+	r.held = nil
+	r.heldMu.Unlock()
+	for _, f := range held {
+		f()
+	}
+}
+
+func (r *Relay) hold(f func()) {
+	r.heldMu.Lock()
+	r.held = append(r.held, f)
+	r.heldMu.Unlock()
+}
 
 type call struct {
 	begun chan begun // the hub's answer to begin
+	key   string     // begun quietly (quietHub): the key its end gives
 	tool  string
 	args  map[string]any
 }
@@ -88,6 +118,14 @@ func (r *Relay) begin(c call, b session.Begin) {
 type armedHub interface {
 	BeginArmed(session.Begin) (int, bool, error)
 	EndAsync(int, session.End)
+}
+
+// quietHub is a hub a call can begin and end on without waiting for it at
+// all, once nothing can fire: one line each way, no answer, no goroutine
+// parked on the socket.
+type quietHub interface {
+	BeginQuiet(b session.Begin, key string)
+	EndQuiet(key string, e session.End)
 }
 
 // NewRelay returns a relay reporting to hub (nil relays only) and logging
@@ -140,12 +178,19 @@ func (r *Relay) FromClientIn(scope string, line []byte) []byte {
 	if r.hub != nil {
 		c.begun = make(chan begun, 1)
 		b := session.Begin{Command: "mcp " + p.Name + " " + string(argsJSON(p.Arguments)), Source: "mcp"}
-		if r.quiet.Load() {
-			// nothing can fire any more: told without holding the request
-			// back (a file the server writes before the hub has the begin
-			// is then a native edit, a label and no decision)
+		qh, canQuiet := r.hub.(quietHub)
+		switch {
+		case r.quiet.Load() && canQuiet:
+			// nothing can fire any more: told in one line, before the
+			// request goes on, with no answer to wait for
+			c.begun, c.key = nil, fmt.Sprintf("mcp-%d", r.keys.Add(1))
+			qh.BeginQuiet(b, c.key)
+		case r.quiet.Load():
+			// told without holding the request back (a file the server
+			// writes before the hub has the begin is then a native edit, a
+			// label and no decision)
 			go r.begin(c, b)
-		} else {
+		default:
 			// held until the hub has it: edits made before are taken as
 			// native first, and the server's own writes are the call's,
 			// which an intervention may fire on
@@ -173,6 +218,10 @@ func (r *Relay) cancelled(scope string, params json.RawMessage) {
 	delete(r.pending, key)
 	r.mu.Unlock()
 	if !ok || r.hub == nil {
+		return
+	}
+	if c.key != "" {
+		r.hub.(quietHub).EndQuiet(c.key, session.End{Exit: 130, Events: r.classify.Classify(c.tool, c.args)})
 		return
 	}
 	if b := c.begin(); b.id >= 0 {
@@ -205,6 +254,18 @@ func (r *Relay) FromServerIn(scope string, line []byte) []byte {
 		return line
 	}
 	place := r.placement(scope, c.tool)
+	if c.key != "" {
+		// begun quietly: ended the same way, once the result is on its
+		// way (Settle, when the owner calls it; else on a goroutine)
+		end := func() { r.hub.(quietHub).EndQuiet(c.key, r.end(c, e, place)) }
+		if r.settled.Load() {
+			r.hold(end)
+		} else {
+			r.late.Add(1)
+			go func() { defer r.late.Done(); end() }()
+		}
+		return line
+	}
 	ah, async := r.hub.(armedHub)
 	if async && r.quiet.Load() {
 		r.late.Add(1)
@@ -367,7 +428,8 @@ func RunStdio(cmd *exec.Cmd, r *Relay, stdin io.Reader, stdout io.Writer) (int, 
 		proxy.Pipe(in, proxy.Pollable(stdin), r.FromClient)
 		in.Close() // the client hung up: the server sees EOF
 	}()
-	proxy.Pipe(stdout, out, r.FromServer)
+	r.settled.Store(true)
+	proxy.PipeThen(stdout, out, r.FromServer, r.Settle)
 	err = cmd.Wait()
 	r.Wait()
 	return proxy.ExitStatus(cmd, err)

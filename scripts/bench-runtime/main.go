@@ -22,10 +22,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
 	"sort"
 	"strconv"
 	"strings"
@@ -45,12 +45,26 @@ func main() {
 		pairsHelper(os.Args[1:])
 		return
 	}
+	if len(os.Args) > 1 && os.Args[1] == helperHub {
+		hubHelper(os.Args[1:])
+		return
+	}
 	if len(os.Args) > 1 && helper(os.Args[1:]) {
 		return
 	}
 	n := flag.Int("n", 300, "runs of each trivial command")
 	only := flag.String("only", "", "measure only these parts (comma-separated: shell, grep, mcp, http, watch, sandbox)")
+	cpuProfile := flag.String("cpuprofile", "", "write this process's CPU profile (the hub's share) to the file")
 	flag.Parse()
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench-runtime:", err)
+			os.Exit(2)
+		}
+		pprof.StartCPUProfile(f)
+		defer pprof.StopCPUProfile()
+	}
 	parts := map[string]bool{}
 	for _, p := range strings.Split(*only, ",") {
 		if p = strings.TrimSpace(p); p != "" {
@@ -59,6 +73,7 @@ func main() {
 	}
 	if err := run(*n, func(p string) bool { return len(parts) == 0 || parts[p] }); err != nil {
 		fmt.Fprintln(os.Stderr, "bench-runtime:", err)
+		pprof.StopCPUProfile()
 		os.Exit(1)
 	}
 }
@@ -99,7 +114,7 @@ func run(n int, want func(part string) bool) error {
 		fmt.Printf("grep -rn, 5,000 files   median %.1f ms; through the shim %.1f ms; ratio %.3f (budget 1.10)\n", ms(g.direct), ms(g.through), float64(g.through)/float64(g.direct))
 	}
 	if want("mcp") {
-		if err := stdioPart(n, bin, sock, ws); err != nil {
+		if err := stdioPart(n, bin, ws); err != nil {
 			return err
 		}
 	}
@@ -134,7 +149,7 @@ func shellParts(n int, tmp, ws, bash, shim string, env []string) error {
 	return nil
 }
 
-func stdioPart(n int, bin, sock, ws string) error {
+func stdioPart(n int, bin, ws string) error {
 	fs, err := agents.FindAgent("mcp-server-filesystem")
 	if err != nil {
 		fmt.Println("MCP tools/call: skipped (", err, ")")
@@ -146,30 +161,34 @@ func stdioPart(n int, bin, sock, ws string) error {
 		return err
 	}
 	relay := func(sock string) []string {
-		return []string{filepath.Join(bin, "swetouch"), "mcp", "--session", sock, "--root", ws, "--", fs, ws}
+		args := []string{filepath.Join(bin, "swetouch"), "mcp", "--root", ws}
+		if sock != "" {
+			args = append(args, "--session", sock)
+		}
+		return append(args, "--", fs, ws)
 	}
-	t, err := mcpTimes(n, ws, []string{fs, ws}, relay(sock), []string{self, helperPipe, fs, ws})
+	// the hubs in processes of their own, as in a run: one watching and
+	// recording, one that does neither
+	live, stopLive, err := hubProcess(ws, "live", filepath.Join(bin, "swetouch-shim"))
 	if err != nil {
 		return err
 	}
-	fmt.Printf("MCP tools/call (stdio)  median %.0f µs direct; through the relay added %.0f µs, paired (budget 150 µs)\n", us(t[0]), us(t[1]))
-	fmt.Printf("  floor: a process that only copies the two pipes added %.0f µs\n", us(t[2]))
-	// the same with a hub that neither watches nor records
-	bare, err := session.New(ws)
+	defer stopLive()
+	bare, stopBare, err := hubProcess(ws, "bare", "")
 	if err != nil {
 		return err
 	}
-	l, err := net.Listen("unix", filepath.Join(filepath.Dir(ws), "bare.sock"))
+	defer stopBare()
+	// all five ways take turns, so each sees the machine as the others do
+	t, err := mcpTimes(n, ws, []string{fs, ws}, relay(live), []string{self, helperPipe, fs, ws}, relay(""), relay(bare))
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go bare.Serve(ctx, l)
-	if t, err = mcpTimes(n, ws, []string{fs, ws}, relay(l.Addr().String())); err != nil {
-		return err
-	}
-	fmt.Printf("  with a hub that neither watches nor records: added %.0f µs\n", us(t[1]))
+	withHub, floor, alone, bareHub := us(t[1]), us(t[2]), us(t[3]), us(t[4])
+	fmt.Printf("MCP tools/call (stdio)  median %.0f µs direct; through the relay with a live hub added %.0f µs, paired over %d calls (target ≤ 60 µs and ≤ 1.6× the floor: %.2f×)\n", us(t[0]), withHub, n, withHub/floor)
+	fmt.Printf("  floor: a process that only copies the two pipes added %.0f µs\n", floor)
+	fmt.Printf("  the relay with no session: added %.0f µs (the relay's own share %.0f µs)\n", alone, alone-floor)
+	fmt.Printf("  with a hub that neither watches nor records: added %.0f µs (the round trips %.0f µs); the live hub's watching and recording %.0f µs\n", bareHub, bareHub-alone, withHub-bareHub)
 	return nil
 }
 

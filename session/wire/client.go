@@ -118,6 +118,32 @@ func (c *Client) EndAsync(id int, e End) {
 	c.unanswered = true
 }
 
+// BeginQuiet announces a command without waiting for the hub: for a
+// relay the hub has told that nothing can fire any more (armed false). Its
+// end is EndQuiet with the same key. It returns once the line is written;
+// errors are dropped, as EndAsync's are.
+func (c *Client) BeginQuiet(b Begin, key string) {
+	c.send(Request{Op: "begin", Begin: &b, NoReply: true, Key: key})
+}
+
+// EndQuiet ends the command BeginQuiet began under key, asking for no
+// answer.
+func (c *Client) EndQuiet(key string, e End) {
+	c.send(Request{Op: "end", End: &e, NoReply: true, Key: key})
+}
+
+func (c *Client) send(req Request) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.flushLocked()
+	if line, ok := leanLine(req); ok {
+		c.conn.Write(line)
+	} else {
+		c.enc.Encode(req)
+	}
+	c.unanswered = true
+}
+
 // End reports a command's result and returns the messages to deliver.
 func (c *Client) End(id int, e End) ([]Message, error) {
 	r, err := c.do(Request{Op: "end", ID: id, End: &e})

@@ -23,8 +23,10 @@ import (
 func leanLine(req Request) (line []byte, ok bool) {
 	b := make([]byte, 0, 128)
 	switch {
-	case req.Op == "begin" && req.Begin != nil && !req.NoReply:
-		b = append(b, `{"op":"begin","begin":{"command":`...)
+	case req.Op == "begin" && req.Begin != nil && (!req.NoReply || req.Key != ""):
+		b = append(b, `{"op":"begin",`...)
+		b = appendKey(b, req)
+		b = append(b, `"begin":{"command":`...)
 		b = appendString(b, req.Begin.Command)
 		if req.Begin.Cwd != "" {
 			b = append(b, `,"cwd":`...)
@@ -35,9 +37,11 @@ func leanLine(req Request) (line []byte, ok bool) {
 			b = appendString(b, req.Begin.Source)
 		}
 		b = append(b, "}}\n"...)
-	case req.Op == "end" && req.End != nil && len(req.End.Events) == 0 && !req.NoReply:
+	case req.Op == "end" && req.End != nil && len(req.End.Events) == 0 && (!req.NoReply || req.Key != ""):
 		e := req.End
-		b = append(b, `{"op":"end","id":`...)
+		b = append(b, `{"op":"end",`...)
+		b = appendKey(b, req)
+		b = append(b, `"id":`...)
 		b = strconv.AppendInt(b, int64(req.ID), 10)
 		b = append(b, `,"end":{"exit":`...)
 		b = strconv.AppendInt(b, int64(e.Exit), 10)
@@ -62,6 +66,20 @@ func leanLine(req Request) (line []byte, ok bool) {
 		return nil, false
 	}
 	return b, true
+}
+
+// appendKey writes a keyed request's noreply and key fields, each
+// followed by a comma.
+func appendKey(b []byte, req Request) []byte {
+	if req.NoReply {
+		b = append(b, `"noreply":true,`...)
+	}
+	if req.Key != "" {
+		b = append(b, `"key":`...)
+		b = appendString(b, req.Key)
+		b = append(b, ',')
+	}
+	return b
 }
 
 // appendString appends s as a JSON string, as encoding/json would read

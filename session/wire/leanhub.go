@@ -32,6 +32,8 @@ func ParseRequest(line []byte) (req Request, ok bool) {
 			return p.str(&req.Channel)
 		case "noreply":
 			return p.boolean(&req.NoReply)
+		case "key":
+			return p.str(&req.Key)
 		case "begin":
 			if p.null() {
 				req.Begin = nil

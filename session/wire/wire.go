@@ -84,6 +84,10 @@ type Request struct {
 	// NoReply asks for no response line: for records sent without
 	// waiting (their order on the connection is kept all the same).
 	NoReply bool `json:"noreply,omitempty"`
+	// Key names a begin sent with noreply, whose id the client never
+	// learns: its end gives the key instead of the id. Keys are the
+	// connection's own.
+	Key string `json:"key,omitempty"`
 }
 
 // Response is the one line the hub answers each request with.

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/swetouch/swetouch/session"
+)
+
+// helperHub serves a hub in a process of its own, as `swetouch run` does:
+// the agent (here the measuring client) is never in the hub's process, and
+// a hub sharing the client's Go runtime would charge its goroutines'
+// wake-ups to the client. Args: the workspace, "live" (watching and
+// recording, as swetouch run starts it) or "bare" (neither), and the shim.
+// It prints the socket and serves until stdin closes.
+const helperHub = "__hub"
+
+func hubHelper(args []string) {
+	ws, mode, shim := args[1], args[2], args[3]
+	var sock string
+	switch mode {
+	case "live":
+		host, err := session.Start(session.HostConfig{Root: ws, Trajectory: io.Discard, Shim: shim})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		defer host.Close("bench done")
+		sock = host.Socket
+	default:
+		bare, err := session.New(ws)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		sock = filepath.Join(filepath.Dir(ws), fmt.Sprintf("bare-%d.sock", os.Getpid()))
+		l, err := net.Listen("unix", sock)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		go bare.Serve(ctx, l)
+	}
+	fmt.Println(sock)
+	io.Copy(io.Discard, os.Stdin)
+}
+
+// hubProcess starts helperHub and returns its socket; stop ends it.
+func hubProcess(ws, mode, shim string) (sock string, stop func(), err error) {
+	self, err := os.Executable()
+	if err != nil {
+		return "", nil, err
+	}
+	cmd := exec.Command(self, helperHub, ws, mode, shim)
+	cmd.Stderr = os.Stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return "", nil, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return "", nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return "", nil, err
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		cmd.Process.Kill()
+		return "", nil, fmt.Errorf("the hub process: %v", err)
+	}
+	return strings.TrimSpace(line), func() { in.Close(); cmd.Wait() }, nil
+}
