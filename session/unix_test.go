@@ -277,21 +277,9 @@ func TestLineOverTheLimit(t *testing.T) {
 // its exit and its own events; a key is its connection's own, and an end
 // under a key nobody began is no action.
 func TestQuietCalls(t *testing.T) {
-	ws := t.TempDir()
 	var traj bytes.Buffer
 	rec, _ := replay.NewWriter(&traj, replay.Header{Task: "t"})
-	h, err := session.New(ws, session.WithRecorder(rec))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sock := filepath.Join(t.TempDir(), "hub.sock")
-	l, err := session.ListenUnix(sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- h.ServeUnix(ctx, l) }()
+	sock, stop := serveUnix(t, session.WithRecorder(rec))
 	a, err := session.Dial(sock)
 	if err != nil {
 		t.Fatal(err)
@@ -317,8 +305,7 @@ func TestQuietCalls(t *testing.T) {
 	}
 	a.Close()
 	b.Close()
-	cancel()
-	<-done
+	stop()
 	got := map[string]string{}
 	for _, line := range strings.Split(strings.TrimSpace(traj.String()), "\n")[1:] {
 		var ev event.Event
