@@ -73,11 +73,13 @@ type Envelope struct {
 // Peek reads a message's envelope; ok is false for a line that is not a
 // JSON object (a batch, garbage).
 func Peek(line []byte) (Envelope, bool) {
-	var e Envelope
-	if len(line) == 0 || line[0] != '{' || json.Unmarshal(line, &e) != nil {
-		return e, false
+	if len(line) == 0 || line[0] != '{' || !json.Valid(line) {
+		return Envelope{}, false
 	}
-	return e, true
+	if e, ok := peekFast(line); ok {
+		return e, true
+	}
+	return slowPeek(line)
 }
 
 // IsRequest, IsResponse and IsNotification classify a message.

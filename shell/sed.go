@@ -592,6 +592,10 @@ func awkVerbatim(prog string) bool {
 // tell (another command, an address, a pattern Go's regexp cannot take,
 // an unknown content). No match is no edit: an empty list.
 func (w *walker) substituted(rp string, cmds []sedCmd, extended bool) ([]rng, bool) {
+	content, ok := w.s.content(rp)
+	if !ok {
+		return nil, false // nothing to match against: no pattern compiled
+	}
 	var res []*regexp.Regexp
 	for _, c := range cmds {
 		if c.cmd != 's' || c.a1.kind != 0 || c.neg || c.re == "" {
@@ -603,8 +607,7 @@ func (w *walker) substituted(rp string, cmds []sedCmd, extended bool) ([]rng, bo
 		}
 		res = append(res, re)
 	}
-	content, ok := w.s.content(rp)
-	if !ok || len(res) == 0 {
+	if len(res) == 0 {
 		return nil, false
 	}
 	var sel []rng

@@ -3,6 +3,7 @@ package shell
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/swetouch/swetouch/internal/safefile"
@@ -135,7 +136,7 @@ func (s *Session) walk(command string, obs *Observation) *Result {
 		w.refine(obs)
 	}
 	w.finish()
-	for p := range w.changed {
+	for _, p := range w.changed {
 		s.stale[p] = true
 	}
 	if s.keepCwd {
@@ -206,17 +207,16 @@ func (w *walker) edited(p string) {
 		return
 	}
 	delete(w.s.written, p)
-	if w.changed == nil {
-		w.changed = map[string]bool{}
+	if !slices.Contains(w.changed, p) {
+		w.changed = append(w.changed, p)
 	}
-	w.changed[p] = true
 }
 
 // restored marks a file back at its base content (git checkout, stash).
 func (w *walker) restored(p string) {
 	delete(w.s.written, p)
 	delete(w.s.stale, p)
-	delete(w.changed, p)
+	w.changed = slices.DeleteFunc(w.changed, func(c string) bool { return c == p })
 }
 
 // escaped turns a relative path that climbs out of the workspace

@@ -32,7 +32,7 @@ type walker struct {
 	// output's "path:text" lines show the agent those lines of the files.
 	grepNames bool
 	// changed are the files this command edited, stale once it is over
-	changed map[string]bool
+	changed []string
 }
 
 // call is one simple command with its words resolved.

@@ -136,10 +136,13 @@ func (c *Classifier) rel(p string) string {
 	if p == "" || !filepath.IsAbs(p) || c.Root == "" {
 		return filepath.ToSlash(filepath.Clean(p))
 	}
-	for _, root := range []string{c.Root, evalSymlinks(c.Root)} {
-		if r, err := filepath.Rel(root, p); err == nil && !strings.HasPrefix(r, "..") {
-			return filepath.ToSlash(r)
-		}
+	// the root as given first; resolving its links costs a stat per
+	// element, paid only for a path the root as given does not hold
+	if r, err := filepath.Rel(c.Root, p); err == nil && !strings.HasPrefix(r, "..") {
+		return filepath.ToSlash(r)
+	}
+	if r, err := filepath.Rel(evalSymlinks(c.Root), p); err == nil && !strings.HasPrefix(r, "..") {
+		return filepath.ToSlash(r)
 	}
 	return p
 }

@@ -1,7 +1,12 @@
 package mcp
 
 import (
+	"bufio"
+	"bytes"
 	"fmt"
+	"io"
+	"net"
+	"path/filepath"
 	"testing"
 
 	"github.com/swetouch/swetouch/internal/testhub"
@@ -10,9 +15,10 @@ import (
 )
 
 // BenchmarkRelayCall is the relay's own work for one tools/call, request
-// and result, on the relay's goroutines: alone (no session), and with a
-// vanilla hub on a socket (quiet: nothing can fire). It is the CPU a call
-// costs the relay, not its latency (scripts/bench-runtime has that).
+// and result, on the relay's goroutines: alone (no session); quiet, its
+// lines to a session that takes them and does nothing (the relay's whole
+// share); and with a vanilla hub in this process. It is the CPU a call
+// costs, not its latency (scripts/bench-runtime has that).
 func BenchmarkRelayCall(b *testing.B) {
 	req := func(i int) []byte {
 		return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"/ws/pricing.py"}}}`, i)
@@ -26,6 +32,50 @@ func BenchmarkRelayCall(b *testing.B) {
 		for i := range b.N {
 			r.FromClient(req(i))
 			r.FromServer(res(i))
+		}
+	})
+	// the relay's side of a session: a real client, to a socket whose far
+	// end only answers the first begin (not armed) and drains the rest
+	b.Run("quiet", func(b *testing.B) {
+		sock := filepath.Join(b.TempDir(), "drain.sock")
+		l, err := net.Listen("unix", sock)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer l.Close()
+		go func() {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			r := bufio.NewReader(c)
+			r.ReadBytes('\n')
+			io.WriteString(c, `{"ok":true,"id":1,"armed":false}`+"\n")
+			for {
+				line, err := r.ReadBytes('\n')
+				if err != nil {
+					return
+				}
+				if bytes.Contains(line, []byte(`"op":"status"`)) {
+					io.WriteString(c, `{"ok":true}`+"\n") // Close's last call
+				}
+			}
+		}()
+		c, err := session.Dial(sock)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer c.Close()
+		r := NewRelay(c, &Classifier{Root: "/ws"}, nil)
+		r.settled.Store(true)
+		r.FromClient(req(0))
+		r.FromServer(res(0))
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := range b.N {
+			r.FromClient(req(i + 1))
+			r.FromServer(res(i + 1))
+			r.Settle()
 		}
 	})
 	b.Run("hub", func(b *testing.B) {

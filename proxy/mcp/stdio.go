@@ -168,7 +168,12 @@ func (r *Relay) FromClientIn(scope string, line []byte) []byte {
 	if !e.IsRequest() || e.Method != "tools/call" {
 		return line
 	}
-	var p mcpgo.CallToolParams
+	// what of the params the relay uses, decoded plainly (mcp-go's own
+	// type decodes them twice)
+	var p struct {
+		Name      string `json:"name"`
+		Arguments any    `json:"arguments"`
+	}
 	if err := json.Unmarshal(e.Params, &p); err != nil {
 		fmt.Fprintf(r.log, "swetouch mcp: tools/call params: %v (relayed)\n", err)
 		return line

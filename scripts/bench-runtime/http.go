@@ -160,7 +160,7 @@ func pingServer() *server.MCPServer {
 	return srv
 }
 
-func httpPart(n int, bin, sock, ws string) error {
+func httpPart(res *results, n int, bin, sock, ws string) error {
 	var procs []*exec.Cmd
 	defer func() {
 		for _, p := range procs {
@@ -253,8 +253,9 @@ func httpPart(n int, bin, sock, ws string) error {
 		return err
 	}
 	us := func(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
-	fmt.Printf("MCP tools/call (HTTP)   median %.0f µs direct; through `swetouch mcp --upstream` added %.0f µs, paired (budget 100 µs)\n", us(t[0]), us(t[3]))
-	fmt.Printf("  floor: a plain TCP proxy process added %.0f µs (%.0f µs with threads waiting in the kernel rather than Go's poller); the relay with no session %.0f µs\n", us(t[1]), us(t[5]), us(t[2]))
-	fmt.Printf("  the relay inside the client's process, with the hub (BenchmarkHTTPCall's setting): added %.0f µs\n", us(t[4]))
+	res.say("MCP tools/call (HTTP)   median %.0f µs direct; through `swetouch mcp --upstream` added %.0f µs, paired over %d calls (%.2f× the TCP proxy's)", us(t[0]), us(t[3]), n, us(t[3])/us(t[1]))
+	res.say("  floor: a plain TCP proxy process added %.0f µs (%.0f µs with threads waiting in the kernel rather than Go's poller); the relay with no session %.0f µs", us(t[1]), us(t[5]), us(t[2]))
+	res.say("  the relay inside the client's process, with the hub (BenchmarkHTTPCall's setting): added %.0f µs", us(t[4]))
+	res.target(figure{Target: "MCP HTTP added / TCP proxy's", Value: us(t[3]) / us(t[1]), Unit: "×", Floor: 1, FloorIs: "TCP proxy", Budget: 1.5, Runs: n})
 	return nil
 }

@@ -12,9 +12,14 @@
 //   - a tools/call to the reference filesystem MCP server through
 //     `swetouch mcp` vs direct: the median added time (budget 150 µs);
 //   - a tools/call to an HTTP MCP server through `swetouch mcp
-//     --upstream` vs direct, beside a plain TCP proxy (budget 100 µs).
+//     --upstream` vs direct, beside a plain TCP proxy;
+//   - classifying the corpus's commands vs parsing them alone.
 //
-// Run: go run ./scripts/bench-runtime [-n 300] [-only shell,grep,mcp,http,watch,sandbox]
+// Each target is printed beside its floor and its budget at the end;
+// -json prints those figures as JSON on stdout instead (the detail lines
+// go to stderr), to keep a run's record.
+//
+// Run: go run ./scripts/bench-runtime [-n 300] [-json] [-only shell,grep,mcp,http,watch,sandbox,classify]
 package main
 
 import (
@@ -53,7 +58,9 @@ func main() {
 		return
 	}
 	n := flag.Int("n", 300, "runs of each trivial command")
-	only := flag.String("only", "", "measure only these parts (comma-separated: shell, grep, mcp, http, watch, sandbox)")
+	only := flag.String("only", "", "measure only these parts (comma-separated: shell, grep, mcp, http, watch, sandbox, classify)")
+	asJSON := flag.Bool("json", false, "print the targets' figures as JSON on stdout (the detail goes to stderr)")
+	corpus := flag.String("corpus", filepath.Join("..", "shared", "corpus"), "the corpus whose commands classify measures")
 	cpuProfile := flag.String("cpuprofile", "", "write this process's CPU profile (the hub's share) to the file")
 	flag.Parse()
 	if *cpuProfile != "" {
@@ -71,14 +78,22 @@ func main() {
 			parts[p] = true
 		}
 	}
-	if err := run(*n, func(p string) bool { return len(parts) == 0 || parts[p] }); err != nil {
+	res := &results{out: os.Stdout}
+	if *asJSON {
+		res.out = os.Stderr
+	}
+	if err := run(res, *n, *corpus, func(p string) bool { return len(parts) == 0 || parts[p] }); err != nil {
 		fmt.Fprintln(os.Stderr, "bench-runtime:", err)
 		pprof.StopCPUProfile()
 		os.Exit(1)
 	}
+	res.table(res.out)
+	if *asJSON {
+		res.json(os.Stdout)
+	}
 }
 
-func run(n int, want func(part string) bool) error {
+func run(res *results, n int, corpus string, want func(part string) bool) error {
 	bin, err := testbin.Dir()
 	if err != nil {
 		return err
@@ -93,63 +108,84 @@ func run(n int, want func(part string) bool) error {
 	if err := tree(ws, 5000, 50); err != nil {
 		return err
 	}
-	// the hub as swetouch run has it: watching the workspace, recording
+	// the hub as swetouch run has it (watching the workspace, recording),
+	// for the shell's parts; the relays get hubs in processes of their own
 	host, err := session.Start(session.HostConfig{Root: ws, Trajectory: io.Discard, Shim: filepath.Join(bin, "swetouch-shim")})
 	if err != nil {
 		return err
 	}
 	defer host.Close("bench done")
-	sock := host.Socket
 	env := host.Env(os.Environ())
 	bash, _ := exec.LookPath("bash")
 	shim := filepath.Join(host.ShimDir, "bash")
 
 	if want("shell") {
-		if err := shellParts(n, tmp, ws, bash, shim, env); err != nil {
+		if err := shellParts(res, n, tmp, ws, bash, shim, env); err != nil {
 			return err
 		}
 	}
 	if want("grep") {
-		g := pair(9, ws, bash, shim, env, "grep -rn needle . | wc -l")
-		fmt.Printf("grep -rn, 5,000 files   median %.1f ms; through the shim %.1f ms; ratio %.3f (budget 1.10)\n", ms(g.direct), ms(g.through), float64(g.through)/float64(g.direct))
+		const runs = 15
+		g := pair(runs, ws, bash, shim, env, "grep -rn needle . | wc -l")
+		ratio := float64(g.through) / float64(g.direct)
+		res.say("grep -rn, 5,000 files   median %.1f ms; through the shim %.1f ms; ratio %.3f", ms(g.direct), ms(g.through), ratio)
+		res.target(figure{Target: "grep -rn through the shim / direct", Value: ratio, Unit: "×", Floor: 1, FloorIs: "direct", Budget: 1.03, Runs: runs})
 	}
-	if want("mcp") {
-		if err := stdioPart(n, bin, ws); err != nil {
+	if want("mcp") || want("http") {
+		live, stop, err := hubProcess(ws, "live", filepath.Join(bin, "swetouch-shim"))
+		if err != nil {
 			return err
 		}
-	}
-	if want("http") {
-		if err := httpPart(n, bin, sock, ws); err != nil {
-			return err
+		defer stop()
+		if want("mcp") {
+			if err := stdioPart(res, n, bin, ws, live); err != nil {
+				return err
+			}
+		}
+		if want("http") {
+			if err := httpPart(res, n, bin, live, ws); err != nil {
+				return err
+			}
 		}
 	}
 	if want("sandbox") {
-		if err := sandboxPart(n, bin, ws, host, env); err != nil {
+		if err := sandboxPart(res, n, bin, ws, host, env); err != nil {
 			return err
 		}
 	}
 	if want("watch") {
-		if err := watchPart(tmp); err != nil {
+		if err := watchPart(res, tmp); err != nil {
+			return err
+		}
+	}
+	if want("classify") {
+		if err := classifyPart(res, corpus); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func shellParts(n int, tmp, ws, bash, shim string, env []string) error {
+func shellParts(res *results, n int, tmp, ws, bash, shim string, env []string) error {
 	p := pair(n, ws, bash, shim, env, "true")
-	fmt.Printf("bash -c true            median %.2f ms; through the shim %.2f ms; added %.2f ms, paired (budget 1.5 ms; difference of the medians %.2f)\n", ms(p.direct), ms(p.through), ms(p.added), ms(p.through-p.direct))
+	res.say("bash -c true            median %.2f ms; through the shim %.2f ms; added %.2f ms, paired (%.2f× bash; difference of the medians %.2f)", ms(p.direct), ms(p.through), ms(p.added), float64(p.added)/float64(p.direct), ms(p.through-p.direct))
 	goPath := pair(n, ws, bash, shim, append(env[:len(env):len(env)], "SWETOUCH_SHIM_GO=1"), "true")
-	fmt.Printf("  the shim's Go path (SWETOUCH_SHIM_GO=1; the C fast path is the default): added %.2f ms\n", ms(goPath.added))
+	res.say("  the shim's Go path (SWETOUCH_SHIM_GO=1; the C fast path is the default): added %.2f ms", ms(goPath.added))
 	noHub := append(os.Environ(), "SWETOUCH_SHIM_DIR="+filepath.Dir(shim))
-	fmt.Printf("  without a session (the shim execs bash): added %.2f ms\n", ms(pair(n, ws, bash, shim, noHub, "true").added))
+	res.say("  without a session (the shim execs bash): added %.2f ms", ms(pair(n, ws, bash, shim, noHub, "true").added))
 	if floor, err := goFloor(tmp, bash); err == nil {
-		fmt.Printf("  a Go program that only execs bash (why the fast path is C): added %.2f ms\n", ms(pair(n, ws, bash, floor, os.Environ(), "true").added))
+		res.say("  a Go program that only execs bash (why the fast path is C): added %.2f ms", ms(pair(n, ws, bash, floor, os.Environ(), "true").added))
+	}
+	if floor, err := cFloor(tmp, bash); err == nil {
+		f := pair(n, ws, bash, floor, os.Environ(), "true")
+		res.say("  floor: a static C program that spawns bash and waits added %.2f ms (%.2f× bash); the shim adds %.2f× that", ms(f.added), float64(f.added)/float64(f.direct), float64(p.added)/float64(f.added))
+	} else {
+		res.say("  floor: not measured (%v)", err)
 	}
 	return nil
 }
 
-func stdioPart(n int, bin, ws string) error {
+func stdioPart(res *results, n int, bin, ws, live string) error {
 	fs, err := agents.FindAgent("mcp-server-filesystem")
 	if err != nil {
 		fmt.Println("MCP tools/call: skipped (", err, ")")
@@ -167,13 +203,8 @@ func stdioPart(n int, bin, ws string) error {
 		}
 		return append(args, "--", fs, ws)
 	}
-	// the hubs in processes of their own, as in a run: one watching and
-	// recording, one that does neither
-	live, stopLive, err := hubProcess(ws, "live", filepath.Join(bin, "swetouch-shim"))
-	if err != nil {
-		return err
-	}
-	defer stopLive()
+	// a hub in a process of its own, as in a run, that neither watches
+	// nor records
 	bare, stopBare, err := hubProcess(ws, "bare", "")
 	if err != nil {
 		return err
@@ -185,14 +216,16 @@ func stdioPart(n int, bin, ws string) error {
 		return err
 	}
 	withHub, floor, alone, bareHub := us(t[1]), us(t[2]), us(t[3]), us(t[4])
-	fmt.Printf("MCP tools/call (stdio)  median %.0f µs direct; through the relay with a live hub added %.0f µs, paired over %d calls (target ≤ 60 µs and ≤ 1.6× the floor: %.2f×)\n", us(t[0]), withHub, n, withHub/floor)
-	fmt.Printf("  floor: a process that only copies the two pipes added %.0f µs\n", floor)
-	fmt.Printf("  the relay with no session: added %.0f µs (the relay's own share %.0f µs)\n", alone, alone-floor)
-	fmt.Printf("  with a hub that neither watches nor records: added %.0f µs (the round trips %.0f µs); the live hub's watching and recording %.0f µs\n", bareHub, bareHub-alone, withHub-bareHub)
+	res.say("MCP tools/call (stdio)  median %.0f µs direct; through the relay with a live hub added %.0f µs, paired over %d calls (%.2f× the floor)", us(t[0]), withHub, n, withHub/floor)
+	res.say("  floor: a process that only copies the two pipes added %.0f µs", floor)
+	res.say("  the relay with no session: added %.0f µs (the relay's own share %.0f µs)", alone, alone-floor)
+	res.say("  with a hub that neither watches nor records: added %.0f µs (the round trips %.0f µs); the live hub's watching and recording %.0f µs", bareHub, bareHub-alone, withHub-bareHub)
+	res.target(figure{Target: "MCP stdio added, live hub", Value: withHub, Unit: "µs", Floor: floor, FloorIs: "pipe copy", Budget: 60, Runs: n})
+	res.target(figure{Target: "MCP stdio added / pipe-copy floor", Value: withHub / floor, Unit: "×", Floor: 1, FloorIs: "pipe copy", Budget: 1.6, Runs: n})
 	return nil
 }
 
-func watchPart(tmp string) error {
+func watchPart(res *results, tmp string) error {
 	big := filepath.Join(tmp, "big")
 	if err := tree(big, 20000, 100); err != nil {
 		return err
@@ -206,7 +239,7 @@ func watchPart(tmp string) error {
 	ready := time.Since(t0)
 	after := rssKB()
 	w.Close()
-	fmt.Printf("watch 20,000 files      ready in %.0f ms (budget 2 s); process RSS %.0f MB (%.1f MB more than before; budget 150 MB)\n",
+	res.say("watch 20,000 files      ready in %.0f ms (budget 2 s); process RSS %.0f MB (%.1f MB more than before; budget 150 MB)",
 		float64(ready)/float64(time.Millisecond), float64(after)/1024, float64(after-before)/1024)
 	return nil
 }
@@ -269,6 +302,35 @@ func alternate(n int, req mcp.CallToolRequest, clients ...*client.Client) ([]tim
 		out = append(out, median(d))
 	}
 	return out, nil
+}
+
+// cFloor builds the smallest wrapper that does what the shim's fast path
+// must, without a session: a static C program that spawns bash with its
+// arguments, waits, and exits with its status. What it adds is what any
+// wrapper costs here, the floor of the shim's added time.
+func cFloor(tmp, bash string) (string, error) {
+	src := filepath.Join(tmp, "cfloor", "floor.c")
+	os.MkdirAll(filepath.Dir(src), 0o755)
+	prog := `#include <spawn.h>
+#include <sys/wait.h>
+extern char **environ;
+int main(int argc, char **argv) {
+	pid_t pid; int st;
+	argv[0] = "bash";
+	if (posix_spawn(&pid, ` + strconv.Quote(bash) + `, 0, 0, argv, environ) != 0) return 127;
+	if (waitpid(pid, &st, 0) < 0) return 1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+`
+	if err := os.WriteFile(src, []byte(prog), 0o644); err != nil {
+		return "", err
+	}
+	bin := filepath.Join(tmp, "cfloor", "bash")
+	out, err := exec.Command("cc", "-O2", "-static", "-o", bin, src).CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("%v: %s", err, out)
+	}
+	return bin, nil
 }
 
 // goFloor builds the smallest Go program that stands in for bash: it only

@@ -18,18 +18,19 @@ const helperPairs = "__pairs"
 
 func pairsHelper(args []string) {
 	n, _ := strconv.Atoi(args[1])
-	ws, bash, shim := args[2], args[3], args[4]
+	ws, bash, shim, floor := args[2], args[3], args[4], args[5]
 	p := pair(n, ws, bash, shim, os.Environ(), "true")
-	fmt.Println(int64(p.direct), int64(p.through), int64(p.added))
+	f := pair(n, ws, bash, floor, os.Environ(), "true")
+	fmt.Println(int64(p.direct), int64(p.through), int64(p.added), int64(f.added))
 }
 
 // sandboxPart measures what the sandbox costs: the shim's added time for
 // a command run inside it (against bash inside it), and the start-up of a
 // whole swetouch run with the sandbox against one without, paired.
-func sandboxPart(n int, bin, ws string, host *session.Host, env []string) error {
+func sandboxPart(res *results, n int, bin, ws string, host *session.Host, env []string) error {
 	r := &sandbox.Runner{}
 	if err := r.Check(); err != nil {
-		fmt.Printf("sandbox: not measured: %v\n", err)
+		res.say("sandbox: not measured: %v", err)
 		return nil
 	}
 	self, err := os.Executable()
@@ -37,11 +38,15 @@ func sandboxPart(n int, bin, ws string, host *session.Host, env []string) error 
 		return err
 	}
 	bash, _ := exec.LookPath("bash")
-	cmd := exec.Command(self, helperPairs, strconv.Itoa(n), ws, bash, filepath.Join(host.ShimDir, "bash"))
+	floor, err := cFloor(filepath.Dir(ws), bash)
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(self, helperPairs, strconv.Itoa(n), ws, bash, filepath.Join(host.ShimDir, "bash"), floor)
 	cmd.Env = append(env, "TMPDIR=/tmp")
 	var out []byte
 	sb, err := r.Command(cmd, sandbox.Spec{Writable: []string{ws}, Dir: ws, Home: os.Getenv("HOME"),
-		ReadOnly: append([]string{filepath.Dir(host.Socket), bin, self}, sandbox.Tools(env, nil)...)})
+		ReadOnly: append([]string{filepath.Dir(host.Socket), bin, self, filepath.Dir(floor)}, sandbox.Tools(env, nil)...)})
 	if err != nil {
 		return err
 	}
@@ -57,15 +62,20 @@ func sandboxPart(n int, bin, ws string, host *session.Host, env []string) error 
 	if err := sb.Wait(); err != nil {
 		return fmt.Errorf("the sandboxed shim bench: %v", err)
 	}
-	var direct, through, added int64
-	fmt.Sscan(string(out), &direct, &through, &added)
-	fmt.Printf("bash -c true, sandboxed median %.2f ms; through the shim %.2f ms; added %.2f ms, paired (%.2f× bash; budget 1.5 ms)\n",
+	var direct, through, added, floorAdded int64
+	fmt.Sscan(string(out), &direct, &through, &added, &floorAdded)
+	res.say("bash -c true, sandboxed median %.2f ms; through the shim %.2f ms; added %.2f ms, paired (%.2f× bash)",
 		ms(time.Duration(direct)), ms(time.Duration(through)), ms(time.Duration(added)), float64(added)/float64(direct))
+	res.say("  floor, sandboxed: a static C program that spawns bash and waits added %.2f ms (%.2f× bash)", ms(time.Duration(floorAdded)), float64(floorAdded)/float64(direct))
+	res.target(figure{Target: "shim added / bash -c true, sandboxed", Value: float64(added) / float64(direct), Unit: "×", Floor: float64(floorAdded) / float64(direct), FloorIs: "C wrapper", Budget: 0.5, Runs: n})
+	// the budget the floor allows: what any wrapper adds here, and a
+	// fifth more for the session's round trips
+	res.target(figure{Target: "shim added / C wrapper floor, sandboxed", Value: float64(added) / float64(floorAdded), Unit: "×", Floor: 1, FloorIs: "C wrapper", Budget: 1.2, Runs: n})
 
 	// a whole run, agent `true`, with and without the sandbox, alternating
 	task := filepath.Join("examples", "tasks", "py-discount")
 	if _, err := os.Stat(task); err != nil {
-		fmt.Printf("swetouch run start-up: not measured (run from the repository root): %v\n", err)
+		res.say("swetouch run start-up: not measured (run from the repository root): %v", err)
 		return nil
 	}
 	runs := max(n/20, 11)
@@ -81,8 +91,9 @@ func sandboxPart(n int, bin, ws string, host *session.Host, env []string) error 
 		}
 		with, without, diff = append(with, b), append(without, a), append(diff, b-a)
 	}
-	fmt.Printf("swetouch run, agent true, verified   median %.1f ms; sandboxed %.1f ms; added %.1f ms, paired over %d runs (target 50 ms: the agent's sandbox and the verifier's)\n",
+	res.say("swetouch run, agent true, verified   median %.1f ms; sandboxed %.1f ms; added %.1f ms, paired over %d runs (the agent's sandbox and the verifier's)",
 		ms(median(without)), ms(median(with)), ms(median(diff)), runs)
+	res.target(figure{Target: "sandboxed swetouch run start, added", Value: ms(median(diff)), Unit: "ms", Floor: ms(median(without)), FloorIs: "unsandboxed run", Budget: 50, Runs: runs})
 	return nil
 }
 
