@@ -57,6 +57,9 @@ type msaFile struct {
 			Model struct {
 				ModelName string `json:"model_name"`
 			} `json:"model"`
+			Environment struct {
+				Timeout float64 `json:"timeout"`
+			} `json:"environment"`
 		} `json:"config"`
 	} `json:"info"`
 }
@@ -124,6 +127,8 @@ func ImportMiniSWEAgent(data []byte, name string, o ImportOptions) (*Trajectory,
 			Format: Format, Version: Version, Task: f.InstanceID,
 			Agent: "mini-swe-agent " + f.Info.MiniVersion + " " + f.Info.Config.Model.ModelName, Source: format,
 			Root: "/testbed", // SWE-bench's containers
+			// a malformed timeout is no limit of its own: the replay's default
+			CommandTimeout: max(f.Info.Config.Environment.Timeout, 0),
 		}},
 	}
 	im.t.Header.Agent = strings.Join(strings.Fields(im.t.Header.Agent), " ")

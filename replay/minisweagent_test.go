@@ -9,8 +9,9 @@ import (
 
 // TestImportTimedOut: a command mini-swe-agent v1 killed on its timeout
 // ran (and may have written files): it is imported as executed, with
-// the output it printed, bash's exit status for a kill and the note; a
-// turn with no answer at all still did not run.
+// the output it printed, bash's exit status for a kill and the note; the
+// limit it ran under is kept for the replay; a turn with no answer at all
+// still did not run.
 func TestImportTimedOut(t *testing.T) {
 	msgs := []map[string]any{
 		{"role": "system", "content": "sys"},
@@ -20,10 +21,14 @@ func TestImportTimedOut(t *testing.T) {
 		{"role": "assistant", "content": "THOUGHT: look\n\n```bash\ncat a.py\n```"},
 		{"role": "user", "content": "Please always provide EXACTLY ONE action in triple backticks."},
 	}
-	b, _ := json.Marshal(map[string]any{"trajectory_format": "mini-swe-agent-1", "messages": msgs, "info": map[string]any{}})
+	info := map[string]any{"config": map[string]any{"environment": map[string]any{"timeout": 60}}}
+	b, _ := json.Marshal(map[string]any{"trajectory_format": "mini-swe-agent-1", "messages": msgs, "info": info})
 	tr, err := ImportMiniSWEAgent(b, "t.traj.json", ImportOptions{})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if tr.Header.CommandTimeout != 60 {
+		t.Errorf("the recorded limit: %v s, want 60 (the replay kills at the same)", tr.Header.CommandTimeout)
 	}
 	var timed []event.Event
 	for _, ev := range tr.Events {

@@ -32,6 +32,10 @@ type Header struct {
 	// Root is where the session's workspace was (a temporary folder, or a
 	// container's /testbed): a replay maps it to its own workspace.
 	Root string `json:"root,omitempty"`
+	// CommandTimeout is the limit, in seconds, each command ran under when
+	// it was recorded (mini-swe-agent's environment timeout): a replay
+	// gives each the same, so a command killed then is killed again.
+	CommandTimeout float64 `json:"command_timeout_s,omitempty"`
 }
 
 // Writer appends events to a trajectory. Each event is written as one line

@@ -170,6 +170,11 @@ func replayCmd() *cobra.Command {
 				if err := replay.WriteFile(script, rec); err != nil {
 					return err
 				}
+				// each command under the limit it was recorded under, unless
+				// --timeout says otherwise
+				if !c.Flags().Changed("timeout") && rec.Header.CommandTimeout > 0 {
+					timeout = time.Duration(rec.Header.CommandTimeout * float64(time.Second))
+				}
 				cfg.Agent = []string{exe, "agent", "replay", "--trajectory", script, "--root", rec.Header.Root, "--timeout", timeout.String()}
 			}
 			// a conversation replays turn by turn, its user as recorded
@@ -225,7 +230,7 @@ func replayCmd() *cobra.Command {
 	c.Flags().StringVar(&out, "out", "", "where the replay's trajectory, result and final diff go")
 	c.Flags().BoolVar(&check, "check", false, "compare with the recording: list every divergence, classified; exit 1 if one changes the workspace's course")
 	c.Flags().BoolVar(&strict, "strict", false, "with --check: exit 1 at any divergence, the environment's too")
-	c.Flags().DurationVar(&timeout, "timeout", time.Minute, "bound on each replayed command")
+	c.Flags().DurationVar(&timeout, "timeout", time.Minute, "bound on each replayed command (default: the limit it was recorded under, if the recording says, else 1m)")
 	c.Flags().StringVar(&whatIf, "what-if", "", "list where a condition's interventions would fire on the recording, and run nothing")
 	c.Flags().StringVar(&userTape, "user-cassette", "", "the user model's recorded calls (default: user-model.jsonl beside the trajectory, when there is one)")
 	c.Flags().StringVar(&cassette, "cassette", "", "re-run a real agent against this model cassette (with --agent)")
