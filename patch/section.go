@@ -37,9 +37,13 @@ func isHeadChar(c byte) bool {
 }
 
 // sections answers, for one hunk, which section a candidate start lies in.
+// It looks at the file only when there are candidates to choose among (a
+// hunk that lands where its header says never scans for its heading).
 type sections struct {
 	im      *image
 	heading string // the header's section; "" when none
+	want    int
+	looked  bool
 	// target is, per rule, the heading line that holds the stated
 	// position, or -1 when the stated position is not under the heading
 	target  [len(headingRules)]int
@@ -47,25 +51,32 @@ type sections struct {
 }
 
 func (pl *placer) sections(h *Hunk, want int) *sections {
-	s := &sections{im: pl.im, heading: h.Section}
+	return &sections{im: pl.im, heading: h.Section, want: want}
+}
+
+// look finds the heading in the file and the one over the stated line.
+func (s *sections) look() {
+	if s.looked {
+		return
+	}
+	s.looked = true
 	for r := range s.target {
 		s.target[r] = -1
 	}
 	if s.heading == "" {
-		return s
+		return
 	}
-	for k := range pl.im.lines {
+	for k := range s.im.lines {
 		if s.names(k) {
 			s.present = true
 			break
 		}
 	}
 	for r := range headingRules {
-		if k, ok := s.headingAbove(r, want); ok && s.names(k) {
+		if k, ok := s.headingAbove(r, s.want); ok && s.names(k) {
 			s.target[r] = k
 		}
 	}
-	return s
 }
 
 // names reports whether line k is the heading (git truncates long ones,
@@ -105,7 +116,10 @@ func (s *sections) within(p int) bool {
 // section, none is kept and why says so: landing there would put the
 // user's edit in another function.
 func (s *sections) prefer(starts []int, want int) (kept []int, why string) {
-	if !s.present || len(starts) == 0 {
+	if len(starts) == 0 || s.heading == "" {
+		return starts, ""
+	}
+	if s.look(); !s.present {
 		return starts, ""
 	}
 	kept = slices.DeleteFunc(slices.Clone(starts), func(p int) bool { return !s.within(p) })
