@@ -120,21 +120,14 @@ func CompareAll(recorded, replayed *Trajectory, m RootMap, final *string) []Dive
 // returns how many actions it aligned.
 func AlignSteps(recorded, replayed *Trajectory) int {
 	ra := Actions(recorded)
-	i, last := -1, -1
-	for k := range replayed.Events {
-		ev := &replayed.Events[k]
-		if ev.Actor != event.Agent || ev.Step == nil {
-			continue
+	n := 0
+	eachAction(replayed, func(i int, ev *event.Event) {
+		if i < len(ra) {
+			ev.RecordedStep = new(ra[i].Step)
+			n = i + 1
 		}
-		if *ev.Step != last {
-			i, last = i+1, *ev.Step
-		}
-		if i >= len(ra) {
-			break
-		}
-		ev.RecordedStep = new(ra[i].Step)
-	}
-	return min(i+1, len(ra))
+	})
+	return n
 }
 
 // firstDiffering is the first field in which a replayed action differs

@@ -26,10 +26,13 @@ type course struct {
 }
 
 // saw notes the files an action changed, on either side.
-func (c *course) saw(rec, rep []string) {
-	for _, x := range append(slices.Clone(rec), rep...) {
-		if path, _, _ := strings.Cut(x, "\x00"); path != "" {
-			c.changed[path] = true
+func (c *course) saw(rec, rep []string) { mark(c.changed, rec, rep) }
+
+// mark sets every file of both sides' changes in m.
+func mark(m map[string]bool, rec, rep []string) {
+	for _, path := range paths(append(slices.Clone(rec), rep...)) {
+		if path != "" {
+			m[path] = true
 		}
 	}
 }
@@ -72,11 +75,7 @@ func (c *course) track(rec, rep []string) {
 	if c.watched && slices.Equal(rec, rep) {
 		return
 	}
-	for _, x := range append(slices.Clone(rec), rep...) {
-		if path, _, _ := strings.Cut(x, "\x00"); path != "" {
-			c.differ[path] = true
-		}
-	}
+	mark(c.differ, rec, rep)
 }
 
 // classify says whether a divergence at an action changes the course.
@@ -142,7 +141,8 @@ func (c *course) classify(what string, r, p Action, m RootMap, rec, rep []string
 	return false, "it changed no file and read none that differs"
 }
 
-// paths are the files of a watched side's changes.
+// paths are the files of changes ("path" or "path\x00diff"), sorted,
+// each once.
 func paths(changes []string) []string {
 	var out []string
 	for _, x := range changes {

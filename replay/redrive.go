@@ -30,14 +30,12 @@ func (a Action) Native() bool { return a.Command == "" }
 // command; a step without one is a native tool call.
 func Actions(tr *Trajectory) []Action {
 	var out []Action
-	for _, ev := range tr.Events {
-		if ev.Actor != event.Agent || ev.Step == nil {
-			continue
-		}
-		if len(out) == 0 || out[len(out)-1].Step != *ev.Step {
+	eachAction(tr, func(i int, e *event.Event) {
+		ev := *e
+		if i == len(out) {
 			out = append(out, Action{Step: *ev.Step})
 		}
-		a := &out[len(out)-1]
+		a := &out[i]
 		a.Recorded = append(a.Recorded, ev)
 		switch {
 		case ev.Command != "" && ev.Source != "agent":
@@ -47,7 +45,7 @@ func Actions(tr *Trajectory) []Action {
 		case ev.Source == "agent":
 			a.Observed = append(a.Observed, ev)
 		}
-	}
+	})
 	// a command's own file changes come back when it runs again
 	for i := range out {
 		if !out[i].Native() {
@@ -55,6 +53,22 @@ func Actions(tr *Trajectory) []Action {
 		}
 	}
 	return out
+}
+
+// eachAction hands f each agent event of an action, in order, with the
+// index of its action: a run of events with the same step.
+func eachAction(tr *Trajectory, f func(action int, ev *event.Event)) {
+	i, last := -1, 0
+	for k := range tr.Events {
+		ev := &tr.Events[k]
+		if ev.Actor != event.Agent || ev.Step == nil {
+			continue
+		}
+		if i < 0 || *ev.Step != last {
+			i, last = i+1, *ev.Step
+		}
+		f(i, ev)
+	}
 }
 
 // RootMap maps a container root the recording ran in (/testbed, /app) to

@@ -225,12 +225,13 @@ func (r *Relay) cancelled(scope string, params json.RawMessage) {
 	if !ok || r.hub == nil {
 		return
 	}
+	end := session.End{Exit: 130, Events: r.classify.Classify(c.tool, c.args)}
 	if c.key != "" {
-		r.hub.(quietHub).EndQuiet(c.key, session.End{Exit: 130, Events: r.classify.Classify(c.tool, c.args)})
+		r.hub.(quietHub).EndQuiet(c.key, end)
 		return
 	}
 	if b := c.begin(); b.id >= 0 {
-		r.hub.End(b.id, session.End{Exit: 130, Events: r.classify.Classify(c.tool, c.args)})
+		r.hub.End(b.id, end)
 	}
 }
 

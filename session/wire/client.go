@@ -111,11 +111,7 @@ func (c *Client) BeginArmed(b Begin) (int, bool, error) {
 // Armed said no message can come. It returns once the line is written;
 // errors are dropped.
 func (c *Client) EndAsync(id int, e End) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.flushLocked()
-	c.enc.Encode(Request{Op: "end", ID: id, End: &e, NoReply: true})
-	c.unanswered = true
+	c.send(Request{Op: "end", ID: id, End: &e, NoReply: true})
 }
 
 // BeginQuiet announces a command without waiting for the hub: for a
@@ -132,6 +128,7 @@ func (c *Client) EndQuiet(key string, e End) {
 	c.send(Request{Op: "end", End: &e, NoReply: true, Key: key})
 }
 
+// send writes a request that gets no answer (lean when it can be).
 func (c *Client) send(req Request) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
