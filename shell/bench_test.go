@@ -44,8 +44,8 @@ func corpusCommands(b *testing.B) []string {
 func BenchmarkClassifyCorpus(b *testing.B) {
 	cmds := corpusCommands(b)
 	b.Run("classify", func(b *testing.B) {
-		s := NewSession()
 		for b.Loop() {
+			s := NewSession() // what one session learns is not carried to the next pass
 			for _, c := range cmds {
 				s.Classify(c)
 			}

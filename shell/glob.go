@@ -34,32 +34,31 @@ const maxMatches = 256
 // maxVisited bounds the entries a `find` walk looks at.
 const maxVisited = 20000
 
-// expand is a word's fields after pathname expansion, as bash does it:
-// the workspace files a glob matches, sorted, as words that resolve to
+// expand appends a word's fields after pathname expansion, as bash does
+// it: the workspace files a glob matches, sorted, as words that resolve to
 // them from the current folder. A word that is no glob, matches nothing
 // (bash then keeps it as written), matches too much, or has no workspace
 // to list, stays one word, unknown where it globs.
-func (w *walker) expand(word *syntax.Word) []string {
+func (w *walker) expand(words []string, word *syntax.Word) []string {
 	lit := w.lit(word)
 	ls, ok := w.s.files.(Lister)
 	if !ok || !strings.ContainsRune(lit, unknownRune) {
-		return []string{lit}
+		return append(words, lit)
 	}
 	pattern, ok := w.globPattern(word)
 	if !ok {
-		return []string{lit}
+		return append(words, lit)
 	}
 	rp, ok := w.s.join(w.cwd, pattern)
 	if !ok || strings.HasPrefix(rp, "/") || strings.HasPrefix(rp, "~") || rp == "." {
-		return []string{lit}
+		return append(words, lit)
 	}
 	matches := glob(ls, rp)
 	if len(matches) == 0 || len(matches) > maxMatches {
-		return []string{lit}
+		return append(words, lit)
 	}
-	words := make([]string, len(matches))
-	for i, m := range matches {
-		words[i] = w.wordFor(m)
+	for _, m := range matches {
+		words = append(words, w.wordFor(m))
 	}
 	return words
 }

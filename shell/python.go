@@ -87,7 +87,7 @@ var (
 	pyPathVar = lazyRegexp(`(?m)^\s*([A-Za-z_]\w*)\s*=\s*(?:pathlib\.)?Path\(\s*(['"])([^'"\n]*)['"]\s*\)`)
 	pyVarCall = lazyRegexp(`\b([A-Za-z_]\w*)\.(read_text|read_bytes|write_text|write_bytes|open|unlink|touch)\(\s*(?:['"]([rwabxt+]*)['"])?`)
 	pyStrVar  = lazyRegexp(`^\s*([A-Za-z_]\w*)\s*=\s*(['"])([^'"\n]+)['"]\s*$`)
-	pyOSEdit  = lazyRegexp(`\b(?:os\.(?:remove|unlink|rename|replace)|shutil\.(?:copy|copy2|copyfile|move))\(\s*(?:(['"])([^'"\n]*)['"]|([A-Za-z_]\w*))(?:\s*,\s*(?:(['"])([^'"\n]*)['"]|([A-Za-z_]\w*)))?`)
+	pyOSEdit  = lazyRegexp(`^(?:os\.(?:remove|unlink|rename|replace)|shutil\.(?:copy|copy2|copyfile|move))\(\s*(?:(['"])([^'"\n]*)['"]|([A-Za-z_]\w*))(?:\s*,\s*(?:(['"])([^'"\n]*)['"]|([A-Za-z_]\w*)))?`)
 	pyFileIn  = lazyRegexp(`\bfileinput\.(?:input|FileInput)\(\s*(?:\[\s*)?(?:(['"])([^'"\n]*)['"]|([A-Za-z_]\w*))[^)]*inplace\s*=\s*(?:True|1)`)
 	pySaveArg = lazyRegexp(`^\(\s*(['"])([^'"\n{}]+\.[A-Za-z0-9]{1,8})['"]\s*[,)]`)
 	pySystem  = lazyRegexp(`\bos\.system\(\s*(?:'([^'\n]*)'|"([^"\n]*)")\s*\)`)
@@ -97,12 +97,103 @@ var (
 // pyScript finds what a Python script reads and writes: open() with its
 // mode, pathlib read/write calls, os/shutil moves and removals, fileinput
 // in place, os.system shell strings, and slices of a file's lines printed
-// (lines[a:b]) for exact read ranges.
+// (lines[a:b]) for exact read ranges. What the text names is found once
+// per text (pyFactsOf, kept by the session: agents run the same script
+// again and again); what the names resolve to is the walker's, each time.
 func (w *walker) pyScript(src string) []*stream {
-	calls := pyCallsOf(src)
-	if calls.test && pyTest().MatchString(src) {
+	f := w.s.pyFacts(src)
+	if f.test {
 		w.add(event.Test, event.Scope{})
 	}
+	reads := map[string]bool{}
+	var readOrder []string
+	for _, op := range f.ops {
+		switch op.kind {
+		case pyRead:
+			if rp, ok := w.resolve(op.arg); ok && !reads[rp] {
+				reads[rp] = true
+				readOrder = append(readOrder, rp)
+			}
+		case pyEdit:
+			if rp, ok := w.addPath(event.Edit, op.arg); ok {
+				delete(w.s.written, rp)
+			}
+		case pyShell:
+			w.nested(op.arg)
+		}
+	}
+	// reads: exact ranges when the script prints slices of one file's lines
+	var sel []rng
+	if len(readOrder) == 1 && f.lines {
+		sel = f.slices(src)
+	}
+	var streams []*stream
+	for _, p := range readOrder {
+		var ranges []rng
+		if len(readOrder) == 1 && sel != nil {
+			ranges = sel
+		}
+		st := w.source([]string{p}, ranges, false)
+		st.exact, st.partial = false, true
+		streams = append(streams, st)
+	}
+	return streams
+}
+
+// pyFacts is what a Python script's text says, before any name is
+// resolved: whether it runs tests, and its reads, edits and shell
+// strings in the order they are met.
+type pyFacts struct {
+	test  bool
+	ops   []pyOp
+	lines bool // it splits something into lines: slices may be shown
+	sel   *[]rng
+}
+
+type pyOpKind uint8
+
+const (
+	pyRead pyOpKind = iota
+	pyEdit
+	pyShell
+)
+
+type pyOp struct {
+	kind pyOpKind
+	arg  string // the path as written, or the shell string
+}
+
+// slices is pySlices of the script, found on first need.
+func (f *pyFacts) slices(src string) []rng {
+	if f.sel == nil {
+		sel := pySlices(src)
+		f.sel = &sel
+	}
+	return *f.sel
+}
+
+// pyFactsCap bounds the scripts a session keeps the facts of; past it the
+// store starts again (the facts are the text's alone, so only speed
+// depends on what is kept).
+const pyFactsCap = 256
+
+// pyFacts returns the facts of a script's text, found once.
+func (s *Session) pyFacts(src string) *pyFacts {
+	if f, ok := s.pyKnown[src]; ok {
+		return f
+	}
+	if len(s.pyKnown) >= pyFactsCap {
+		clear(s.pyKnown)
+	}
+	f := pyFactsOf(src)
+	s.pyKnown[src] = f
+	return f
+}
+
+// pyFactsOf reads a script's text for what it names.
+func pyFactsOf(src string) *pyFacts {
+	calls := pyCallsOf(src)
+	f := &pyFacts{test: calls.test && pyTest().MatchString(src), lines: calls.lines}
 	var vars map[string]string // string variables, found on first use
 	name := func(lit, v string) string {
 		if lit != "" || v == "" {
@@ -121,20 +212,12 @@ func (w *walker) pyScript(src string) []*stream {
 		}
 		return vars[v]
 	}
-	reads := map[string]bool{}
-	var readOrder []string
-	read := func(p string) {
-		if rp, ok := w.resolve(p); ok && !reads[rp] {
-			reads[rp] = true
-			readOrder = append(readOrder, rp)
-		}
+	op := func(kind pyOpKind, arg string) {
+		f.ops = append(f.ops, pyOp{kind, arg})
 	}
 	edit := func(p string) {
-		if p == "" {
-			return
-		}
-		if rp, ok := w.addPath(event.Edit, p); ok {
-			delete(w.s.written, rp)
+		if p != "" {
+			op(pyEdit, p)
 		}
 	}
 	for _, at := range calls.saves {
@@ -143,7 +226,7 @@ func (w *walker) pyScript(src string) []*stream {
 		}
 	}
 	if !calls.open && !calls.path && !calls.osEdit && !calls.fileinput && !calls.system {
-		return nil
+		return f
 	}
 	for _, m := range wordMatches(src, "open(", pyOpenAt()) {
 		p := name(m[2], m[3])
@@ -153,7 +236,7 @@ func (w *walker) pyScript(src string) []*stream {
 		if strings.ContainsAny(m[4], "wax+") {
 			edit(p)
 		} else {
-			read(p)
+			op(pyRead, p)
 		}
 	}
 	pathVars := map[string]string{}
@@ -162,16 +245,10 @@ func (w *walker) pyScript(src string) []*stream {
 			pathVars[m[1]] = m[3]
 		}
 	}
-	pathOp := func(p, op, mode string) {
-		switch op {
-		case "read_text", "read_bytes":
-			read(p)
-		case "open":
-			if strings.ContainsAny(mode, "wax+") {
-				edit(p)
-			} else {
-				read(p)
-			}
+	pathOp := func(p, call, mode string) {
+		switch {
+		case call == "read_text", call == "read_bytes", call == "open" && !strings.ContainsAny(mode, "wax+"):
+			op(pyRead, p)
 		default:
 			edit(p)
 		}
@@ -191,7 +268,7 @@ func (w *walker) pyScript(src string) []*stream {
 			pathOp(p, m[2], m[3])
 		}
 	}
-	for _, m := range findAll(calls.osEdit, pyOSEdit(), src) {
+	for _, m := range findAllAt(calls.osEdit, src, pyOSEdit(), "os.", "shutil.") {
 		edit(name(m[2], m[3]))
 		edit(name(m[5], m[6]))
 	}
@@ -199,24 +276,9 @@ func (w *walker) pyScript(src string) []*stream {
 		edit(name(m[2], m[3]))
 	}
 	for _, m := range findAll(calls.system, pySystem(), src) {
-		w.nested(m[1] + m[2])
+		op(pyShell, m[1]+m[2])
 	}
-	// reads: exact ranges when the script prints slices of one file's lines
-	var sel []rng
-	if len(readOrder) == 1 && calls.lines {
-		sel = pySlices(src)
-	}
-	var streams []*stream
-	for _, f := range readOrder {
-		var ranges []rng
-		if len(readOrder) == 1 && sel != nil {
-			ranges = sel
-		}
-		st := w.source([]string{f}, ranges, false)
-		st.exact, st.partial = false, true
-		streams = append(streams, st)
-	}
-	return streams
+	return f
 }
 
 // wordMatches applies the anchored pattern re at every whole-word
@@ -309,11 +371,59 @@ func findAll(maybe bool, re *regexp.Regexp, src string) [][]string {
 	return re.FindAllStringSubmatch(src, -1)
 }
 
+// findAllAt is re.FindAllStringSubmatch(src, -1) for a pattern that
+// begins, after a \b, with one of the literals lits, written anchored
+// (^) without the \b: it is tried only where a literal starts a word, and
+// from where the last match ended, so it finds what the unanchored
+// pattern would, without running the pattern over all of src.
+func findAllAt(maybe bool, src string, re *regexp.Regexp, lits ...string) [][]string {
+	if !maybe {
+		return nil
+	}
+	var out [][]string
+	next := make([]int, len(lits)) // each literal's next offset from i, or -1
+	for k := range next {
+		next[k] = -2
+	}
+	for i := 0; i < len(src); {
+		at := -1
+		for k, l := range lits {
+			if next[k] == -2 || next[k] >= 0 && next[k] < i {
+				next[k] = -1
+				if j := strings.Index(src[i:], l); j >= 0 {
+					next[k] = i + j
+				}
+			}
+			if next[k] >= 0 && (at < 0 || next[k] < at) {
+				at = next[k]
+			}
+		}
+		if at < 0 {
+			return out
+		}
+		i = at + 1
+		if at > 0 && isIdentByte(src[at-1]) {
+			continue
+		}
+		if loc := re.FindStringSubmatchIndex(src[at:]); loc != nil {
+			m := make([]string, len(loc)/2)
+			for k := range m {
+				if loc[2*k] >= 0 {
+					m[k] = src[at+loc[2*k] : at+loc[2*k+1]]
+				}
+			}
+			out = append(out, m)
+			i = at + max(loc[1], 1)
+		}
+	}
+	return out
+}
+
 var (
 	pyLinesAt = lazyRegexp(`\b([A-Za-z_]\w*)\s*=\s*[^\n]*\.(?:readlines\(\)|read\(\)\s*\.\s*splitlines\(\)|read\(\)\s*\.\s*split\(\s*['"]\\n['"]\s*\)|read_text\(\)\s*\.\s*splitlines\(\))`)
 	pySliceAt = lazyRegexp(`^\[\s*(\d*)\s*:\s*(\d*)\s*\]`)
 	pyIndexAt = lazyRegexp(`^\[\s*[A-Za-z_]\w*\s*\]`)
-	pyRange   = lazyRegexp(`\brange\(\s*(\d+)\s*,\s*(\d+)\s*\)`)
+	pyRange   = lazyRegexp(`^range\(\s*(\d+)\s*,\s*(\d+)\s*\)`)
 )
 
 // pySlices returns the 1-based line ranges a script shows from a list of a
@@ -355,7 +465,7 @@ func pySlices(src string) []rng {
 		}
 	}
 	if indexed && strings.Contains(src, "range(") {
-		for _, m := range pyRange().FindAllStringSubmatch(src, -1) {
+		for _, m := range findAllAt(true, src, pyRange(), "range(") {
 			a, _ := atoi(m[1])
 			b, _ := atoi(m[2])
 			if b > a {

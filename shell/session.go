@@ -81,6 +81,7 @@ type Session struct {
 	// the session could not replay: the base no longer tells their content
 	stale   map[string]bool
 	stashed []string
+	pyKnown map[string]*pyFacts // what scripts' texts name, by text
 }
 
 // NewSession returns a classifier session.
@@ -91,6 +92,7 @@ func NewSession(opts ...Option) *Session {
 		written: map[string]string{},
 		dirty:   map[string]bool{},
 		stale:   map[string]bool{},
+		pyKnown: map[string]*pyFacts{},
 	}
 	for _, o := range opts {
 		o(s)
@@ -124,7 +126,7 @@ func (s *Session) classify(command string, obs *Observation) *Result {
 
 func (s *Session) walk(command string, obs *Observation) *Result {
 	w := &walker{s: s, res: &Result{}, cwd: s.cwd, vars: nil}
-	f, err := s.parser.Parse(strings.NewReader(command), "")
+	f, err := s.parse(command)
 	if err != nil {
 		w.res.Fallback = true
 		w.res.Err = err.Error()

@@ -290,7 +290,7 @@ func (w *walker) forClause(c *syntax.ForClause) {
 	var items []string
 	if ok {
 		for _, item := range it.Items {
-			items = append(items, w.expand(item)...)
+			items = w.expand(items, item)
 		}
 	}
 	if !ok || it.Name == nil || len(items) == 0 || len(items) > 32 {
@@ -321,7 +321,7 @@ func (w *walker) callExpr(c *syntax.CallExpr, in *stream, stdin *string, stdinFi
 	}
 	words := make([]string, 0, len(c.Args))
 	for _, a := range c.Args {
-		words = append(words, w.expand(a)...)
+		words = w.expand(words, a)
 	}
 	// Assignments before a command apply to that command only; keep them
 	// visible for its arguments' resolution but do not persist them.
@@ -343,9 +343,22 @@ func (w *walker) lit(word *syntax.Word) string {
 	if word == nil {
 		return ""
 	}
-	if len(word.Parts) == 1 {
-		if l, ok := word.Parts[0].(*syntax.Lit); ok && !strings.ContainsAny(l.Value, "\\*?[") {
-			return l.Value
+	if len(word.Parts) == 1 { // most words: one literal, or one quoted
+		switch p := word.Parts[0].(type) {
+		case *syntax.Lit:
+			if !strings.ContainsAny(p.Value, "\\*?[") {
+				return p.Value
+			}
+		case *syntax.SglQuoted:
+			if !p.Dollar {
+				return p.Value
+			}
+		case *syntax.DblQuoted:
+			if len(p.Parts) == 1 {
+				if l, ok := p.Parts[0].(*syntax.Lit); ok {
+					return unescapeDouble(l.Value)
+				}
+			}
 		}
 	}
 	var b strings.Builder
@@ -420,6 +433,11 @@ func (w *walker) param(p *syntax.ParamExp) (string, bool) {
 // docLit returns a here-document body. Quoted delimiters give Lit parts;
 // unquoted bodies may hold expansions, which become unknownRune.
 func (w *walker) docLit(word *syntax.Word) string {
+	if len(word.Parts) == 1 {
+		if l, ok := word.Parts[0].(*syntax.Lit); ok {
+			return l.Value // a quoted body, or one with nothing to expand
+		}
+	}
 	var b strings.Builder
 	for _, p := range word.Parts {
 		switch p := p.(type) {

@@ -1,0 +1,168 @@
+package shell
+
+import (
+	"fmt"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// treeText writes a parse tree without its positions, which the cuts
+// shift: every other field, recursively, in declaration order.
+func treeText(v reflect.Value, b *strings.Builder) {
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if v.IsNil() {
+			b.WriteString("nil")
+			return
+		}
+		treeText(v.Elem(), b)
+	case reflect.Struct:
+		if v.Type() == reflect.TypeFor[syntax.Pos]() {
+			return
+		}
+		b.WriteString(v.Type().Name() + "{")
+		for i := range v.NumField() {
+			treeText(v.Field(i), b)
+			b.WriteByte(' ')
+		}
+		b.WriteByte('}')
+	case reflect.Slice:
+		b.WriteByte('[')
+		for i := range v.Len() {
+			treeText(v.Index(i), b)
+			b.WriteByte(',')
+		}
+		b.WriteByte(']')
+	default:
+		fmt.Fprintf(b, "%q", fmt.Sprint(v.Interface()))
+	}
+}
+
+// parseBoth parses the command whole and through the cuts, and says how
+// they differ, if they do.
+func parseBoth(command string) (cut bool, diff string) {
+	whole, werr := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(command), "")
+	got, gerr := NewSession().parse(command)
+	if fmt.Sprint(werr) != fmt.Sprint(gerr) {
+		return false, fmt.Sprintf("error %v, whole %v", gerr, werr)
+	}
+	if werr != nil {
+		return false, ""
+	}
+	var a, b strings.Builder
+	treeText(reflect.ValueOf(whole), &a)
+	treeText(reflect.ValueOf(got), &b)
+	if a.String() != b.String() {
+		return false, fmt.Sprintf("tree\n%s\nwhole\n%s", b.String(), a.String())
+	}
+	return len(heredocCuts(command)) > 0, ""
+}
+
+// TestParseCutsHeredocs: quoted here-document bodies are cut out of what
+// the parser reads, and the tree is the whole parse's, body for body;
+// texts the cut cannot carry exactly are parsed whole.
+func TestParseCutsHeredocs(t *testing.T) {
+	for _, c := range []struct {
+		name, command string
+		cut           bool
+	}{
+		{"file written whole", "cat <<'EOF' > a.py\nimport os\nprint(os.sep)\nEOF", true},
+		{"then a command", "cat <<'EOF' > a.py\nx = 1\nEOF\npython a.py && echo ok", true},
+		{"double quotes", "cat > a.py <<\"PY\"\nx = 'y'\nPY\n", true},
+		{"python reads stdin", "cd /testbed && python <<'EOF'\nfrom a import b\nb('<<')\nEOF", true},
+		{"two in turn", "cat <<'A' > a\n1\nA\ncat <<'B' > b\n2\nB\n", true},
+		{"empty body", "cat <<'EOF' > a\nEOF\necho", true},
+		{"in a substitution", "x=$(cat <<'EOF'\nhello $y\nEOF\n)\necho \"$x\"", true},
+		{"body looks like the delimiter", "cat <<'EOF'\n EOF\nEOF \nEOFX\nEOF\n", true},
+		{"escaped newline in the body", "cat <<'EOF'\na \\\nEOF\nEOF\n", true},
+		{"delimiter at the end, no newline", "cat <<'EOF'\nbody\nEOF", true},
+		{"unicode body", "cat <<'EOF'\nπ ≈ 3.14\nEOF\n", true},
+		{"unquoted", "cat <<EOF\n$HOME\nEOF\n", false},
+		{"tabs stripped", "cat <<-'EOF'\n\tx\n\tEOF\n", false},
+		{"two on one line", "cat <<'A' <<'B'\n1\nA\n2\nB\n", false},
+		{"here-string", "cat <<< 'x'; cat <<'E'\ny\nE\n", true},
+		{"no end", "cat <<'EOF'\nbody\n", false},
+		{"backquotes", "x=`cat <<'E'\ny\nE\n`", false},
+		{"carriage returns", "cat <<'E'\r\ny\r\nE\r\n", false},
+		{"invalid utf-8", "cat <<'E'\n\xff\nE\n", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cut, diff := parseBoth(c.command)
+			if diff != "" {
+				t.Fatal(diff)
+			}
+			if cut != c.cut {
+				t.Errorf("cut %v, want %v", cut, c.cut)
+			}
+		})
+	}
+}
+
+// TestParseStandInMisread: where the parser reads a line the scan took
+// for a body's start as something else (a newline inside quotes, a
+// continued line, a comment), the cut is not kept, and the tree is the
+// whole parse's.
+func TestParseStandInMisread(t *testing.T) {
+	for _, command := range []string{
+		"cat <<'A'; echo \"\nA\n\"\n.\nA\n",
+		"cat <<'A'; echo \"a\nX\nA\n\"\nA\n",
+		"cat <<'A' \\\n> f\nbody\nA\n",
+		"# cat <<'A'\nbody\nA\n",
+		"echo '<<'A''\nA\n",
+		"cat <<EOF\nfoo <<'X'\nbar\nX\nEOF\n",
+	} {
+		if _, diff := parseBoth(command); diff != "" {
+			t.Errorf("%q: %s", command, diff)
+		}
+	}
+}
+
+// FuzzParse: the cut parse and the whole parse give one tree, or one
+// error, for any text.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{
+		"cat <<'EOF' > a.py\nimport os\nEOF\npython a.py",
+		"cat <<'A'; echo \"\nA\n\"\n.\nA\n",
+		"x=$(cat <<'EOF'\nhello $y\nEOF\n)\necho \"$x\"",
+		"cat <<'A' > a\n1\nA\ncat <<'B' > b\n2\nB\n",
+		"cat <<'EOF'\na \\\nEOF\nEOF\n",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, command string) {
+		if _, diff := parseBoth(command); diff != "" {
+			t.Fatalf("%q: %s", command, diff)
+		}
+	})
+}
+
+// FuzzFindAllAt: the anchored patterns tried where their literals start
+// find what the unanchored ones find over the whole text.
+func FuzzFindAllAt(f *testing.F) {
+	for _, s := range []string{
+		"import os\nos.remove('a.txt')\nshutil.move(src, 'b')\nxos.remove('c')",
+		"for i in range(3, 9):\n    print(lines[i])\nrange( 1 ,2 )range(4,5)",
+		"os.remove(os.remove(x))",
+	} {
+		f.Add(s)
+	}
+	osEdit := regexp.MustCompile(`\b` + strings.TrimPrefix(pyOSEdit().String(), "^"))
+	rangeRe := regexp.MustCompile(`\b` + strings.TrimPrefix(pyRange().String(), "^"))
+	f.Fuzz(func(t *testing.T, src string) {
+		for _, c := range []struct {
+			want *regexp.Regexp
+			got  [][]string
+		}{
+			{osEdit, findAllAt(true, src, pyOSEdit(), "os.", "shutil.")},
+			{rangeRe, findAllAt(true, src, pyRange(), "range(")},
+		} {
+			if want := c.want.FindAllStringSubmatch(src, -1); !reflect.DeepEqual(c.got, want) && (len(want) > 0 || len(c.got) > 0) {
+				t.Fatalf("%s over %q:\n got %q\nwant %q", c.want, src, c.got, want)
+			}
+		}
+	})
+}
