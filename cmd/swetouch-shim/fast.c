@@ -16,7 +16,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -203,6 +202,55 @@ static void forward(int sig) {
 	errno = saved;
 }
 
+// fwd are the signals passed on to the command's process group.
+static const int fwd[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+
+// onto makes fd the descriptor to (for the child; from is close-on-exec).
+static int onto(int from, int to) {
+	return from == to ? fcntl(to, F_SETFD, 0) : dup2(from, to);
+}
+
+// spawn_shell starts the real shell as posix_spawn would with
+// SETPGROUP and SETSIGMASK: in a process group of its own, output on out
+// and err, the agent's signal mask (mask). It returns 0 or the errno of
+// what failed. posix_spawn's child sets the disposition of each of the 64
+// signals first, some 130 system calls while the parent waits: a twentieth
+// of bash's own start on this project's machines. Here the child resets
+// only the handlers the shim installed (installed, a bit for each of fwd;
+// exec resets them anyway), with every signal held until just before exec
+// so that none runs a handler in the child, which shares the parent's
+// memory until it execs (vfork).
+static int spawn_shell(pid_t *pid, const char *real, char **argv, char **envp, int out, int err,
+                       const sigset_t *mask, int installed) {
+	sigset_t all, held;
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, &held);
+	volatile int failed = 0;
+	pid_t p = vfork();
+	if (p == 0) {
+		struct sigaction dfl = {.sa_handler = SIG_DFL};
+		sigemptyset(&dfl.sa_mask);
+		for (int i = 0; i < 4; i++)
+			if (installed & (1 << i)) sigaction(fwd[i], &dfl, NULL);
+		if (setpgid(0, 0) < 0 || onto(out, 1) < 0 || onto(err, 2) < 0) {
+			failed = errno;
+			_exit(127);
+		}
+		sigprocmask(SIG_SETMASK, mask, NULL);
+		execve(real, argv, envp);
+		failed = errno;
+		_exit(127);
+	}
+	int e = p < 0 ? errno : failed;
+	sigprocmask(SIG_SETMASK, &held, NULL);
+	if (p > 0 && e != 0) {
+		while (waitpid(p, NULL, 0) < 0 && errno == EINTR) {
+		}
+	}
+	*pid = p;
+	return e;
+}
+
 static const char *signal_name(int sig, char *buf, size_t n) {
 	// as Go's syscall.Signal.String says them, which the hub records
 	static const char *names[] = {
@@ -326,17 +374,20 @@ static void run(int hub, const char *name, const char *argv0, char **argv, char 
 		fprintf(stderr, "swetouch shell: %s\n", strerror(errno));
 		_exit(126);
 	}
-	static const int fwd[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 	sigset_t block, orig;
 	sigemptyset(&block);
 	for (int i = 0; i < 4; i++) sigaddset(&block, fwd[i]);
 	sigprocmask(SIG_BLOCK, &block, &orig); // held until the child's group exists
 	struct sigaction sa = {.sa_handler = forward, .sa_flags = SA_RESTART};
 	sigemptyset(&sa.sa_mask);
+	int installed = 0; // which of fwd have forward as their handler
 	for (int i = 0; i < 4; i++) {
 		struct sigaction old;
 		sigaction(fwd[i], NULL, &old);
-		if (old.sa_handler != SIG_IGN) sigaction(fwd[i], &sa, NULL); // an ignored one stays so, for the child too
+		if (old.sa_handler != SIG_IGN) { // an ignored one stays so, for the child too
+			sigaction(fwd[i], &sa, NULL);
+			installed |= 1 << i;
+		}
 	}
 
 	struct reply begun = {0};
@@ -349,18 +400,10 @@ static void run(int hub, const char *name, const char *argv0, char **argv, char 
 		_exit(127);
 	}
 
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t at;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-	posix_spawn_file_actions_adddup2(&fa, merged ? out[1] : err[1], 2);
-	posix_spawnattr_init(&at);
-	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK);
-	posix_spawnattr_setpgroup(&at, 0);
-	posix_spawnattr_setsigmask(&at, &orig);
 	argv[0] = (char *)argv0;
 	pid_t pid;
-	int e = posix_spawn(&pid, real, &fa, &at, argv, child_env(envp, getenv("SWETOUCH_SHIM_DIR")));
+	int e = spawn_shell(&pid, real, argv, child_env(envp, getenv("SWETOUCH_SHIM_DIR")), out[1],
+	                    merged ? out[1] : err[1], &orig, installed);
 	if (e != 0) {
 		char said[4200];
 		snprintf(said, sizeof said, "swetouch shell: fork/exec %s: %s\n", real, strerror(e));

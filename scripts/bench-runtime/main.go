@@ -311,14 +311,28 @@ func alternate(n int, req mcp.CallToolRequest, clients ...*client.Client) ([]tim
 func cFloor(tmp, bash string) (string, error) {
 	src := filepath.Join(tmp, "cfloor", "floor.c")
 	os.MkdirAll(filepath.Dir(src), 0o755)
-	prog := `#include <spawn.h>
+	// vfork, as the shim spawns: posix_spawn's child first sets each of
+	// the 64 signals' dispositions, which costs a twentieth of bash here
+	prog := `#define _GNU_SOURCE
+#include <signal.h>
 #include <sys/wait.h>
+#include <unistd.h>
 extern char **environ;
 int main(int argc, char **argv) {
 	pid_t pid; int st;
+	sigset_t all, orig;
 	argv[0] = "bash";
-	if (posix_spawn(&pid, ` + strconv.Quote(bash) + `, 0, 0, argv, environ) != 0) return 127;
-	if (waitpid(pid, &st, 0) < 0) return 1;
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, &orig);
+	pid = vfork();
+	if (pid == 0) {
+		setpgid(0, 0);
+		sigprocmask(SIG_SETMASK, &orig, 0);
+		execve(` + strconv.Quote(bash) + `, argv, environ);
+		_exit(127);
+	}
+	sigprocmask(SIG_SETMASK, &orig, 0);
+	if (pid < 0 || waitpid(pid, &st, 0) < 0) return 1;
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 `
