@@ -20,7 +20,7 @@ import (
 // stand-in read otherwise, a text the cuts do not cover) is parsed whole,
 // so the tree, and any error's position, are the parser's own.
 func (s *Session) parse(command string) (*syntax.File, error) {
-	if f, ok := plainCommand(command); ok {
+	if f, ok := quickParse(command); ok {
 		return f, nil
 	}
 	cuts := heredocCuts(command)
@@ -31,53 +31,6 @@ func (s *Session) parse(command string) (*syntax.File, error) {
 		}
 	}
 	return s.parser.Parse(strings.NewReader(command), "")
-}
-
-// plainCommand builds the tree of a command of plain words (letters,
-// digits and -_./=,:+@%~, parted by spaces), as the parser would, without
-// its start-up: two in five of an agent's commands are such (ls -la,
-// python reproduce.py), and the parser's fixed cost is most of what
-// parsing them costs. A first word that is a reserved word, a declaration
-// or an assignment is the parser's to read.
-func plainCommand(command string) (*syntax.File, bool) {
-	for i := 0; i < len(command); i++ {
-		if !plainByte[command[i]] {
-			return nil, false
-		}
-	}
-	fields := strings.Fields(command)
-	if len(fields) == 0 || strings.IndexByte(fields[0], '=') >= 0 || parsedFirstWords[fields[0]] {
-		return nil, false
-	}
-	lits := make([]syntax.Lit, len(fields))
-	words := make([]syntax.Word, len(fields))
-	parts := make([]syntax.WordPart, len(fields))
-	args := make([]*syntax.Word, len(fields))
-	for i, f := range fields {
-		lits[i].Value = f
-		parts[i] = &lits[i]
-		words[i].Parts = parts[i : i+1 : i+1]
-		args[i] = &words[i]
-	}
-	return &syntax.File{Stmts: []*syntax.Stmt{{Cmd: &syntax.CallExpr{Args: args}}}}, true
-}
-
-// plainByte is the bytes of plainCommand's words, and the space.
-var plainByte = func() (set [256]bool) {
-	for _, c := range "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=,:+@%~ " {
-		set[c] = true
-	}
-	return set
-}()
-
-// parsedFirstWords are the words the parser reads as more than a command's
-// name when they come first: bash's reserved words and the declarations.
-var parsedFirstWords = map[string]bool{
-	"if": true, "then": true, "elif": true, "else": true, "fi": true, "for": true, "in": true,
-	"do": true, "done": true, "case": true, "esac": true, "while": true, "until": true,
-	"select": true, "function": true, "time": true, "coproc": true,
-	"declare": true, "local": true, "export": true, "readonly": true, "typeset": true,
-	"nameref": true, "let": true,
 }
 
 // heredocStandIn is the body a cut leaves for the parser to read: one line

@@ -166,3 +166,66 @@ func FuzzFindAllAt(f *testing.F) {
 		}
 	})
 }
+
+// quickShapes are commands in the shape quickParse reads, and some just
+// outside it.
+var quickShapes = []string{
+	"ls -la", "python reproduce.py", "cd /testbed && python reproduce.py",
+	"cd /testbed && git diff | head -n 50", "grep -rn 'def foo' src/ | head -20",
+	`sed -n '10,20p' a.py`, `python -c 'import sys; print(sys.version)'`, `echo "a b" 'c' d"e"f`,
+	"a || b && c | d | e; f", "pytest -x tests/ 2>&1 | tail -5", "cat a.py > b.py; wc -l < b.py",
+	"ls >> log 2>/dev/null", "echo hi >&2", `grep -n "x = 1" a.py`, `echo ""`, "a=b python x.py",
+	"if true", "time ls", "echo a2>f", "echo a 2>f", "x &", "a |& b", "a;; b", "echo $HOME",
+	"echo 'it''s'", "python -c 'print(1)\nprint(2)'", "ls *.py", "cat <<< x", "diff <(a) b",
+	"! ls", "echo \"π\"", "a &&", "| a", "echo > ", "2>&1", "echo 'a\\\nb'", "a ; ; b",
+}
+
+// TestQuickParse: the commands quickParse reads get the parser's tree,
+// and the shapes it leaves are left.
+func TestQuickParse(t *testing.T) {
+	read := 0
+	for _, c := range quickShapes {
+		f, ok := quickParse(c)
+		whole, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(c), "")
+		if !ok {
+			continue
+		}
+		read++
+		if err != nil {
+			t.Errorf("%q: quickParse read what the parser refuses: %v", c, err)
+			continue
+		}
+		var a, b strings.Builder
+		treeText(reflect.ValueOf(whole), &a)
+		treeText(reflect.ValueOf(f), &b)
+		if a.String() != b.String() {
+			t.Errorf("%q:\nquick %s\nwhole %s", c, b.String(), a.String())
+		}
+	}
+	if read < 15 {
+		t.Errorf("quickParse read %d of the %d shapes; it should read the plain ones", read, len(quickShapes))
+	}
+}
+
+// FuzzQuickParse: what quickParse reads, it reads as the parser does.
+func FuzzQuickParse(f *testing.F) {
+	for _, c := range quickShapes {
+		f.Add(c)
+	}
+	f.Fuzz(func(t *testing.T, c string) {
+		q, ok := quickParse(c)
+		if !ok {
+			return
+		}
+		whole, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(c), "")
+		if err != nil {
+			t.Fatalf("%q: quickParse read what the parser refuses: %v", c, err)
+		}
+		var a, b strings.Builder
+		treeText(reflect.ValueOf(whole), &a)
+		treeText(reflect.ValueOf(q), &b)
+		if a.String() != b.String() {
+			t.Fatalf("%q:\nquick %s\nwhole %s", c, b.String(), a.String())
+		}
+	})
+}
