@@ -50,10 +50,38 @@ func quickParse(command string) (f *syntax.File, ok bool) {
 	}
 }
 
-// quick is quickParse's reading position.
+// quick is quickParse's reading position, and the nodes it hands out
+// (in blocks, as the parser does: one allocation for many).
 type quick struct {
-	src string
-	i   int
+	src   string
+	i     int
+	lits  []syntax.Lit
+	words []syntax.Word
+	parts []syntax.WordPart
+}
+
+// lit is a new literal.
+func (q *quick) lit(v string) *syntax.Lit {
+	if len(q.lits) == cap(q.lits) {
+		q.lits = make([]syntax.Lit, 0, 8)
+	}
+	q.lits = append(q.lits, syntax.Lit{Value: v})
+	return &q.lits[len(q.lits)-1]
+}
+
+// part adds p to w: its first part from the block (a second one makes
+// the word's own slice, as append does).
+func (q *quick) part(w *syntax.Word, p syntax.WordPart) {
+	if len(w.Parts) > 0 {
+		w.Parts = append(w.Parts, p)
+		return
+	}
+	if len(q.parts) == cap(q.parts) {
+		q.parts = make([]syntax.WordPart, 0, 8)
+	}
+	q.parts = append(q.parts, p)
+	k := len(q.parts)
+	w.Parts = q.parts[k-1 : k : k]
 }
 
 func (q *quick) blanks() {
@@ -118,8 +146,13 @@ func (q *quick) pipeline() (*syntax.Stmt, bool) {
 
 // command is one simple command: words and redirections, in any order.
 func (q *quick) command() (*syntax.Stmt, bool) {
-	s := &syntax.Stmt{}
-	call := &syntax.CallExpr{}
+	alloc := &struct {
+		stmt syntax.Stmt
+		call syntax.CallExpr
+		args [4]*syntax.Word
+	}{}
+	s, call := &alloc.stmt, &alloc.call
+	call.Args = alloc.args[:0]
 	for {
 		q.blanks()
 		if q.i == len(q.src) {
@@ -181,7 +214,7 @@ func (q *quick) redirect() (r *syntax.Redirect, ok, isRedir bool) {
 	}
 	r = &syntax.Redirect{}
 	if j > start {
-		r.N = &syntax.Lit{Value: q.src[start:j]}
+		r.N = q.lit(q.src[start:j])
 	}
 	q.i = j
 	switch q.op(">>", ">&", ">|", ">", "<<", "<&", "<>", "<(", "<") {
@@ -211,7 +244,11 @@ func (q *quick) redirect() (r *syntax.Redirect, ok, isRedir bool) {
 // word reads one word: runs of plain bytes and quoted strings, up to a
 // blank or an operator.
 func (q *quick) word() (*syntax.Word, bool) {
-	w := &syntax.Word{}
+	if len(q.words) == cap(q.words) {
+		q.words = make([]syntax.Word, 0, 8)
+	}
+	q.words = append(q.words, syntax.Word{})
+	w := &q.words[len(q.words)-1]
 	for q.i < len(q.src) {
 		c := q.src[q.i]
 		switch {
@@ -220,7 +257,7 @@ func (q *quick) word() (*syntax.Word, bool) {
 			for j < len(q.src) && quickPlain[q.src[j]] {
 				j++
 			}
-			w.Parts = append(w.Parts, &syntax.Lit{Value: q.src[q.i:j]})
+			q.part(w, q.lit(q.src[q.i:j]))
 			q.i = j
 		case c == '\'':
 			j := q.i + 1
@@ -233,7 +270,7 @@ func (q *quick) word() (*syntax.Word, bool) {
 			if j == len(q.src) {
 				return nil, false
 			}
-			w.Parts = append(w.Parts, &syntax.SglQuoted{Value: q.src[q.i+1 : j]})
+			q.part(w, &syntax.SglQuoted{Value: q.src[q.i+1 : j]})
 			q.i = j + 1
 		case c == '"':
 			j := q.i + 1
@@ -245,9 +282,9 @@ func (q *quick) word() (*syntax.Word, bool) {
 			}
 			d := &syntax.DblQuoted{}
 			if j > q.i+1 {
-				d.Parts = []syntax.WordPart{&syntax.Lit{Value: q.src[q.i+1 : j]}}
+				d.Parts = []syntax.WordPart{q.lit(q.src[q.i+1 : j])}
 			}
-			w.Parts = append(w.Parts, d)
+			q.part(w, d)
 			q.i = j + 1
 		case c == ' ' || c == '\t' || c == ';' || c == '&' || c == '|' || c == '>' || c == '<':
 			return w, len(w.Parts) > 0 && (c != '>' && c != '<' || !endsInDigits(w))
