@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httputil"
 	"net/url"
 	"os"
 	"os/exec"
@@ -39,6 +40,18 @@ const (
 	// COMMAND ARGS...: start the command and copy this process's stdin
 	// to its stdin and its stdout to this one's, bytes only
 	helperPipe = "-pipe-relay"
+	// SOCKET COMMAND ARGS...: the same, copying line by line and writing
+	// one short line to SOCKET before each client line goes on and after
+	// each server line is out, as a relay tells its hub of a call
+	helperPipeTold = "-pipe-relay-told"
+	// a process that accepts on a unix socket and reads what it is sent,
+	// doing nothing with it: the least a hub can be. It prints the socket.
+	helperListener = "-null-listener"
+	// the same answering each line it reads with one line at once
+	helperEcho = "-echo-listener"
+	// URL: an HTTP reverse proxy to URL (net/http/httputil, nothing
+	// else): the least a relay that reads HTTP costs here
+	helperReverse = "-reverse-proxy"
 )
 
 // helper runs this program as one of its helper processes, which print
@@ -52,6 +65,21 @@ func helper(args []string) bool {
 	case helperProxyThreads:
 		proxyThreads(args[1])
 		return true
+	case helperPipeTold:
+		pipeTold(args[1], args[2:])
+		return true
+	case helperListener, helperEcho:
+		nullListener(args[0] == helperEcho)
+		return true
+	case helperReverse:
+		u, err := url.Parse(args[1])
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		rp := httputil.NewSingleHostReverseProxy(u)
+		rp.FlushInterval = -1 // event streams go on as they come
+		h = rp
 	case helperPipe:
 		cmd := exec.Command(args[1], args[2:]...)
 		cmd.Stderr = os.Stderr
@@ -152,6 +180,73 @@ func proxyThreads(upstream string) {
 	}
 }
 
+// pipeTold is the pipe copy that also tells a listener of each line, in
+// one short unanswered line each way, as the relay tells its hub once
+// nothing can fire.
+func pipeTold(sock string, command []string) {
+	hub, err := net.Dial("unix", sock)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	cmd := exec.Command(command[0], command[1:]...)
+	cmd.Stderr = os.Stderr
+	in, out, _, err := proxy.StartChild(cmd)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	go func() {
+		proxy.Pipe(in, proxy.Pollable(os.Stdin), func(line []byte) []byte {
+			hub.Write([]byte("b\n"))
+			return line
+		})
+		in.Close()
+	}()
+	proxy.PipeThen(os.Stdout, out, nil, func() { hub.Write([]byte("e\n")) })
+	cmd.Wait()
+}
+
+// nullListener prints a unix socket's path and reads from whoever
+// connects until stdin closes; with answer, it answers each line read.
+func nullListener(answer bool) {
+	dir, err := os.MkdirTemp("", "bench-listener-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	defer os.RemoveAll(dir)
+	sock := filepath.Join(dir, "s")
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			if !answer {
+				go io.Copy(io.Discard, c)
+				continue
+			}
+			go func() {
+				r := bufio.NewReader(c)
+				for {
+					if _, err := r.ReadSlice('\n'); err != nil {
+						return
+					}
+					c.Write([]byte("{}\n"))
+				}
+			}()
+		}
+	}()
+	fmt.Println(sock)
+	io.Copy(io.Discard, os.Stdin)
+}
+
 func pingServer() *server.MCPServer {
 	srv := server.NewMCPServer("bench", "1", server.WithToolCapabilities(false))
 	srv.AddTool(mcp.NewTool("ping_tool"), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -204,6 +299,10 @@ func httpPart(res *results, n int, bin, sock, ws string) error {
 	if err != nil {
 		return err
 	}
+	reverse, err := start(self, helperReverse, up)
+	if err != nil {
+		return err
+	}
 	swetouch := filepath.Join(bin, "swetouch")
 	alone, err := start(swetouch, "mcp", "--root", ws, "--upstream", up)
 	if err != nil {
@@ -233,7 +332,7 @@ func httpPart(res *results, n int, bin, sock, ws string) error {
 			c.Close()
 		}
 	}()
-	for _, base := range []string{up, floor, alone, relayed, inProcess, floorThreads} {
+	for _, base := range []string{up, floor, alone, relayed, inProcess, floorThreads, reverse} {
 		c, err := client.NewStreamableHttpClient(base + "/mcp")
 		if err != nil {
 			return err
@@ -256,6 +355,8 @@ func httpPart(res *results, n int, bin, sock, ws string) error {
 	res.say("MCP tools/call (HTTP)   median %.0f µs direct; through `swetouch mcp --upstream` added %.0f µs, paired over %d calls (%.2f× the TCP proxy's)", us(t[0]), us(t[3]), n, us(t[3])/us(t[1]))
 	res.say("  floor: a plain TCP proxy process added %.0f µs (%.0f µs with threads waiting in the kernel rather than Go's poller); the relay with no session %.0f µs", us(t[1]), us(t[5]), us(t[2]))
 	res.say("  the relay inside the client's process, with the hub (BenchmarkHTTPCall's setting): added %.0f µs", us(t[4]))
-	res.target(figure{Target: "MCP HTTP added / TCP proxy's", Value: us(t[3]) / us(t[1]), Unit: "×", Floor: 1, FloorIs: "TCP proxy", Budget: 1.5, Runs: n})
+	res.say("  floor of any relay that reads HTTP: net/http/httputil's reverse proxy in a process added %.0f µs (%.2f× the TCP proxy's); the relay with the hub adds %.2f× that", us(t[6]), us(t[6])/us(t[1]), us(t[3])/us(t[6]))
+	res.target(figure{Target: "MCP HTTP added / TCP proxy's", Value: us(t[3]) / us(t[1]), Unit: "×", Floor: us(t[6]) / us(t[1]), FloorIs: "HTTP reverse proxy", Budget: 1.5, Runs: n})
+	res.target(figure{Target: "MCP HTTP added / HTTP reverse proxy's", Value: us(t[3]) / us(t[6]), Unit: "×", Floor: 1, FloorIs: "HTTP reverse proxy", Budget: 1.5, Runs: n})
 	return nil
 }

@@ -80,3 +80,32 @@ func hubProcess(ws, mode, shim string) (sock string, stop func(), err error) {
 	}
 	return strings.TrimSpace(line), func() { in.Close(); cmd.Wait() }, nil
 }
+
+// listenerProcess starts a listener helper (helperListener, helperEcho)
+// and returns its socket and how to stop it.
+func listenerProcess(kind string) (string, func(), error) {
+	self, err := os.Executable()
+	if err != nil {
+		return "", nil, err
+	}
+	cmd := exec.Command(self, kind)
+	cmd.Stderr = os.Stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return "", nil, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return "", nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return "", nil, err
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		in.Close()
+		cmd.Wait()
+		return "", nil, fmt.Errorf("the null listener: %v", err)
+	}
+	return strings.TrimSpace(line), func() { in.Close(); cmd.Wait() }, nil
+}

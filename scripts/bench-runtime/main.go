@@ -176,11 +176,14 @@ func shellParts(res *results, n int, tmp, ws, bash, shim string, env []string) e
 	if floor, err := goFloor(tmp, bash); err == nil {
 		res.say("  a Go program that only execs bash (why the fast path is C): added %.2f ms", ms(pair(n, ws, bash, floor, os.Environ(), "true").added))
 	}
-	if floor, err := cFloor(tmp, bash); err == nil {
+	if floor, err := cFloor(tmp, bash, false); err == nil {
 		f := pair(n, ws, bash, floor, os.Environ(), "true")
 		res.say("  floor: a static C program that spawns bash and waits added %.2f ms (%.2f× bash); the shim adds %.2f× that", ms(f.added), float64(f.added)/float64(f.direct), float64(p.added)/float64(f.added))
 	} else {
 		res.say("  floor: not measured (%v)", err)
+	}
+	if err := askingFloor(res, n, tmp, ws, bash, p); err != nil {
+		res.say("  floor asking a listener: not measured (%v)", err)
 	}
 	return nil
 }
@@ -210,18 +213,27 @@ func stdioPart(res *results, n int, bin, ws, live string) error {
 		return err
 	}
 	defer stopBare()
-	// all five ways take turns, so each sees the machine as the others do
-	t, err := mcpTimes(n, ws, []string{fs, ws}, relay(live), []string{self, helperPipe, fs, ws}, relay(""), relay(bare))
+	// the least a hub can be: a process that reads what it is told
+	listener, stopListener, err := listenerProcess(helperListener)
 	if err != nil {
 		return err
 	}
-	withHub, floor, alone, bareHub := us(t[1]), us(t[2]), us(t[3]), us(t[4])
+	defer stopListener()
+	// all six ways take turns, so each sees the machine as the others do
+	t, err := mcpTimes(n, ws, []string{fs, ws}, relay(live), []string{self, helperPipe, fs, ws}, relay(""), relay(bare),
+		[]string{self, helperPipeTold, listener, fs, ws})
+	if err != nil {
+		return err
+	}
+	withHub, floor, alone, bareHub, told := us(t[1]), us(t[2]), us(t[3]), us(t[4]), us(t[5])
 	res.say("MCP tools/call (stdio)  median %.0f µs direct; through the relay with a live hub added %.0f µs, paired over %d calls (%.2f× the floor)", us(t[0]), withHub, n, withHub/floor)
 	res.say("  floor: a process that only copies the two pipes added %.0f µs", floor)
 	res.say("  the relay with no session: added %.0f µs (the relay's own share %.0f µs)", alone, alone-floor)
 	res.say("  with a hub that neither watches nor records: added %.0f µs (the round trips %.0f µs); the live hub's watching and recording %.0f µs", bareHub, bareHub-alone, withHub-bareHub)
-	res.target(figure{Target: "MCP stdio added, live hub", Value: withHub, Unit: "µs", Floor: floor, FloorIs: "pipe copy", Budget: 60, Runs: n})
-	res.target(figure{Target: "MCP stdio added / pipe-copy floor", Value: withHub / floor, Unit: "×", Floor: 1, FloorIs: "pipe copy", Budget: 1.6, Runs: n})
+	res.say("  floor of any relay that tells a hub: the pipe copy writing a line to a process that only reads them, before each request and after each result, added %.0f µs (%.2f× the pipe copy's); the relay with the live hub adds %.2f× that", told, told/floor, withHub/told)
+	res.target(figure{Target: "MCP stdio added, live hub", Value: withHub, Unit: "µs", Floor: told, FloorIs: "pipe copy telling a listener", Budget: 60, Runs: n})
+	res.target(figure{Target: "MCP stdio added / pipe-copy floor", Value: withHub / floor, Unit: "×", Floor: told / floor, FloorIs: "pipe copy telling a listener", Budget: 1.6, Runs: n})
+	res.target(figure{Target: "MCP stdio added / pipe copy telling a listener", Value: withHub / told, Unit: "×", Floor: 1, FloorIs: "pipe copy telling a listener", Budget: 1.6, Runs: n})
 	return nil
 }
 
@@ -307,21 +319,44 @@ func alternate(n int, req mcp.CallToolRequest, clients ...*client.Client) ([]tim
 // cFloor builds the smallest wrapper that does what the shim's fast path
 // must, without a session: a static C program that spawns bash with its
 // arguments, waits, and exits with its status. What it adds is what any
-// wrapper costs here, the floor of the shim's added time.
-func cFloor(tmp, bash string) (string, error) {
-	src := filepath.Join(tmp, "cfloor", "floor.c")
+// wrapper costs here, the floor of the shim's added time. With ask, it
+// also asks a listener first (the socket BENCH_ASK_SOCKET names: one line
+// out, one line back) and tells it after (one line, unanswered): the
+// least a wrapper that reports to a hub costs.
+func cFloor(tmp, bash string, ask bool) (string, error) {
+	name := "cfloor"
+	if ask {
+		name = "cfloor-ask"
+	}
+	src := filepath.Join(tmp, name, "floor.c")
 	os.MkdirAll(filepath.Dir(src), 0o755)
 	// vfork, as the shim spawns: posix_spawn's child first sets each of
 	// the 64 signals' dispositions, which costs a twentieth of bash here
 	prog := `#define _GNU_SOURCE
 #include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 extern char **environ;
 int main(int argc, char **argv) {
-	pid_t pid; int st;
+	pid_t pid; int st, hub = -1;
 	sigset_t all, orig;
 	argv[0] = "bash";
+#ifdef ASK
+	const char *sock = getenv("BENCH_ASK_SOCKET");
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	if (!sock || strlen(sock) >= sizeof a.sun_path) return 125;
+	strcpy(a.sun_path, sock);
+	hub = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (hub < 0 || connect(hub, (struct sockaddr *)&a, sizeof a) < 0) return 125;
+	char c;
+	if (write(hub, "b\n", 2) != 2) return 125;
+	while (read(hub, &c, 1) == 1 && c != '\n') {
+	}
+#endif
 	sigfillset(&all);
 	sigprocmask(SIG_BLOCK, &all, &orig);
 	pid = vfork();
@@ -333,18 +368,41 @@ int main(int argc, char **argv) {
 	}
 	sigprocmask(SIG_SETMASK, &orig, 0);
 	if (pid < 0 || waitpid(pid, &st, 0) < 0) return 1;
+	if (hub >= 0 && write(hub, "e\n", 2) != 2) return 125;
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 `
 	if err := os.WriteFile(src, []byte(prog), 0o644); err != nil {
 		return "", err
 	}
-	bin := filepath.Join(tmp, "cfloor", "bash")
-	out, err := exec.Command("cc", "-O2", "-static", "-o", bin, src).CombinedOutput()
+	bin := filepath.Join(tmp, name, "bash")
+	args := []string{"-O2", "-static", "-o", bin, src}
+	if ask {
+		args = append(args, "-DASK")
+	}
+	out, err := exec.Command("cc", args...).CombinedOutput()
 	if err != nil {
 		return "", fmt.Errorf("%v: %s", err, out)
 	}
 	return bin, nil
+}
+
+// askingFloor measures the C floor that also asks a listener, which
+// answers every line at once, before the command and tells it after.
+func askingFloor(res *results, n int, tmp, ws, bash string, shim paired) error {
+	sock, stop, err := listenerProcess(helperEcho)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	floor, err := cFloor(tmp, bash, true)
+	if err != nil {
+		return err
+	}
+	f := pair(n, ws, bash, floor, append(os.Environ(), "BENCH_ASK_SOCKET="+sock), "true")
+	res.say("  floor of a wrapper that asks a hub: the C program asking a listener that answers at once, then telling it, added %.2f ms (%.2f× bash); the shim adds %.2f× that", ms(f.added), float64(f.added)/float64(f.direct), float64(shim.added)/float64(f.added))
+	res.target(figure{Target: "shim added / asking C wrapper floor", Value: float64(shim.added) / float64(f.added), Unit: "×", Floor: 1, FloorIs: "C wrapper asking a listener", Budget: 1.2, Runs: n})
+	return nil
 }
 
 // goFloor builds the smallest Go program that stands in for bash: it only

@@ -18,10 +18,11 @@ const helperPairs = "__pairs"
 
 func pairsHelper(args []string) {
 	n, _ := strconv.Atoi(args[1])
-	ws, bash, shim, floor := args[2], args[3], args[4], args[5]
+	ws, bash, shim, floor, asking := args[2], args[3], args[4], args[5], args[6]
 	p := pair(n, ws, bash, shim, os.Environ(), "true")
 	f := pair(n, ws, bash, floor, os.Environ(), "true")
-	fmt.Println(int64(p.direct), int64(p.through), int64(p.added), int64(f.added))
+	a := pair(n, ws, bash, asking, os.Environ(), "true")
+	fmt.Println(int64(p.direct), int64(p.through), int64(p.added), int64(f.added), int64(a.added))
 }
 
 // sandboxPart measures what the sandbox costs: the shim's added time for
@@ -38,15 +39,24 @@ func sandboxPart(res *results, n int, bin, ws string, host *session.Host, env []
 		return err
 	}
 	bash, _ := exec.LookPath("bash")
-	floor, err := cFloor(filepath.Dir(ws), bash)
+	floor, err := cFloor(filepath.Dir(ws), bash, false)
 	if err != nil {
 		return err
 	}
-	cmd := exec.Command(self, helperPairs, strconv.Itoa(n), ws, bash, filepath.Join(host.ShimDir, "bash"), floor)
-	cmd.Env = append(env, "TMPDIR=/tmp")
+	asking, err := cFloor(filepath.Dir(ws), bash, true)
+	if err != nil {
+		return err
+	}
+	sock, stop, err := listenerProcess(helperEcho)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	cmd := exec.Command(self, helperPairs, strconv.Itoa(n), ws, bash, filepath.Join(host.ShimDir, "bash"), floor, asking)
+	cmd.Env = append(env, "TMPDIR=/tmp", "BENCH_ASK_SOCKET="+sock)
 	var out []byte
 	sb, err := r.Command(cmd, sandbox.Spec{Writable: []string{ws}, Dir: ws, Home: os.Getenv("HOME"),
-		ReadOnly: append([]string{filepath.Dir(host.Socket), bin, self, filepath.Dir(floor)}, sandbox.Tools(env, nil)...)})
+		ReadOnly: append([]string{filepath.Dir(host.Socket), bin, self, filepath.Dir(floor), filepath.Dir(asking), filepath.Dir(sock)}, sandbox.Tools(env, nil)...)})
 	if err != nil {
 		return err
 	}
@@ -62,8 +72,8 @@ func sandboxPart(res *results, n int, bin, ws string, host *session.Host, env []
 	if err := sb.Wait(); err != nil {
 		return fmt.Errorf("the sandboxed shim bench: %v", err)
 	}
-	var direct, through, added, floorAdded int64
-	fmt.Sscan(string(out), &direct, &through, &added, &floorAdded)
+	var direct, through, added, floorAdded, askAdded int64
+	fmt.Sscan(string(out), &direct, &through, &added, &floorAdded, &askAdded)
 	res.say("bash -c true, sandboxed median %.2f ms; through the shim %.2f ms; added %.2f ms, paired (%.2f× bash)",
 		ms(time.Duration(direct)), ms(time.Duration(through)), ms(time.Duration(added)), float64(added)/float64(direct))
 	res.say("  floor, sandboxed: a static C program that spawns bash and waits added %.2f ms (%.2f× bash)", ms(time.Duration(floorAdded)), float64(floorAdded)/float64(direct))
@@ -71,6 +81,8 @@ func sandboxPart(res *results, n int, bin, ws string, host *session.Host, env []
 	// the budget the floor allows: what any wrapper adds here, and a
 	// fifth more for the session's round trips
 	res.target(figure{Target: "shim added / C wrapper floor, sandboxed", Value: float64(added) / float64(floorAdded), Unit: "×", Floor: 1, FloorIs: "C wrapper", Budget: 1.2, Runs: n})
+	res.say("  floor of a wrapper that asks a hub, sandboxed: added %.2f ms (%.2f× bash); the shim adds %.2f× that", ms(time.Duration(askAdded)), float64(askAdded)/float64(direct), float64(added)/float64(askAdded))
+	res.target(figure{Target: "shim added / asking C wrapper floor, sandboxed", Value: float64(added) / float64(askAdded), Unit: "×", Floor: 1, FloorIs: "C wrapper asking a listener", Budget: 1.2, Runs: n})
 
 	// a whole run, agent `true`, with and without the sandbox, alternating
 	task := filepath.Join("examples", "tasks", "py-discount")
