@@ -1,7 +1,9 @@
 package proxy
 
 import (
+	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -22,6 +24,45 @@ func TestIDKeyMatchesByValue(t *testing.T) {
 	for _, d := range differ {
 		if IDKey(json.RawMessage(d[0])) == IDKey(json.RawMessage(d[1])) {
 			t.Errorf("%s and %s are different ids, both %q", d[0], d[1], IDKey(json.RawMessage(d[0])))
+		}
+	}
+}
+
+// FuzzIDKey: the plain reading of an id keys it as encoding/json's does.
+func FuzzIDKey(f *testing.F) {
+	for _, s := range []string{`1`, `-0`, `007`, `"abc"`, `"a\"b"`, `"é"`, `123456789012345678`, `-9223372036854775808`, `1.0`, `"`, `""`, ` 5 `, `-`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, id string) {
+		b := bytes.TrimSpace([]byte(id))
+		if len(b) == 0 {
+			return
+		}
+		if got, ok := plainIDKey(b); ok {
+			if want := idKeyGeneral(b); got != want {
+				t.Fatalf("%q: %q, encoding/json's reading %q", id, got, want)
+			}
+		}
+	})
+}
+
+// FuzzValidJSON: validJSON says what json.Valid says.
+func FuzzValidJSON(f *testing.F) {
+	for _, s := range []string{`{"a":[1,2.5e-3,-0,true,false,null,"x\u00e9\n"]}`, `01`, `1.`, `-`, `"\x"`, `{"a" 1}`, `[1,]`, `{,}`, "\"\x01\"", `"\ud800"`, ` [] `, `[[[`, "\"\xff\"", `1e+`, `{"a":{}}x`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := validJSON([]byte(s)), json.Valid([]byte(s)); got != want {
+			t.Fatalf("%q: validJSON %v, json.Valid %v", s, got, want)
+		}
+	})
+}
+
+func TestValidJSONDepth(t *testing.T) {
+	for _, n := range []int{maxDepth - 1, maxDepth, maxDepth + 1} {
+		s := strings.Repeat("[", n) + strings.Repeat("]", n)
+		if got, want := validJSON([]byte(s)), json.Valid([]byte(s)); got != want {
+			t.Errorf("depth %d: validJSON %v, json.Valid %v", n, got, want)
 		}
 	}
 }

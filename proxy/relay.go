@@ -73,7 +73,7 @@ type Envelope struct {
 // Peek reads a message's envelope; ok is false for a line that is not a
 // JSON object (a batch, garbage).
 func Peek(line []byte) (Envelope, bool) {
-	if len(line) == 0 || line[0] != '{' || !json.Valid(line) {
+	if len(line) == 0 || line[0] != '{' || !validJSON(line) {
 		return Envelope{}, false
 	}
 	if e, ok := peekFast(line); ok {
@@ -137,6 +137,43 @@ func ExitStatus(cmd *exec.Cmd, waitErr error) (int, error) {
 	return cmd.ProcessState.ExitCode(), nil
 }
 
+// plainIDKey is IDKey for the ids clients send (1, "abc-7"), read
+// without encoding/json: an integer written plainly, a string with no
+// escapes and nothing but printable ASCII.
+func plainIDKey(t []byte) (string, bool) {
+	switch c := t[0]; {
+	case c == '"':
+		if len(t) < 2 || t[len(t)-1] != '"' {
+			return "", false
+		}
+		for _, c := range t[1 : len(t)-1] {
+			if c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+				return "", false
+			}
+		}
+		return "s:" + string(t[1:len(t)-1]), true
+	case c == '-' || c >= '0' && c <= '9':
+		d := t
+		if c == '-' {
+			d = t[1:]
+		}
+		if len(d) == 0 || len(d) > 18 || d[0] == '0' && len(d) > 1 {
+			return "", false // past 18 digits int64 may not hold it
+		}
+		for _, c := range d {
+			if c < '0' || c > '9' {
+				return "", false
+			}
+		}
+		v, err := strconv.ParseInt(string(t), 10, 64)
+		if err != nil {
+			return "", false
+		}
+		return "n:" + strconv.FormatInt(v, 10), true
+	}
+	return "", false
+}
+
 // IDKey is a JSON-RPC id as a value, for matching a response to its
 // request: a peer may write the id it echoes differently (spaces, 1.0
 // for 1, an escaped string), and the bytes would then miss.
@@ -145,6 +182,14 @@ func IDKey(id json.RawMessage) string {
 	if len(t) == 0 {
 		return ""
 	}
+	if k, ok := plainIDKey(t); ok {
+		return k
+	}
+	return idKeyGeneral(t)
+}
+
+// idKeyGeneral is IDKey by encoding/json's reading of a trimmed id.
+func idKeyGeneral(t []byte) string {
 	switch t[0] {
 	case '"':
 		var s string

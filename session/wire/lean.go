@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/swetouch/swetouch/event"
 )
 
 // The shim is a fresh process per command, and encoding/json builds its
@@ -37,7 +39,7 @@ func leanLine(req Request) (line []byte, ok bool) {
 			b = appendString(b, req.Begin.Source)
 		}
 		b = append(b, "}}\n"...)
-	case req.Op == "end" && req.End != nil && len(req.End.Events) == 0 && (!req.NoReply || req.Key != ""):
+	case req.Op == "end" && req.End != nil && plainEvents(req.End.Events) && (!req.NoReply || req.Key != ""):
 		e := req.End
 		b = append(b, `{"op":"end",`...)
 		b = appendKey(b, req)
@@ -61,11 +63,89 @@ func leanLine(req Request) (line []byte, ok bool) {
 			b = append(b, `,"bytes":`...)
 			b = strconv.AppendInt(b, int64(e.Bytes), 10)
 		}
+		if len(e.Events) > 0 {
+			b = append(b, `,"events":[`...)
+			for i, ev := range e.Events {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = appendEvent(b, ev)
+			}
+			b = append(b, ']')
+		}
 		b = append(b, "}}\n"...)
 	default:
 		return nil, false
 	}
 	return b, true
+}
+
+// plainEvents reports whether events hold only what an adapter's
+// classification sets (kind, scopes, the strings), which appendEvent
+// writes: a relay's tool call ends with such events every call.
+func plainEvents(evs []event.Event) bool {
+	for _, ev := range evs {
+		if !ev.Time.IsZero() || ev.Step != nil || ev.RecordedStep != nil || ev.Exit != nil || ev.Output != nil ||
+			ev.Attempt != nil || ev.Raw != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// appendEvent writes a plain event (plainEvents) as encoding/json reads it.
+func appendEvent(b []byte, ev event.Event) []byte {
+	b = append(b, `{"seq":`...)
+	b = strconv.AppendInt(b, ev.Seq, 10)
+	b = append(b, `,"kind":`...)
+	b = appendString(b, string(ev.Kind))
+	if len(ev.Scopes) > 0 {
+		b = append(b, `,"scopes":[`...)
+		for i, sc := range ev.Scopes {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, '{')
+			first := true
+			field := func(name string) {
+				if !first {
+					b = append(b, ',')
+				}
+				first = false
+				b = append(b, `"`+name+`":`...)
+			}
+			if sc.Path != "" {
+				field("path")
+				b = appendString(b, sc.Path)
+			}
+			if sc.Start != 0 {
+				field("start")
+				b = strconv.AppendInt(b, int64(sc.Start), 10)
+			}
+			if sc.End != 0 {
+				field("end")
+				b = strconv.AppendInt(b, int64(sc.End), 10)
+			}
+			if sc.Precision != "" {
+				field("precision")
+				b = appendString(b, string(sc.Precision))
+			}
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	if ev.Action != 0 {
+		b = append(b, `,"action":`...)
+		b = strconv.AppendInt(b, int64(ev.Action), 10)
+	}
+	for _, f := range []struct{ name, v string }{{"source", ev.Source}, {"actor", string(ev.Actor)}, {"command", ev.Command},
+		{"tool", ev.Tool}, {"diff", ev.Diff}, {"text", ev.Text}, {"note", ev.Note}} {
+		if f.v != "" {
+			b = append(b, `,"`+f.name+`":`...)
+			b = appendString(b, f.v)
+		}
+	}
+	return append(b, '}')
 }
 
 // appendKey writes a keyed request's noreply and key fields, each

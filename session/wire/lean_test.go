@@ -16,9 +16,14 @@ func FuzzLeanLine(f *testing.F) {
 	f.Add("sed -n '4,6p' pricing.py", "/tmp/ws", "line \"one\"\n\ttwo\\", "", 0, false, 0)
 	f.Add("printf '\\x00\\xff'", "", "\x00\x1f\x7f\xff\xfe <&> \u2028\u2029 ü", "SIGINT", 130, true, 1<<20)
 	f.Fuzz(func(t *testing.T, command, cwd, output, signal string, exit int, elided bool, bytes int) {
+		// an adapter's classification, as a relay ends a tool call with it
+		evs := []event.Event{{Seq: int64(bytes), Kind: event.Kind(signal), Source: cwd, Actor: event.Actor(command), Tool: output,
+			Command: command, Text: cwd, Note: signal, Diff: output, Action: exit,
+			Scopes: []event.Scope{{Path: cwd, Start: exit, End: bytes, Precision: event.Precision(signal)}, {}}}, {}}
 		for _, req := range []Request{
 			{Op: "begin", Begin: &Begin{Command: command, Cwd: cwd, Source: signal}},
 			{Op: "end", ID: exit / 3, End: &End{Exit: exit, Signal: signal, Output: output, Tail: command, Elided: elided, Bytes: bytes}},
+			{Op: "end", Key: "k" + cwd, NoReply: true, End: &End{Exit: exit, Output: output, Channel: signal, Events: evs}},
 		} {
 			lean, ok := leanLine(req)
 			if !ok {
@@ -43,7 +48,8 @@ func FuzzLeanLine(f *testing.F) {
 // TestLeanLineScope: only the shim's calls are written by hand.
 func TestLeanLineScope(t *testing.T) {
 	for _, req := range []Request{
-		{Op: "end", End: &End{Events: []event.Event{{}}}},
+		{Op: "end", End: &End{Events: []event.Event{{Step: new(int)}}}},
+		{Op: "end", End: &End{Events: []event.Event{{Raw: []byte("{}")}}}},
 		{Op: "observe"},
 		{Op: "begin", Begin: &Begin{}, NoReply: true},
 	} {
