@@ -289,29 +289,16 @@ func httpPart(res *results, n int, bin, sock, ws string) error {
 	if err != nil {
 		return err
 	}
-	up, err := start(self, helperServe)
+	up, floor, alone, relayed, err := startRelays(start, self, helperServe, filepath.Join(bin, "swetouch"), ws, sock)
 	if err != nil {
 		return err
 	}
 	u, _ := url.Parse(up)
-	floor, err := start(self, helperProxy, u.Host)
-	if err != nil {
-		return err
-	}
 	floorThreads, err := start(self, helperProxyThreads, u.Host)
 	if err != nil {
 		return err
 	}
 	reverse, err := start(self, helperReverse, up)
-	if err != nil {
-		return err
-	}
-	swetouch := filepath.Join(bin, "swetouch")
-	alone, err := start(swetouch, "mcp", "--root", ws, "--upstream", up)
-	if err != nil {
-		return err
-	}
-	relayed, err := start(swetouch, "mcp", "--root", ws, "--upstream", up, "--session", sock)
 	if err != nil {
 		return err
 	}
@@ -361,26 +348,31 @@ func httpPart(res *results, n int, bin, sock, ws string) error {
 	res.say("  floor of any relay that reads HTTP: net/http/httputil's reverse proxy in a process added %.0f µs (%.2f× the TCP proxy's); the relay with the hub adds %.2f× that", us(t[6]), us(t[6])/us(t[1]), us(t[3])/us(t[6]))
 	res.target(figure{Target: "MCP HTTP added / TCP proxy's", Value: us(t[3]) / us(t[1]), Unit: "×", Floor: 1, FloorIs: "TCP proxy", Budget: 1.5, Runs: n})
 	res.target(figure{Target: "MCP HTTP added / HTTP reverse proxy's", Value: us(t[3]) / us(t[6]), Unit: "×", Floor: 1, FloorIs: "HTTP reverse proxy", Budget: 1.5, Runs: n})
-	return rawHTTPPart(res, n, self, swetouch, sock, ws, start)
+	return rawHTTPPart(res, n, self, filepath.Join(bin, "swetouch"), sock, ws, start)
+}
+
+// startRelays starts an upstream server (this program as helper serve),
+// the TCP proxy to it, and the relay to it with no session and with the
+// hub at sock, and returns their URLs.
+func startRelays(start func(string, ...string) (string, error), self, serve, swetouch, ws, sock string) (up, floor, alone, relayed string, err error) {
+	if up, err = start(self, serve); err != nil {
+		return
+	}
+	u, _ := url.Parse(up)
+	if floor, err = start(self, helperProxy, u.Host); err != nil {
+		return
+	}
+	if alone, err = start(swetouch, "mcp", "--root", ws, "--upstream", up); err != nil {
+		return
+	}
+	relayed, err = start(swetouch, "mcp", "--root", ws, "--upstream", up, "--session", sock)
+	return
 }
 
 // rawHTTPPart is the relay against the TCP proxy with a hand-written
 // HTTP/1.1 server and client (rawhttp.go): the relay's own cost.
 func rawHTTPPart(res *results, n int, self, swetouch, sock, ws string, start func(string, ...string) (string, error)) error {
-	up, err := start(self, helperRawServe)
-	if err != nil {
-		return err
-	}
-	u, _ := url.Parse(up)
-	floor, err := start(self, helperProxy, u.Host)
-	if err != nil {
-		return err
-	}
-	alone, err := start(swetouch, "mcp", "--root", ws, "--upstream", up)
-	if err != nil {
-		return err
-	}
-	relayed, err := start(swetouch, "mcp", "--root", ws, "--upstream", up, "--session", sock)
+	up, floor, alone, relayed, err := startRelays(start, self, helperRawServe, swetouch, ws, sock)
 	if err != nil {
 		return err
 	}

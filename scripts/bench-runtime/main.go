@@ -303,17 +303,22 @@ func alternate(n int, req mcp.CallToolRequest, clients ...*client.Client) ([]tim
 			times[k] = append(times[k], time.Since(t0))
 		}
 	}
-	// the first client's median, then each other's added time: the median
-	// of its call less the first client's call just before it (see paired)
+	return addedTimes(times), nil
+}
+
+// addedTimes is the first way's median, then each other's added time:
+// the median of its call less the first way's call just before it (see
+// paired).
+func addedTimes(times [][]time.Duration) []time.Duration {
 	out := []time.Duration{median(append([]time.Duration(nil), times[0]...))}
 	for k := 1; k < len(times); k++ {
-		d := make([]time.Duration, n)
+		d := make([]time.Duration, len(times[0]))
 		for i := range d {
 			d[i] = times[k][i] - times[0][i]
 		}
 		out = append(out, median(d))
 	}
-	return out, nil
+	return out
 }
 
 // cFloor builds the smallest wrapper that does what the shim's fast path

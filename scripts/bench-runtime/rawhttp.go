@@ -121,13 +121,5 @@ func rawTimes(n int, bases ...string) ([]time.Duration, error) {
 			times[k] = append(times[k], d)
 		}
 	}
-	out := []time.Duration{median(append([]time.Duration(nil), times[0]...))}
-	for k := 1; k < len(times); k++ {
-		d := make([]time.Duration, n)
-		for i := range d {
-			d[i] = times[k][i] - times[0][i]
-		}
-		out = append(out, median(d))
-	}
-	return out, nil
+	return addedTimes(times), nil
 }
