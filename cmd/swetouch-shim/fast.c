@@ -349,7 +349,7 @@ static void send_end(int hub, const struct reply *begun, int status, int sig, co
 // run runs the command under the hub and does not return. The real shell
 // (name) is looked for while the hub takes the begin: its PATH walk, a
 // stat an entry, costs as much as the hub's answer takes to come.
-static void run(int hub, const char *name, const char *argv0, char **argv, char **envp, const char *command) {
+static void run(const char *sock, const char *name, const char *argv0, char **argv, char **envp, const char *command) {
 	struct buf req = {0};
 	char cwd[4096];
 	const char *wd = working_dir(cwd, sizeof cwd);
@@ -360,10 +360,21 @@ static void run(int hub, const char *name, const char *argv0, char **argv, char 
 		buf_json(&req, wd, strlen(wd));
 	}
 	buf_puts(&req, ",\"source\":\"shell\"}}\n");
+	// the request is ready before the hub is dialled, so that it is there
+	// when the hub takes the connection: a hub that reads an empty socket
+	// parks, and waking it again costs more than the begin's own work
+	char real[4096];
+	int hub = hub_dial(sock);
+	if (hub < 0) {
+		// the hub is gone: behave as bash, and say so, since nothing
+		// will record this command (the Go path prints the same)
+		dprintf(2, "swetouch shell: the session hub at %s cannot be reached: this command is not recorded\n", sock);
+		if (!real_shell(name, real, sizeof real)) return;
+		exec_real(real, argv0, argv, envp);
+	}
 	// the hub's answer to begin comes while the pipes and signals are set
 	// up: the command itself starts only after it
 	int told = !req.bad && send_all(hub, req.p, req.n) == 0;
-	char real[4096];
 	int found = real_shell(name, real, sizeof real);
 
 	// one pipe when the agent reads stdout and stderr from one pipe (2>&1):
@@ -477,13 +488,5 @@ __attribute__((constructor)) static void swetouch_fast(int argc, char **argv, ch
 		exec_real(real, argv0, argv, envp);
 	}
 	if (isatty(1)) return; // a terminal stays a terminal: the Go path
-	int hub = hub_dial(sock);
-	if (hub < 0) {
-		// the hub is gone: behave as bash, and say so, since nothing
-		// will record this command (the Go path prints the same)
-		dprintf(2, "swetouch shell: the session hub at %s cannot be reached: this command is not recorded\n", sock);
-		if (!real_shell(name, real, sizeof real)) return;
-		exec_real(real, argv0, argv, envp);
-	}
-	run(hub, name, argv0, argv, envp, argv[1 + ci]);
+	run(sock, name, argv0, argv, envp, argv[1 + ci]);
 }
