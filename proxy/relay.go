@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"strconv"
 	"syscall"
+
+	"github.com/swetouch/swetouch/internal/jsonvalid"
 )
 
 // Hook sees each line (without its newline) travelling one way and
@@ -73,7 +75,7 @@ type Envelope struct {
 // Peek reads a message's envelope; ok is false for a line that is not a
 // JSON object (a batch, garbage).
 func Peek(line []byte) (Envelope, bool) {
-	if len(line) == 0 || line[0] != '{' || !validJSON(line) {
+	if len(line) == 0 || line[0] != '{' || !jsonvalid.Valid(line) {
 		return Envelope{}, false
 	}
 	if e, ok := peekFast(line); ok {

@@ -1,24 +1,26 @@
 package wire
 
 import (
-	"encoding/json"
 	"strconv"
 	"strings"
+
+	"github.com/swetouch/swetouch/event"
+	"github.com/swetouch/swetouch/internal/jsonvalid"
 )
 
 // The hub's side of the shim's two calls. A shim's begin and end reach a
 // hub that has been idle while bash ran, and encoding/json's reflection,
 // cold, was about 50 µs of each command's round trips; so the hub reads
-// begin and end (without events) and writes the answers to them by hand,
-// as the shim does. Anything else goes through encoding/json. Both are
+// begin and end (with an adapter's plain events: a relay's tool call) and
+// writes the answers to them by hand, as the shim does. Anything else goes through encoding/json. Both are
 // fuzzed against it (FuzzParseRequest, FuzzAppendResponse).
 
-// ParseRequest reads a request line that is a begin or an end without
-// events, exactly as encoding/json would; ok is false for any other line
+// ParseRequest reads a request line that is a begin or an end (its
+// events plain), exactly as encoding/json would; ok is false for any other line
 // (another call, an event, bad JSON), which the caller hands to
 // encoding/json.
 func ParseRequest(line []byte) (req Request, ok bool) {
-	if !json.Valid(line) {
+	if !jsonvalid.Valid(line) {
 		return Request{}, false
 	}
 	p := &lexer{b: line}
@@ -81,10 +83,7 @@ func ParseRequest(line []byte) (req Request, ok bool) {
 				case "unseen":
 					return p.boolean(&e.Unseen)
 				case "events":
-					if p.null() {
-						return nil
-					}
-					return errNotLean
+					return p.events(&e.Events)
 				}
 				return p.skip()
 			})
@@ -100,6 +99,90 @@ func ParseRequest(line []byte) (req Request, ok bool) {
 		return Request{}, false
 	}
 	return req, true
+}
+
+// events reads an end's events, as encoding/json would, when they hold
+// only what an adapter's classification sets (appendEvent's fields); a
+// field beyond those is errNotLean.
+func (p *lexer) events(evs *[]event.Event) error {
+	return list(p, evs, func(ev *event.Event) error {
+		return p.fields(func(key string) error {
+			switch key {
+			case "seq":
+				return p.integer(&ev.Seq)
+			case "action":
+				return p.intValue(&ev.Action)
+			case "kind":
+				return p.str((*string)(&ev.Kind))
+			case "actor":
+				return p.str((*string)(&ev.Actor))
+			case "source":
+				return p.str(&ev.Source)
+			case "command":
+				return p.str(&ev.Command)
+			case "tool":
+				return p.str(&ev.Tool)
+			case "diff":
+				return p.str(&ev.Diff)
+			case "text":
+				return p.str(&ev.Text)
+			case "note":
+				return p.str(&ev.Note)
+			case "scopes":
+				return list(p, &ev.Scopes, p.scope)
+			case "time", "step", "recorded_step", "exit", "output", "attempt", "raw":
+				return errNotLean
+			}
+			return p.skip()
+		})
+	})
+}
+
+// scope reads one of an event's scopes.
+func (p *lexer) scope(sc *event.Scope) error {
+	return p.fields(func(key string) error {
+		switch key {
+		case "path":
+			return p.str(&sc.Path)
+		case "start":
+			return p.intValue(&sc.Start)
+		case "end":
+			return p.intValue(&sc.End)
+		case "precision":
+			return p.str((*string)(&sc.Precision))
+		}
+		return p.skip()
+	})
+}
+
+// list reads an array into a slice as encoding/json does for a slice
+// that is nil (null: nil; [] an empty one; a null element a zero one),
+// each element by elem; a slice already filled (a key given twice, which
+// encoding/json merges into the first) is errNotLean.
+func list[T any](p *lexer, dst *[]T, elem func(*T) error) error {
+	if p.null() {
+		*dst = nil
+		return nil
+	}
+	if *dst != nil {
+		return errNotLean
+	}
+	out := []T{}
+	err := p.array(func() error {
+		var v T
+		if !p.null() {
+			if err := elem(&v); err != nil {
+				return err
+			}
+		}
+		out = append(out, v)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	*dst = out
+	return nil
 }
 
 // fields reads an object as object does, handing field each key as

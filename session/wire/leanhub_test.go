@@ -18,6 +18,9 @@ func FuzzParseRequest(f *testing.F) {
 		{Op: "end", ID: 1, End: &End{Events: []event.Event{{Kind: event.Read}}}, NoReply: true},
 		{Op: "end", ID: 2, End: &End{Output: "x", Channel: UnconfirmedChannel + "hook"}},
 		{Op: "end", ID: 4, End: &End{Exit: -1, Unseen: true}},
+		{Op: "end", Key: "mcp-1", NoReply: true, End: &End{Output: "x", Channel: "tool-output", Events: []event.Event{
+			{Kind: event.Read, Source: "mcp", Tool: "read_text_file", Scopes: []event.Scope{event.FileScope("a.py"), event.LineScope("b.py", 3, 9)}},
+			{Kind: event.Edit, Actor: event.Agent, Command: "mcp edit_file", Text: "t", Note: "n", Diff: "d", Action: 2, Seq: 7}}}},
 	} {
 		b, _ := json.Marshal(req)
 		f.Add(b)
@@ -29,6 +32,9 @@ func FuzzParseRequest(f *testing.F) {
 		`{"OP":"begin","Begin":{"Command":"x"},"begin":{"cwd":"/"}}`,
 		`{"op":"end","id":1.5,"end":{}}`, `{"op":"end","id":01}`, `{"op":"begin","begin":null}`,
 		`{"op":"end","end":{"events":null,"exit":-0}}`, `{"op":"end","end":{"events":[]}}`,
+		`{"op":"end","end":{"events":[null,{"SCOPES":[null,{"Path":"a","start":2}],"kind":"read","x":[1]}]}}`,
+		`{"op":"end","end":{"events":[{}],"events":[{"kind":"edit"}]}}`, `{"op":"end","end":{"events":[{"step":1}]}}`,
+		`{"op":"end","end":{"events":[{"scopes":[],"scopes":[{"end":3}]}]}}`, `{"op":"end","end":{"events":[{"seq":1.0}]}}`,
 		`{"op":"begin","\u017fource":"x"}`, `{"op":"status"}`, `{"op":"begin","event":{}}`, `[]`, `{"op":"begin"} x`,
 	} {
 		f.Add([]byte(s))
@@ -72,4 +78,25 @@ func FuzzAppendResponse(f *testing.F) {
 			t.Errorf("lean %s\n std %s", lean, std)
 		}
 	})
+}
+
+// TestParseRequestEvents: a relay's end, with the events its classifier
+// makes, is read without encoding/json; an event with more is not.
+func TestParseRequestEvents(t *testing.T) {
+	end := Request{Op: "end", Key: "mcp-3", NoReply: true, End: &End{Output: "ok", Events: []event.Event{
+		{Kind: event.Read, Source: "mcp", Tool: "read_text_file", Scopes: []event.Scope{event.LineScope("a.py", 1, 4)}}}}}
+	line, ok := leanLine(end)
+	if !ok {
+		t.Fatal("the relay's end is not written lean")
+	}
+	got, ok := ParseRequest(line)
+	if !ok || !reflect.DeepEqual(got, end) {
+		t.Errorf("read %s as %+v, %v", line, got, ok)
+	}
+	step := 1
+	end.End.Events[0].Step = &step
+	b, _ := json.Marshal(end)
+	if _, ok := ParseRequest(b); ok {
+		t.Errorf("read an event with a step without encoding/json: %s", b)
+	}
 }

@@ -1,11 +1,13 @@
-package proxy
+// Package jsonvalid checks that a text is JSON, as json.Valid does,
+// without its scanner's call per byte: the relays and the hub check every
+// message they read.
+package jsonvalid
 
-// validJSON reports whether b is one JSON value, as json.Valid does
-// (grammar only: invalid UTF-8 in a string is encoding/json's to
-// replace, not to refuse), without its scanner's call per byte: the
-// relays check every message, and json.Valid was a quarter of a relayed
-// call's own time. FuzzValidJSON holds the two to one answer.
-func validJSON(b []byte) bool {
+// Valid reports whether b is one JSON value, as json.Valid does (grammar
+// only: invalid UTF-8 in a string is encoding/json's to replace, not to
+// refuse). json.Valid was a quarter of a relayed call's own time.
+// FuzzValid holds the two to one answer.
+func Valid(b []byte) bool {
 	v := validator{b: b}
 	v.space()
 	if !v.value() {
