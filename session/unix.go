@@ -157,6 +157,10 @@ type fdConn struct {
 	// startSpare, before the first read that waits or after the first
 	// answer
 	spare func()
+	// stays is set once the client has stayed through a yield: a relay or
+	// a persistent shell, which only a shim's way of going would be
+	// waited for again (one more wake-up of the hub for every call)
+	stays bool
 
 	readState
 }
@@ -298,7 +302,8 @@ func (c *fdConn) close() { c.closeWith(func() { syscall.Close(c.fd) }) }
 // goes: it waits, up to 200 µs, for the client to hang up (or say more),
 // and a client that hung up, up to a millisecond in all, for its process
 // to be gone (a pidfd, from the socket's peer credentials). A client that
-// stays (a relay, a persistent shell) costs the 200 µs at most.
+// stays (a relay, a persistent shell) costs the 200 µs once: it is not
+// waited for again.
 // An answer to a Unix socket wakes its reader on the writer's CPU, on the
 // kernel's bet that the writer now sleeps; a hub that went on with the
 // command's recording there kept a shim from its answer (160 µs against
@@ -306,9 +311,13 @@ func (c *fdConn) close() { c.closeWith(func() { syscall.Close(c.fd) }) }
 // by the shim hanging up took the CPU its exit needed (the agent saw it
 // 70 to 100 µs later).
 func (c *fdConn) yield() {
+	if c.stays {
+		return
+	}
 	start := time.Now()
 	fds := []unix.PollFd{{Fd: int32(c.fd), Events: unix.POLLIN | unix.POLLRDHUP}}
 	if !waitFor(fds, start.Add(hangUpWait)) || fds[0].Revents&(unix.POLLRDHUP|unix.POLLHUP) == 0 {
+		c.stays = true
 		return // it stays, or says more: serve it
 	}
 	cred, err := unix.GetsockoptUcred(c.fd, unix.SOL_SOCKET, unix.SO_PEERCRED)
