@@ -1,18 +1,21 @@
-// Command bench-runtime measures the runtime against plain bash in one
+// Command bench-runtime measures the runtime against its floors in one
 // run, as ratios and differences, so the figures hold on a machine of any
-// speed:
+// speed (docs/runtime.md has the targets and the runs behind them):
 //
-//   - `swetouch shell -c true` (with a live hub that watches the
-//     workspace, as `swetouch run` starts it) vs `bash -c true`: the
-//     median added time (budget 1.5 ms);
-//   - `grep -rn` over a 5,000-file tree through the shim vs direct: the
-//     ratio of medians (budget 1.10);
-//   - watching a 20,000-file tree: time until ready (budget 2 s) and the
-//     process's RSS (budget 150 MB);
+//   - `bash -c true` through the shim, with a live hub as `swetouch run`
+//     starts it, against bash, and beside C wrappers that only spawn bash
+//     or also ask a listener process: in the hub's process, in one of its
+//     own, and in the agent's sandbox;
+//   - `grep -rn` over a 5,000-file tree through the shim vs direct,
+//     paired;
+//   - watching a 20,000-file tree: time until ready and the process's RSS;
 //   - a tools/call to the reference filesystem MCP server through
-//     `swetouch mcp` vs direct: the median added time (budget 150 µs);
+//     `swetouch mcp` (stdio) vs direct, beside a pipe copy and a pipe copy
+//     that tells a listener of each call;
 //   - a tools/call to an HTTP MCP server through `swetouch mcp
-//     --upstream` vs direct, beside a plain TCP proxy;
+//     --upstream`, beside a TCP proxy and net/http/httputil's reverse
+//     proxy, and again with hand-written HTTP/1.1 ends;
+//   - a sandboxed `swetouch run` against an unsandboxed one;
 //   - classifying the corpus's commands vs parsing them alone.
 //
 // Each target is printed beside its floor and its budget at the end;
