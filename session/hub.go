@@ -31,6 +31,8 @@ type (
 // Hub is the decision point of one run. All methods are safe for
 // concurrent use; decisions are taken one at a time.
 type Hub struct {
+	readers sync.Pool // lineReaders of connections served, for the next (serveConn)
+
 	root     string
 	classify *shell.Session
 	usr      user.User

@@ -111,7 +111,8 @@ type yielder interface{ yield() }
 
 // serveConn answers one client's lines until it hangs up.
 func (h *Hub) serveConn(ctx context.Context, c io.ReadWriter) {
-	sc := newLineReader(c, h.lineLimit())
+	sc := h.lineReaderFor(c)
+	defer h.doneReading(sc)
 	enc := json.NewEncoder(c)
 	var out []byte
 	send := func(r Response) error {
@@ -273,6 +274,28 @@ type lineReader struct {
 
 func newLineReader(r io.Reader, limit int) *lineReader {
 	return &lineReader{br: bufio.NewReaderSize(r, 64<<10), limit: limit}
+}
+
+// lineReaderFor is a line reader of c, its buffer reused from a
+// connection served before: a shim is a connection per command, and a
+// fresh 64 KiB buffer each time was an allocation on every begin's path
+// and most of the hub's garbage.
+func (h *Hub) lineReaderFor(c io.Reader) *lineReader {
+	if l, ok := h.readers.Get().(*lineReader); ok {
+		l.br.Reset(c)
+		l.limit, l.buf, l.tooLong = h.lineLimit(), l.buf[:0], false
+		return l
+	}
+	return newLineReader(c, h.lineLimit())
+}
+
+// doneReading gives a reader's buffer back once its connection is done.
+func (h *Hub) doneReading(l *lineReader) {
+	l.br.Reset(nil)
+	if cap(l.buf) > 64<<10 {
+		l.buf = nil // a long line's buffer is not kept
+	}
+	h.readers.Put(l)
 }
 
 // Scan reads the next line; false at the end of the input.
