@@ -56,11 +56,23 @@ func hubHelper(args []string) {
 
 // hubProcess starts helperHub and returns its socket; stop ends it.
 func hubProcess(ws, mode, shim string) (sock string, stop func(), err error) {
+	return socketHelper("the hub process", helperHub, ws, mode, shim)
+}
+
+// listenerProcess starts a listener helper (helperListener, helperEcho)
+// and returns its socket and how to stop it.
+func listenerProcess(kind string) (string, func(), error) {
+	return socketHelper("the listener", kind)
+}
+
+// socketHelper starts this program as the helper args name, which prints
+// its socket and serves until its stdin closes; stop closes it and waits.
+func socketHelper(what string, args ...string) (sock string, stop func(), err error) {
 	self, err := os.Executable()
 	if err != nil {
 		return "", nil, err
 	}
-	cmd := exec.Command(self, helperHub, ws, mode, shim)
+	cmd := exec.Command(self, args...)
 	cmd.Stderr = os.Stderr
 	in, err := cmd.StdinPipe()
 	if err != nil {
@@ -76,36 +88,8 @@ func hubProcess(ws, mode, shim string) (sock string, stop func(), err error) {
 	line, err := bufio.NewReader(out).ReadString('\n')
 	if err != nil {
 		cmd.Process.Kill()
-		return "", nil, fmt.Errorf("the hub process: %v", err)
-	}
-	return strings.TrimSpace(line), func() { in.Close(); cmd.Wait() }, nil
-}
-
-// listenerProcess starts a listener helper (helperListener, helperEcho)
-// and returns its socket and how to stop it.
-func listenerProcess(kind string) (string, func(), error) {
-	self, err := os.Executable()
-	if err != nil {
-		return "", nil, err
-	}
-	cmd := exec.Command(self, kind)
-	cmd.Stderr = os.Stderr
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		return "", nil, err
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return "", nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return "", nil, err
-	}
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
-		in.Close()
 		cmd.Wait()
-		return "", nil, fmt.Errorf("the null listener: %v", err)
+		return "", nil, fmt.Errorf("%s: %v", what, err)
 	}
 	return strings.TrimSpace(line), func() { in.Close(); cmd.Wait() }, nil
 }
