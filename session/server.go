@@ -283,7 +283,7 @@ func newLineReader(r io.Reader, limit int) *lineReader {
 func (h *Hub) lineReaderFor(c io.Reader) *lineReader {
 	if l, ok := h.readers.Get().(*lineReader); ok {
 		l.br.Reset(c)
-		l.limit, l.buf, l.tooLong = h.lineLimit(), l.buf[:0], false
+		l.limit = h.lineLimit() // buf and tooLong: Scan starts each line afresh
 		return l
 	}
 	return newLineReader(c, h.lineLimit())

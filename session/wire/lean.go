@@ -47,12 +47,7 @@ func leanLine(req Request) (line []byte, ok bool) {
 		b = strconv.AppendInt(b, int64(req.ID), 10)
 		b = append(b, `,"end":{"exit":`...)
 		b = strconv.AppendInt(b, int64(e.Exit), 10)
-		for _, f := range []struct{ name, v string }{{"signal", e.Signal}, {"output", e.Output}, {"tail", e.Tail}, {"channel", e.Channel}} {
-			if f.v != "" {
-				b = append(b, `,"`+f.name+`":`...)
-				b = appendString(b, f.v)
-			}
-		}
+		b = appendStrings(b, [][2]string{{"signal", e.Signal}, {"output", e.Output}, {"tail", e.Tail}, {"channel", e.Channel}})
 		if e.Elided {
 			b = append(b, `,"elided":true`...)
 		}
@@ -138,14 +133,21 @@ func appendEvent(b []byte, ev event.Event) []byte {
 		b = append(b, `,"action":`...)
 		b = strconv.AppendInt(b, int64(ev.Action), 10)
 	}
-	for _, f := range []struct{ name, v string }{{"source", ev.Source}, {"actor", string(ev.Actor)}, {"command", ev.Command},
-		{"tool", ev.Tool}, {"diff", ev.Diff}, {"text", ev.Text}, {"note", ev.Note}} {
-		if f.v != "" {
-			b = append(b, `,"`+f.name+`":`...)
-			b = appendString(b, f.v)
+	b = appendStrings(b, [][2]string{{"source", ev.Source}, {"actor", string(ev.Actor)}, {"command", ev.Command},
+		{"tool", ev.Tool}, {"diff", ev.Diff}, {"text", ev.Text}, {"note", ev.Note}})
+	return append(b, '}')
+}
+
+// appendStrings writes each named string that is not empty as a field,
+// each after a comma (omitempty's rule).
+func appendStrings(b []byte, fields [][2]string) []byte {
+	for _, f := range fields {
+		if f[1] != "" {
+			b = append(b, `,"`+f[0]+`":`...)
+			b = appendString(b, f[1])
 		}
 	}
-	return append(b, '}')
+	return b
 }
 
 // appendKey writes a keyed request's noreply and key fields, each
