@@ -266,7 +266,7 @@ func (w *walker) eval(cmd string) out {
 	if w.depth >= maxDepth {
 		return out{}
 	}
-	f, err := w.s.parser.Parse(strings.NewReader(cmd), "")
+	f, err := w.s.parse(cmd)
 	if err != nil {
 		w.nested(cmd)
 		return out{}
@@ -287,7 +287,7 @@ func (w *walker) nested(cmd string) {
 	if w.depth >= maxDepth || strings.ContainsRune(cmd, unknownRune) && strings.TrimSpace(strings.ReplaceAll(cmd, unknown, "")) == "" {
 		return
 	}
-	f, err := w.s.parser.Parse(strings.NewReader(cmd), "")
+	f, err := w.s.parse(cmd)
 	saved := w.cwd
 	w.depth++
 	if err != nil {
