@@ -2,8 +2,10 @@ package session_test
 
 import (
 	"io"
+	"strconv"
 	"testing"
 
+	"github.com/swetouch/swetouch/event"
 	"github.com/swetouch/swetouch/internal/testhub"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/replay"
@@ -51,4 +53,32 @@ func discard(b *testing.B) *replay.Writer {
 		b.Fatal(err)
 	}
 	return w
+}
+
+// BenchmarkQuietCall is what a relayed tool call costs the hub once
+// nothing can fire: a begin and an end of one line each, unanswered
+// (BeginQuiet, EndQuiet), as the MCP relay sends them, watched and
+// recorded. The client does not wait, so the rate is the hub's: its
+// parse, its watcher's drain and its recording of each call.
+func BenchmarkQuietCall(b *testing.B) {
+	_, sock, _ := testhub.Serve(b, example, policy.Vanilla, testhub.Watched(), testhub.Recorded(discard(b)))
+	cl, err := session.Dial(sock)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cl.Close()
+	end := session.End{Output: `{"path":"/ws/src/discount.py","content":"def discount(p):\n    return p * 0.9\n"}`,
+		Events: []event.Event{{Kind: event.Read, Source: "mcp", Actor: event.Agent, Tool: "read_text_file",
+			Scopes: []event.Scope{event.FileScope("src/discount.py")}}}}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		key := "mcp-" + strconv.Itoa(i)
+		i++
+		cl.BeginQuiet(session.Begin{Command: `mcp read_text_file {"path":"/ws/src/discount.py"}`, Source: "mcp"}, key)
+		cl.EndQuiet(key, end)
+	}
+	if _, err := cl.Status(); err != nil { // every line taken
+		b.Fatal(err)
+	}
 }

@@ -162,9 +162,11 @@ func (s *HTTPRelay) requests(br *bufio.Reader, up net.Conn, pending chan<- excha
 // request went): waiting on the queue instead cost a second wake-up per
 // call.
 func (s *HTTPRelay) responses(br *bufio.Reader, c net.Conn, pending <-chan exchange) {
-	w := bufio.NewWriterSize(c, 64<<10)
+	var later Later
+	w := reportingWriter{bufio.NewWriterSize(c, 64<<10), &later}
+	defer later.Send()
 	fromServer := func(scope string) func([]byte) []byte {
-		return func(line []byte) []byte { return s.relay.FromServerIn(scope, line) }
+		return func(line []byte) []byte { return s.relay.FromServerLater(scope, line, &later) }
 	}
 	for {
 		head, err := readHead(br)
@@ -224,6 +226,20 @@ func (s *HTTPRelay) responses(br *bufio.Reader, c net.Conn, pending <-chan excha
 			return
 		}
 	}
+}
+
+// reportingWriter is the writer of the client's responses: once a
+// flush has sent the results it carried, the ends of their calls go to
+// the hub, on the same goroutine.
+type reportingWriter struct {
+	*bufio.Writer
+	later *Later
+}
+
+func (w reportingWriter) Flush() error {
+	err := w.Writer.Flush()
+	w.later.Send()
+	return err
 }
 
 // maxBody bounds a message body the relay holds whole (a JSON request or
@@ -389,7 +405,7 @@ func (h *head) bytes() []byte {
 // it goes (an event stream must not wait in a buffer). When events is set
 // the body is an event stream whose data lines pass through it (and a
 // chunked one is re-chunked).
-func copyBody(w *bufio.Writer, br *bufio.Reader, h *head, events func([]byte) []byte) error {
+func copyBody(w reportingWriter, br *bufio.Reader, h *head, events func([]byte) []byte) error {
 	switch {
 	case h.has("transfer-encoding", "chunked"):
 		return copyChunked(w, br, events)
@@ -424,7 +440,7 @@ func copyBody(w *bufio.Writer, br *bufio.Reader, h *head, events func([]byte) []
 
 // copyChunked copies a chunked body chunk by chunk, flushing each; an
 // event stream is re-chunked after its data lines pass through events.
-func copyChunked(w *bufio.Writer, br *bufio.Reader, events func([]byte) []byte) error {
+func copyChunked(w reportingWriter, br *bufio.Reader, events func([]byte) []byte) error {
 	var s *sseLines
 	if events != nil {
 		s = &sseLines{fn: events}
@@ -494,7 +510,7 @@ func trailers(br *bufio.Reader) (string, error) {
 	}
 }
 
-func writeChunk(w *bufio.Writer, b []byte) {
+func writeChunk(w reportingWriter, b []byte) {
 	if len(b) == 0 {
 		return // a zero-length chunk would end the body
 	}

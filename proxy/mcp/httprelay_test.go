@@ -34,7 +34,7 @@ func FuzzFraming(f *testing.F) {
 		}
 		readWhole(bufio.NewReader(bytes.NewReader(rest)), h)
 		var out bytes.Buffer
-		w := bufio.NewWriter(&out)
+		w := reportingWriter{bufio.NewWriter(&out), new(Later)}
 		var events func([]byte) []byte // as the relay: only an event stream is read by lines
 		stream := strings.Contains(h.get("content-type"), "event-stream")
 		if stream {

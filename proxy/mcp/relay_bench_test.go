@@ -67,15 +67,15 @@ func BenchmarkRelayCall(b *testing.B) {
 		}
 		defer c.Close()
 		r := NewRelay(c, &Classifier{Root: "/ws"}, nil)
-		r.settled.Store(true)
+		var later Later
 		r.FromClient(req(0))
-		r.FromServer(res(0))
+		r.FromServerLater("", res(0), &later)
 		b.ReportAllocs()
 		b.ResetTimer()
 		for i := range b.N {
 			r.FromClient(req(i + 1))
-			r.FromServer(res(i + 1))
-			r.Settle()
+			r.FromServerLater("", res(i+1), &later)
+			later.Send()
 		}
 	})
 	b.Run("hub", func(b *testing.B) {

@@ -40,38 +40,26 @@ type Relay struct {
 	quiet atomic.Bool
 	keys  atomic.Int64   // the last quiet call's key number
 	late  sync.WaitGroup // reports still on their way to the hub
-	// held are reports kept back while a result is on its way, when the
-	// owner settles them (settled: RunStdio does, after each line)
-	settled atomic.Bool
-	heldMu  sync.Mutex
-	held    []func()
 }
 
-// Wait sends the reports held back and waits for those still on their
-// way to the hub: the relay's owner calls it before closing the hub
-// connection.
-func (r *Relay) Wait() {
-	r.Settle()
-	r.late.Wait()
-}
+// Wait waits for the reports still on their way to the hub: the relay's
+// owner calls it before closing the hub connection.
+func (r *Relay) Wait() { r.late.Wait() }
 
-// Settle sends the reports the relay held back while a result was on its
-// way to the client (the end of a call nothing can fire on): its owner
-// calls it once the result is written, on the same goroutine.
-func (r *Relay) Settle() {
-	r.heldMu.Lock()
-	held := r.held
-	r.held = nil
-	r.heldMu.Unlock()
-	for _, f := range held {
+// Later is the reports of calls nothing can fire on, kept back while
+// their results are on their way to the client: the owner that wrote the
+// results sends them, on its own goroutine. A report sent from a
+// goroutine of its own costs the relay a second thread's wake-up on
+// every call (on two cores, a call's worth of the client's time).
+type Later []func()
+
+// Send sends the reports kept back and empties l.
+func (l *Later) Send() {
+	for i, f := range *l {
 		f()
+		(*l)[i] = nil
 	}
-}
-
-func (r *Relay) hold(f func()) {
-	r.heldMu.Lock()
-	r.held = append(r.held, f)
-	r.heldMu.Unlock()
+	*l = (*l)[:0]
 }
 
 type call struct {
@@ -144,6 +132,11 @@ func (r *Relay) FromClient(line []byte) []byte { return r.FromClientIn("", line)
 // a pending tools/call is reported to the hub, and the user's messages, if
 // any, are added to the result as a text block.
 func (r *Relay) FromServer(line []byte) []byte { return r.FromServerIn("", line) }
+
+// FromServerIn is FromServer for one of several sessions.
+func (r *Relay) FromServerIn(scope string, line []byte) []byte {
+	return r.FromServerLater(scope, line, nil)
+}
 
 // FromClientIn is FromClient for one of several sessions sharing the
 // relay (ids are unique only within a session).
@@ -235,8 +228,11 @@ func (r *Relay) cancelled(scope string, params json.RawMessage) {
 	}
 }
 
-// FromServerIn is FromServer for one of several sessions.
-func (r *Relay) FromServerIn(scope string, line []byte) []byte {
+// FromServerLater is FromServerIn for an owner that writes the result
+// and then sends what later holds (Later.Send): the end of a call nothing
+// can fire on waits there rather than on a goroutine of its own. A nil
+// later sends it from a goroutine.
+func (r *Relay) FromServerLater(scope string, line []byte, later *Later) []byte {
 	e, ok := proxy.Peek(line)
 	if !ok {
 		if len(line) > 0 {
@@ -262,10 +258,10 @@ func (r *Relay) FromServerIn(scope string, line []byte) []byte {
 	place := r.placement(scope, c.tool)
 	if c.key != "" {
 		// begun quietly: ended the same way, once the result is on its
-		// way (Settle, when the owner calls it; else on a goroutine)
+		// way (by the owner, when it keeps later; else on a goroutine)
 		end := func() { r.hub.(quietHub).EndQuiet(c.key, r.end(c, e, place)) }
-		if r.settled.Load() {
-			r.hold(end)
+		if later != nil {
+			*later = append(*later, end)
 		} else {
 			r.late.Add(1)
 			go func() { defer r.late.Done(); end() }()
@@ -434,8 +430,8 @@ func RunStdio(cmd *exec.Cmd, r *Relay, stdin io.Reader, stdout io.Writer) (int, 
 		proxy.Pipe(in, proxy.Pollable(stdin), r.FromClient)
 		in.Close() // the client hung up: the server sees EOF
 	}()
-	r.settled.Store(true)
-	proxy.PipeThen(stdout, out, r.FromServer, r.Settle)
+	var later Later
+	proxy.PipeThen(stdout, out, func(line []byte) []byte { return r.FromServerLater("", line, &later) }, later.Send)
 	err = cmd.Wait()
 	r.Wait()
 	return proxy.ExitStatus(cmd, err)

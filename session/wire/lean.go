@@ -222,6 +222,9 @@ type reply struct {
 func parseReply(line []byte) (reply, error) {
 	p := &lexer{b: line}
 	var r reply
+	if p.null() { // read as encoding/json reads it: nothing set
+		return r, p.end()
+	}
 	err := p.object(func(key string) error {
 		switch strings.ToLower(key) { // encoding/json matches keys case-blind too
 		case "ok":
@@ -249,6 +252,10 @@ func parseReply(line []byte) (reply, error) {
 			r.Messages = []Message{}
 			return p.array(func() error {
 				var m Message
+				if p.null() {
+					r.Messages = append(r.Messages, m)
+					return nil
+				}
 				err := p.object(func(key string) error {
 					switch strings.ToLower(key) {
 					case "order":
@@ -265,12 +272,18 @@ func parseReply(line []byte) (reply, error) {
 		return p.skip()
 	})
 	if err == nil {
-		p.space()
-		if p.i != len(p.b) {
-			err = p.fail("after the object")
-		}
+		err = p.end()
 	}
 	return r, err
+}
+
+// end fails unless only space is left.
+func (p *lexer) end() error {
+	p.space()
+	if p.i != len(p.b) {
+		return p.fail("after the value")
+	}
+	return nil
 }
 
 // lexer walks one JSON text.
@@ -355,7 +368,21 @@ func (p *lexer) str(v *string) error {
 		return p.fail("want a string")
 	}
 	p.i++
-	var out []byte
+	// a string of plain ASCII, as nearly every one is, is taken whole
+	start := p.i
+	for p.i < len(p.b) {
+		c := p.b[p.i]
+		if c == '"' {
+			*v = string(p.b[start:p.i])
+			p.i++
+			return nil
+		}
+		if c < 0x20 || c == '\\' || c >= utf8.RuneSelf {
+			break
+		}
+		p.i++
+	}
+	out := append(make([]byte, 0, p.i-start+16), p.b[start:p.i]...)
 	for p.i < len(p.b) {
 		c := p.b[p.i]
 		switch {
