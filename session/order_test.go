@@ -10,37 +10,49 @@ import (
 
 // TestUnread: a connection whose thread waits with nothing taken has
 // nothing unread; once the client writes, it has, whether or not the
-// thread has woken for it yet, until the line has been taken.
+// thread has woken for it yet, until the line has been taken. The same
+// whether it waits in the kernel (a shim's) or in Go's poller (a client
+// that stays).
 func TestUnread(t *testing.T) {
-	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	client := fds[1]
-	defer syscall.Close(client)
-	c := &fdConn{fd: fds[0]}
-	defer c.close()
-	if !c.unread() {
-		t.Error("a thread that is not waiting has nothing unread")
-	}
-	got := make(chan string)
-	go func() {
-		b := make([]byte, 64)
-		n, _ := c.Read(b)
-		got <- string(b[:n])
-	}()
-	for !waiting(c) {
-		runtime.Gosched()
-	}
-	if c.unread() {
-		t.Error("unread while the thread waits and nothing came")
-	}
-	syscall.Write(client, []byte("end\n"))
-	if !c.unread() { // the reader may or may not have woken: either way
-		t.Error("nothing unread right after the client wrote")
-	}
-	if s := <-got; s != "end\n" {
-		t.Errorf("read %q", s)
+	for _, inPoller := range []bool{false, true} {
+		t.Run(map[bool]string{false: "kernel", true: "poller"}[inPoller], func(t *testing.T) {
+			fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			client := fds[1]
+			defer syscall.Close(client)
+			c := &fdConn{fd: fds[0]}
+			defer c.close()
+			if inPoller {
+				c.waitInPoller()
+				if c.pollConn == nil {
+					t.Fatal("the connection did not move to the poller")
+				}
+			}
+			if !c.unread() {
+				t.Error("a thread that is not waiting has nothing unread")
+			}
+			got := make(chan string)
+			go func() {
+				b := make([]byte, 64)
+				n, _ := c.Read(b)
+				got <- string(b[:n])
+			}()
+			for !waiting(c) {
+				runtime.Gosched()
+			}
+			if c.unread() {
+				t.Error("unread while the thread waits and nothing came")
+			}
+			syscall.Write(client, []byte("end\n"))
+			if !c.unread() { // the reader may or may not have woken: either way
+				t.Error("nothing unread right after the client wrote")
+			}
+			if s := <-got; s != "end\n" {
+				t.Errorf("read %q", s)
+			}
+		})
 	}
 }
 

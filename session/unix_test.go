@@ -134,6 +134,33 @@ func TestServeUnixStops(t *testing.T) {
 	}
 }
 
+// TestServeUnixStopsStayingClient: a client that stayed through its
+// first end (a relay: its connection then waits in Go's poller) is still
+// served, and is hung up on when serving ends.
+func TestServeUnixStopsStayingClient(t *testing.T) {
+	sock, stop := serveUnix(t)
+	c, err := session.Dial(sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for i := range 3 { // the first end decides it stays; the rest are served after
+		id, err := c.Begin(session.Begin{Command: fmt.Sprintf("call %d", i), Source: "mcp"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.End(id, session.End{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := stop(); err != nil {
+		t.Errorf("ServeUnix: %v", err)
+	}
+	if _, err := c.Status(); err == nil {
+		t.Error("a staying client still answered after serving stopped")
+	}
+}
+
 // TestUnixListenerClosedFirst: a listener closed before it is served is
 // released, and serving it is refused.
 func TestUnixListenerClosedFirst(t *testing.T) {

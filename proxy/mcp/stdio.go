@@ -11,6 +11,7 @@ import (
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/swetouch/swetouch/internal/quietio"
 	"github.com/swetouch/swetouch/proxy"
 	"github.com/swetouch/swetouch/session"
 )
@@ -427,11 +428,11 @@ func RunStdio(cmd *exec.Cmd, r *Relay, stdin io.Reader, stdout io.Writer) (int, 
 		return code, err
 	}
 	go func() {
-		proxy.Pipe(in, proxy.Pollable(stdin), r.FromClient)
+		proxy.Pipe(quietio.Writer(in), quietio.Reader(proxy.Pollable(stdin)), r.FromClient)
 		in.Close() // the client hung up: the server sees EOF
 	}()
 	var later Later
-	proxy.PipeThen(stdout, out, func(line []byte) []byte { return r.FromServerLater("", line, &later) }, later.Send)
+	proxy.PipeThen(quietio.Writer(stdout), quietio.Reader(out), func(line []byte) []byte { return r.FromServerLater("", line, &later) }, later.Send)
 	err = cmd.Wait()
 	r.Wait()
 	return proxy.ExitStatus(cmd, err)

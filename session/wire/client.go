@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/swetouch/swetouch/event"
+	"github.com/swetouch/swetouch/internal/quietio"
 )
 
 // Client talks to a hub over its socket. It is what the shell shim and
@@ -59,13 +60,22 @@ func dialUnix(path string) (*os.File, error) {
 	return os.NewFile(uintptr(fd), path), nil
 }
 
+// quiet is the hub connection read and written with raw system calls
+// (see package quietio), closed as the file it is.
+type quiet struct {
+	io.Closer
+	io.Reader
+	io.Writer
+}
+
 // Dial connects to the hub listening at the Unix socket path.
 func Dial(path string) (*Client, error) {
 	conn, err := dialUnix(path)
 	if err != nil {
 		return nil, err
 	}
-	return &Client{conn: conn, r: bufio.NewReaderSize(conn, 64<<10), enc: json.NewEncoder(conn),
+	q := quiet{conn, quietio.Reader(conn), quietio.Writer(conn)}
+	return &Client{conn: q, r: bufio.NewReaderSize(q, 64<<10), enc: json.NewEncoder(q),
 		kick: make(chan struct{}, 1), flushed: make(chan struct{})}, nil
 }
 

@@ -1,0 +1,186 @@
+//go:build linux
+
+package quietio
+
+import (
+	"io"
+	"syscall"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// rawConner is what a descriptor Go's poller watches offers (an *os.File,
+// the pipes of os/exec, a net.Conn).
+type rawConner interface {
+	SyscallConn() (syscall.RawConn, error)
+}
+
+// file is a non-blocking descriptor read and written quietly.
+type file struct {
+	rc syscall.RawConn
+}
+
+// rawConnOf returns c's raw connection, and whether its descriptor is
+// in non-blocking mode (so that a raw call on it cannot block the thread).
+func rawConnOf(c any) (rc syscall.RawConn, nonBlocking, ok bool) {
+	rcer, ok := c.(rawConner)
+	if !ok {
+		return nil, false, false
+	}
+	rc, err := rcer.SyscallConn()
+	if err != nil {
+		return nil, false, false
+	}
+	var flags uintptr
+	var errno syscall.Errno
+	if err := rc.Control(func(fd uintptr) {
+		flags, _, errno = syscall.RawSyscall(syscall.SYS_FCNTL, fd, syscall.F_GETFL, 0)
+	}); err != nil || errno != 0 {
+		return nil, false, false
+	}
+	return rc, flags&syscall.O_NONBLOCK != 0, true
+}
+
+// Reader returns r read quietly when it is a non-blocking descriptor the
+// poller watches, else r itself.
+func Reader(r io.Reader) io.Reader {
+	if rc, nb, ok := rawConnOf(r); ok && nb {
+		return reader{file{rc}}
+	}
+	return r
+}
+
+// Writer returns w written quietly when it is a descriptor: a
+// non-blocking one with raw writes, waiting in the poller when full; a
+// blocking one (the relay's inherited stdout) with writes asked not to
+// wait (RWF_NOWAIT), and through w itself whenever such a write cannot
+// finish at once or fails, so that w keeps its own ways (a full pipe
+// waits, a broken stdout ends the process by SIGPIPE). Anything else is
+// w itself.
+func Writer(w io.Writer) io.Writer {
+	rc, nb, ok := rawConnOf(w)
+	switch {
+	case !ok:
+		return w
+	case nb:
+		return writer{file{rc}}
+	}
+	return &noWait{rc: rc, w: w}
+}
+
+// reader and writer keep Reader's result from being a Writer, and the
+// other way round: each gives only what it was asked for.
+type reader struct{ f file }
+
+func (r reader) Read(p []byte) (int, error) { return r.f.read(p) }
+
+type writer struct{ f file }
+
+func (w writer) Write(p []byte) (int, error) { return w.f.write(p) }
+
+// noWait writes a blocking descriptor with pwritev2(RWF_NOWAIT), and
+// through w what that cannot write at once.
+type noWait struct {
+	rc syscall.RawConn
+	w  io.Writer
+	// unsupported is set once the kernel or the file refused
+	// RWF_NOWAIT: every write goes through w from then on
+	unsupported bool
+}
+
+func (q *noWait) Write(p []byte) (int, error) {
+	if q.unsupported || len(p) == 0 {
+		return q.w.Write(p)
+	}
+	var n int
+	var errno syscall.Errno
+	q.rc.Control(func(fd uintptr) {
+		for {
+			iov := syscall.Iovec{Base: unsafe.SliceData(p)}
+			iov.SetLen(len(p))
+			r, _, e := syscall.RawSyscall6(sysPwritev2, fd, uintptr(unsafe.Pointer(&iov)), 1, ^uintptr(0), ^uintptr(0), rwfNoWait)
+			if e == syscall.EINTR {
+				continue
+			}
+			n, errno = int(r), e
+			return
+		}
+	})
+	switch errno {
+	case 0:
+		if n == len(p) {
+			return n, nil
+		}
+	case syscall.EOPNOTSUPP, syscall.ENOSYS, syscall.EINVAL:
+		q.unsupported = true
+		n = 0
+	default:
+		n = 0 // EAGAIN, EPIPE and the rest: w waits, or fails its own way
+	}
+	m, err := q.w.Write(p[n:])
+	return n + m, err
+}
+
+// pwritev2 and its flag, which package syscall lacks; the offset -1 (both
+// halves) writes at the file's position, as write does.
+const (
+	sysPwritev2 = unix.SYS_PWRITEV2
+	rwfNoWait   = unix.RWF_NOWAIT
+)
+
+func (f file) read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	var n int
+	var errno syscall.Errno
+	err := f.rc.Read(func(fd uintptr) bool {
+		for {
+			r, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(unsafe.SliceData(p))), uintptr(len(p)))
+			switch e {
+			case syscall.EINTR:
+				continue
+			case syscall.EAGAIN:
+				return false // the poller waits for it
+			}
+			n, errno = int(r), e
+			return true
+		}
+	})
+	switch {
+	case err != nil:
+		return 0, err
+	case errno != 0:
+		return 0, errno
+	case n == 0:
+		return 0, io.EOF
+	}
+	return n, nil
+}
+
+func (f file) write(p []byte) (int, error) {
+	written := 0
+	var errno syscall.Errno
+	err := f.rc.Write(func(fd uintptr) bool {
+		for written < len(p) {
+			rest := p[written:]
+			r, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(unsafe.SliceData(rest))), uintptr(len(rest)))
+			switch e {
+			case 0:
+				written += int(r)
+			case syscall.EINTR:
+			case syscall.EAGAIN:
+				return false // full: the poller waits for room
+			default:
+				errno = e
+				return true
+			}
+		}
+		return true
+	})
+	if err == nil && errno != 0 {
+		err = errno
+	}
+	return written, err
+}
