@@ -66,8 +66,7 @@ func (l *Later) Send() {
 type call struct {
 	begun chan begun // the hub's answer to begin
 	key   string     // begun quietly (quietHub): the key its end gives
-	tool  string
-	args  map[string]any
+	toolCall
 }
 
 type begun struct {
@@ -162,21 +161,15 @@ func (r *Relay) FromClientIn(scope string, line []byte) []byte {
 	if !e.IsRequest() || e.Method != "tools/call" {
 		return line
 	}
-	// what of the params the relay uses, decoded plainly (mcp-go's own
-	// type decodes them twice)
-	var p struct {
-		Name      string `json:"name"`
-		Arguments any    `json:"arguments"`
-	}
-	if err := json.Unmarshal(e.Params, &p); err != nil {
+	tc, err := readToolCall(e.Params)
+	if err != nil {
 		fmt.Fprintf(r.log, "swetouch mcp: tools/call params: %v (relayed)\n", err)
 		return line
 	}
-	c := call{tool: p.Name}
-	c.args, _ = p.Arguments.(map[string]any)
+	c := call{toolCall: tc}
 	if r.hub != nil {
 		c.begun = make(chan begun, 1)
-		b := session.Begin{Command: "mcp " + p.Name + " " + string(argsJSON(p.Arguments)), Source: "mcp"}
+		b := session.Begin{Command: "mcp " + tc.tool + " " + string(tc.argsText), Source: "mcp"}
 		qh, canQuiet := r.hub.(quietHub)
 		switch {
 		case r.quiet.Load() && canQuiet:
@@ -219,7 +212,7 @@ func (r *Relay) cancelled(scope string, params json.RawMessage) {
 	if !ok || r.hub == nil {
 		return
 	}
-	end := session.End{Exit: 130, Events: r.classify.Classify(c.tool, c.args)}
+	end := session.End{Exit: 130, Events: r.classify.Classify(c.tool, c.arguments())}
 	if c.key != "" {
 		r.hub.(quietHub).EndQuiet(c.key, end)
 		return
@@ -314,17 +307,16 @@ func (r *Relay) placement(scope, tool string) placement {
 
 // end is what the hub is told when a call's result comes.
 func (r *Relay) end(c call, e proxy.Envelope, place placement) session.End {
-	evs := r.classify.Classify(c.tool, c.args)
-	end := session.End{Events: evs, Channel: place.channel(e.Result)}
+	evs := r.classify.Classify(c.tool, c.arguments())
+	end := session.End{Events: evs}
 	if len(e.Error) > 0 {
 		end.Exit = 1
+		end.Channel = place.channel(e.Result)
 	} else {
-		var res toolResult
-		if json.Unmarshal(e.Result, &res) == nil {
-			end.Output = res.text()
-			if res.IsError {
-				end.Exit = 1
-			}
+		res := readResult(e.Result, place)
+		end.Output, end.Channel = res.text, res.channel
+		if res.isError {
+			end.Exit = 1
 		}
 	}
 	if n := len(end.Output); n > 2*maxReported {

@@ -1,15 +1,13 @@
 package wire
 
 import (
-	"bytes"
 	"encoding/json"
-	"fmt"
 	"strconv"
 	"strings"
-	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/swetouch/swetouch/event"
+	"github.com/swetouch/swetouch/internal/jsonlex"
 )
 
 // The shim is a fresh process per command, and encoding/json builds its
@@ -220,332 +218,55 @@ type reply struct {
 // skipped. It accepts what encoding/json writes, and errs on anything that
 // is not one JSON object.
 func parseReply(line []byte) (reply, error) {
-	p := &lexer{b: line}
+	p := jsonlex.New(line)
 	var r reply
-	if p.null() { // read as encoding/json reads it: nothing set
-		return r, p.end()
+	if p.Null() { // read as encoding/json reads it: nothing set
+		return r, p.End()
 	}
-	err := p.object(func(key string) error {
+	err := p.Object(func(key string) error {
 		switch strings.ToLower(key) { // encoding/json matches keys case-blind too
 		case "ok":
-			return p.boolean(&r.OK)
+			return p.Bool(&r.OK)
 		case "armed":
-			return p.boolean(&r.Armed)
+			return p.Bool(&r.Armed)
 		case "error":
-			return p.str(&r.Error)
+			return p.Str(&r.Error)
 		case "id":
-			return p.intValue(&r.ID)
+			return p.Int(&r.ID)
 		case "seq":
-			return p.integer(&r.Seq)
+			return p.Int64(&r.Seq)
 		case "status":
-			p.peek()
-			start := p.i
-			if err := p.skip(); err != nil {
-				return err
-			}
-			r.Status = append(json.RawMessage(nil), p.b[start:p.i]...)
-			return nil
+			raw, err := p.Raw()
+			r.Status = append(json.RawMessage(nil), raw...)
+			return err
 		case "messages":
-			if p.null() {
+			if p.Null() {
 				return nil
 			}
 			r.Messages = []Message{}
-			return p.array(func() error {
+			return p.Array(func() error {
 				var m Message
-				if p.null() {
+				if p.Null() {
 					r.Messages = append(r.Messages, m)
 					return nil
 				}
-				err := p.object(func(key string) error {
+				err := p.Object(func(key string) error {
 					switch strings.ToLower(key) {
 					case "order":
-						return p.intValue(&m.Order)
+						return p.Int(&m.Order)
 					case "text":
-						return p.str(&m.Text)
+						return p.Str(&m.Text)
 					}
-					return p.skip()
+					return p.Skip()
 				})
 				r.Messages = append(r.Messages, m)
 				return err
 			})
 		}
-		return p.skip()
+		return p.Skip()
 	})
 	if err == nil {
-		err = p.end()
+		err = p.End()
 	}
 	return r, err
-}
-
-// end fails unless only space is left.
-func (p *lexer) end() error {
-	p.space()
-	if p.i != len(p.b) {
-		return p.fail("after the value")
-	}
-	return nil
-}
-
-// lexer walks one JSON text.
-type lexer struct {
-	b []byte
-	i int
-}
-
-func (p *lexer) fail(what string) error {
-	return fmt.Errorf("hub answer: bad JSON at byte %d (%s)", p.i, what)
-}
-
-func (p *lexer) space() {
-	for p.i < len(p.b) && (p.b[p.i] == ' ' || p.b[p.i] == '\t' || p.b[p.i] == '\n' || p.b[p.i] == '\r') {
-		p.i++
-	}
-}
-
-// peek skips space and returns the next byte (0 at the end).
-func (p *lexer) peek() byte {
-	p.space()
-	if p.i < len(p.b) {
-		return p.b[p.i]
-	}
-	return 0
-}
-
-func (p *lexer) literal(word string) bool {
-	if p.peek() != word[0] || !bytes.HasPrefix(p.b[p.i:], []byte(word)) {
-		return false
-	}
-	p.i += len(word)
-	return true
-}
-
-func (p *lexer) null() bool { return p.literal("null") }
-
-func (p *lexer) boolean(v *bool) error {
-	switch {
-	case p.literal("true"):
-		*v = true
-	case p.literal("false"):
-		*v = false
-	case p.null():
-	default:
-		return p.fail("want a boolean")
-	}
-	return nil
-}
-
-func (p *lexer) integer(v *int64) error {
-	if p.null() {
-		return nil
-	}
-	p.peek()
-	start := p.i
-	for p.i < len(p.b) && (p.b[p.i] == '-' || p.b[p.i] == '+' || p.b[p.i] == '.' || p.b[p.i] == 'e' || p.b[p.i] == 'E' || p.b[p.i] >= '0' && p.b[p.i] <= '9') {
-		p.i++
-	}
-	n, err := strconv.ParseInt(string(p.b[start:p.i]), 10, 64)
-	if err != nil {
-		return p.fail("want an integer")
-	}
-	*v = n
-	return nil
-}
-
-// intValue reads an integer into an int.
-func (p *lexer) intValue(v *int) error {
-	n := int64(*v)
-	err := p.integer(&n)
-	*v = int(n)
-	return err
-}
-
-// str reads a string, escapes decoded as encoding/json decodes them.
-func (p *lexer) str(v *string) error {
-	if p.null() {
-		return nil
-	}
-	if p.peek() != '"' {
-		return p.fail("want a string")
-	}
-	p.i++
-	// a string of plain ASCII, as nearly every one is, is taken whole
-	start := p.i
-	for p.i < len(p.b) {
-		c := p.b[p.i]
-		if c == '"' {
-			*v = string(p.b[start:p.i])
-			p.i++
-			return nil
-		}
-		if c < 0x20 || c == '\\' || c >= utf8.RuneSelf {
-			break
-		}
-		p.i++
-	}
-	out := append(make([]byte, 0, p.i-start+16), p.b[start:p.i]...)
-	for p.i < len(p.b) {
-		c := p.b[p.i]
-		switch {
-		case c == '"':
-			p.i++
-			*v = string(out)
-			return nil
-		case c < 0x20:
-			return p.fail("control character in a string")
-		case c >= utf8.RuneSelf:
-			r, size := utf8.DecodeRune(p.b[p.i:])
-			if r == utf8.RuneError && size == 1 {
-				out = utf8.AppendRune(out, utf8.RuneError) // as encoding/json reads invalid UTF-8
-			} else {
-				out = append(out, p.b[p.i:p.i+size]...)
-			}
-			p.i += size
-			continue
-		case c != '\\':
-			out = append(out, c)
-			p.i++
-			continue
-		}
-		if p.i+1 >= len(p.b) {
-			break
-		}
-		e := p.b[p.i+1]
-		p.i += 2
-		switch e {
-		case '"', '\\', '/':
-			out = append(out, e)
-		case 'b':
-			out = append(out, '\b')
-		case 'f':
-			out = append(out, '\f')
-		case 'n':
-			out = append(out, '\n')
-		case 'r':
-			out = append(out, '\r')
-		case 't':
-			out = append(out, '\t')
-		case 'u':
-			r, ok := p.hex4()
-			if !ok {
-				return p.fail("bad \\u escape")
-			}
-			if utf16.IsSurrogate(r) {
-				r2 := utf8.RuneError
-				if p.i+1 < len(p.b) && p.b[p.i] == '\\' && p.b[p.i+1] == 'u' {
-					save := p.i
-					p.i += 2
-					if x, ok := p.hex4(); ok {
-						r2 = x
-					}
-					if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
-						out = utf8.AppendRune(out, d)
-						continue
-					}
-					p.i = save
-				}
-				r = utf8.RuneError
-			}
-			out = utf8.AppendRune(out, r)
-		default:
-			return p.fail("bad escape")
-		}
-	}
-	return p.fail("unterminated string")
-}
-
-func (p *lexer) hex4() (rune, bool) {
-	if p.i+4 > len(p.b) {
-		return 0, false
-	}
-	n, err := strconv.ParseUint(string(p.b[p.i:p.i+4]), 16, 32)
-	if err != nil {
-		return 0, false
-	}
-	p.i += 4
-	return rune(n), true
-}
-
-// object reads {"key": value, …}, handing each key to field, which reads
-// its value.
-func (p *lexer) object(field func(key string) error) error {
-	if p.peek() != '{' {
-		return p.fail("want an object")
-	}
-	p.i++
-	if p.peek() == '}' {
-		p.i++
-		return nil
-	}
-	for {
-		var key string
-		if err := p.str(&key); err != nil {
-			return err
-		}
-		if p.peek() != ':' {
-			return p.fail("want a colon")
-		}
-		p.i++
-		if err := field(key); err != nil {
-			return err
-		}
-		switch p.peek() {
-		case ',':
-			p.i++
-		case '}':
-			p.i++
-			return nil
-		default:
-			return p.fail("want a comma or a brace")
-		}
-	}
-}
-
-func (p *lexer) array(elem func() error) error {
-	if p.peek() != '[' {
-		return p.fail("want an array")
-	}
-	p.i++
-	if p.peek() == ']' {
-		p.i++
-		return nil
-	}
-	for {
-		if err := elem(); err != nil {
-			return err
-		}
-		switch p.peek() {
-		case ',':
-			p.i++
-		case ']':
-			p.i++
-			return nil
-		default:
-			return p.fail("want a comma or a bracket")
-		}
-	}
-}
-
-// skip reads any value.
-func (p *lexer) skip() error {
-	switch c := p.peek(); {
-	case c == '{':
-		return p.object(func(string) error { return p.skip() })
-	case c == '[':
-		return p.array(p.skip)
-	case c == '"':
-		var s string
-		return p.str(&s)
-	case p.literal("true") || p.literal("false") || p.null():
-		return nil
-	case c == '-' || c >= '0' && c <= '9':
-		start := p.i
-		for p.i < len(p.b) && strings.IndexByte("+-.eE0123456789", p.b[p.i]) >= 0 {
-			p.i++
-		}
-		if _, err := strconv.ParseFloat(string(p.b[start:p.i]), 64); err != nil {
-			return p.fail("bad number")
-		}
-		return nil
-	}
-	return p.fail("want a value")
 }

@@ -2,9 +2,9 @@ package wire
 
 import (
 	"strconv"
-	"strings"
 
 	"github.com/swetouch/swetouch/event"
+	"github.com/swetouch/swetouch/internal/jsonlex"
 	"github.com/swetouch/swetouch/internal/jsonvalid"
 )
 
@@ -23,77 +23,77 @@ func ParseRequest(line []byte) (req Request, ok bool) {
 	if !jsonvalid.Valid(line) {
 		return Request{}, false
 	}
-	p := &lexer{b: line}
-	err := p.fields(func(key string) error {
+	p := jsonlex.New(line)
+	err := p.Fields(func(key string) error {
 		switch key {
 		case "op":
-			return p.str(&req.Op)
+			return p.Str(&req.Op)
 		case "id":
-			return p.intValue(&req.ID)
+			return p.Int(&req.ID)
 		case "channel":
-			return p.str(&req.Channel)
+			return p.Str(&req.Channel)
 		case "noreply":
-			return p.boolean(&req.NoReply)
+			return p.Bool(&req.NoReply)
 		case "key":
-			return p.str(&req.Key)
+			return p.Str(&req.Key)
 		case "begin":
-			if p.null() {
+			if p.Null() {
 				req.Begin = nil
 				return nil
 			}
 			if req.Begin == nil { // a repeated key fills the same value, as encoding/json does
 				req.Begin = &Begin{}
 			}
-			return p.fields(func(key string) error {
+			return p.Fields(func(key string) error {
 				switch key {
 				case "command":
-					return p.str(&req.Begin.Command)
+					return p.Str(&req.Begin.Command)
 				case "cwd":
-					return p.str(&req.Begin.Cwd)
+					return p.Str(&req.Begin.Cwd)
 				case "source":
-					return p.str(&req.Begin.Source)
+					return p.Str(&req.Begin.Source)
 				}
-				return p.skip()
+				return p.Skip()
 			})
 		case "end":
-			if p.null() {
+			if p.Null() {
 				req.End = nil
 				return nil
 			}
 			if req.End == nil {
 				req.End = &End{}
 			}
-			return p.fields(func(key string) error {
+			return p.Fields(func(key string) error {
 				e := req.End
 				switch key {
 				case "exit":
-					return p.intValue(&e.Exit)
+					return p.Int(&e.Exit)
 				case "bytes":
-					return p.intValue(&e.Bytes)
+					return p.Int(&e.Bytes)
 				case "signal":
-					return p.str(&e.Signal)
+					return p.Str(&e.Signal)
 				case "output":
-					return p.str(&e.Output)
+					return p.Str(&e.Output)
 				case "tail":
-					return p.str(&e.Tail)
+					return p.Str(&e.Tail)
 				case "elided":
-					return p.boolean(&e.Elided)
+					return p.Bool(&e.Elided)
 				case "channel":
-					return p.str(&e.Channel)
+					return p.Str(&e.Channel)
 				case "unseen":
-					return p.boolean(&e.Unseen)
+					return p.Bool(&e.Unseen)
 				case "events":
-					return p.events(&e.Events)
+					return events(p, &e.Events)
 				}
-				return p.skip()
+				return p.Skip()
 			})
 		case "event":
-			if p.null() {
+			if p.Null() {
 				return nil
 			}
-			return errNotLean
+			return jsonlex.ErrUnsupported
 		}
-		return p.skip()
+		return p.Skip()
 	})
 	if err != nil || req.Op != "begin" && req.Op != "end" {
 		return Request{}, false
@@ -103,74 +103,74 @@ func ParseRequest(line []byte) (req Request, ok bool) {
 
 // events reads an end's events, as encoding/json would, when they hold
 // only what an adapter's classification sets (appendEvent's fields); a
-// field beyond those is errNotLean.
-func (p *lexer) events(evs *[]event.Event) error {
+// field beyond those is jsonlex.ErrUnsupported.
+func events(p *jsonlex.Lexer, evs *[]event.Event) error {
 	return list(p, evs, func(ev *event.Event) error {
-		return p.fields(func(key string) error {
+		return p.Fields(func(key string) error {
 			switch key {
 			case "seq":
-				return p.integer(&ev.Seq)
+				return p.Int64(&ev.Seq)
 			case "action":
-				return p.intValue(&ev.Action)
+				return p.Int(&ev.Action)
 			case "kind":
-				return p.str((*string)(&ev.Kind))
+				return p.Str((*string)(&ev.Kind))
 			case "actor":
-				return p.str((*string)(&ev.Actor))
+				return p.Str((*string)(&ev.Actor))
 			case "source":
-				return p.str(&ev.Source)
+				return p.Str(&ev.Source)
 			case "command":
-				return p.str(&ev.Command)
+				return p.Str(&ev.Command)
 			case "tool":
-				return p.str(&ev.Tool)
+				return p.Str(&ev.Tool)
 			case "diff":
-				return p.str(&ev.Diff)
+				return p.Str(&ev.Diff)
 			case "text":
-				return p.str(&ev.Text)
+				return p.Str(&ev.Text)
 			case "note":
-				return p.str(&ev.Note)
+				return p.Str(&ev.Note)
 			case "scopes":
-				return list(p, &ev.Scopes, p.scope)
+				return list(p, &ev.Scopes, func(sc *event.Scope) error { return scope(p, sc) })
 			case "time", "step", "recorded_step", "exit", "output", "attempt", "raw":
-				return errNotLean
+				return jsonlex.ErrUnsupported
 			}
-			return p.skip()
+			return p.Skip()
 		})
 	})
 }
 
 // scope reads one of an event's scopes.
-func (p *lexer) scope(sc *event.Scope) error {
-	return p.fields(func(key string) error {
+func scope(p *jsonlex.Lexer, sc *event.Scope) error {
+	return p.Fields(func(key string) error {
 		switch key {
 		case "path":
-			return p.str(&sc.Path)
+			return p.Str(&sc.Path)
 		case "start":
-			return p.intValue(&sc.Start)
+			return p.Int(&sc.Start)
 		case "end":
-			return p.intValue(&sc.End)
+			return p.Int(&sc.End)
 		case "precision":
-			return p.str((*string)(&sc.Precision))
+			return p.Str((*string)(&sc.Precision))
 		}
-		return p.skip()
+		return p.Skip()
 	})
 }
 
 // list reads an array into a slice as encoding/json does for a slice
 // that is nil (null: nil; [] an empty one; a null element a zero one),
 // each element by elem; a slice already filled (a key given twice, which
-// encoding/json merges into the first) is errNotLean.
-func list[T any](p *lexer, dst *[]T, elem func(*T) error) error {
-	if p.null() {
+// encoding/json merges into the first) is jsonlex.ErrUnsupported.
+func list[T any](p *jsonlex.Lexer, dst *[]T, elem func(*T) error) error {
+	if p.Null() {
 		*dst = nil
 		return nil
 	}
 	if *dst != nil {
-		return errNotLean
+		return jsonlex.ErrUnsupported
 	}
 	out := []T{}
-	err := p.array(func() error {
+	err := p.Array(func() error {
 		var v T
-		if !p.null() {
+		if !p.Null() {
 			if err := elem(&v); err != nil {
 				return err
 			}
@@ -184,28 +184,6 @@ func list[T any](p *lexer, dst *[]T, elem func(*T) error) error {
 	*dst = out
 	return nil
 }
-
-// fields reads an object as object does, handing field each key as
-// encoding/json matches it to a struct field: case-blind. A key beyond
-// ASCII, whose Unicode folding (ſ for s, K for k) is left to
-// encoding/json, stops the read with errNotLean.
-func (p *lexer) fields(field func(key string) error) error {
-	return p.object(func(key string) error {
-		for i := 0; i < len(key); i++ {
-			if key[i] >= 0x80 {
-				return errNotLean
-			}
-		}
-		return field(strings.ToLower(key))
-	})
-}
-
-// errNotLean stops ParseRequest at a field only encoding/json reads.
-var errNotLean = &notLean{}
-
-type notLean struct{}
-
-func (*notLean) Error() string { return "not a lean request" }
 
 // AppendResponse appends the answer line to a begin or an end (ok, error,
 // id, armed, messages), as encoding/json would read it back; ok is false

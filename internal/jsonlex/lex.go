@@ -1,0 +1,377 @@
+// Package jsonlex reads a JSON text by hand, as encoding/json would read
+// it into the plain Go values its callers name: strings (escapes and
+// invalid UTF-8 as encoding/json decodes them), integers, booleans, null
+// (which leaves a value as it was), objects whose keys match fields
+// case-blind, arrays. A caller reads each field it knows and skips the
+// rest; what only encoding/json reads exactly (a key beyond ASCII, which
+// it folds by Unicode's rules) stops the read with ErrUnsupported, and
+// the caller hands the text to encoding/json. Its callers fuzz each of
+// their readings against encoding/json's.
+//
+// It exists because encoding/json's reflection, cold, cost tens of
+// microseconds on each of the hub's and the relay's messages.
+package jsonlex
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// ErrUnsupported stops a read at what only encoding/json reads exactly.
+var ErrUnsupported = errors.New("jsonlex: left to encoding/json")
+
+// New returns a lexer at the start of b.
+func New(b []byte) *Lexer { return &Lexer{b: b} }
+
+// Raw reads any value and returns its bytes as they came.
+func (p *Lexer) Raw() ([]byte, error) {
+	p.Peek()
+	start := p.i
+	if err := p.Skip(); err != nil {
+		return nil, err
+	}
+	return p.b[start:p.i], nil
+}
+
+// End fails unless only space is left.
+func (p *Lexer) End() error {
+	p.space()
+	if p.i != len(p.b) {
+		return p.Fail("after the value")
+	}
+	return nil
+}
+
+// Lexer walks one JSON text.
+type Lexer struct {
+	b []byte
+	i int
+}
+
+// Fail is the error of a text that is not what the reader wants here.
+func (p *Lexer) Fail(what string) error {
+	return fmt.Errorf("bad JSON at byte %d (%s)", p.i, what)
+}
+
+func (p *Lexer) space() {
+	for p.i < len(p.b) && (p.b[p.i] == ' ' || p.b[p.i] == '\t' || p.b[p.i] == '\n' || p.b[p.i] == '\r') {
+		p.i++
+	}
+}
+
+// Peek skips space and returns the next byte (0 at the end).
+func (p *Lexer) Peek() byte {
+	p.space()
+	if p.i < len(p.b) {
+		return p.b[p.i]
+	}
+	return 0
+}
+
+func (p *Lexer) literal(word string) bool {
+	if p.Peek() != word[0] || !bytes.HasPrefix(p.b[p.i:], []byte(word)) {
+		return false
+	}
+	p.i += len(word)
+	return true
+}
+
+// Null reads a null if one is next.
+func (p *Lexer) Null() bool { return p.literal("null") }
+
+// Bool reads a boolean into v (null leaves v as it was).
+func (p *Lexer) Bool(v *bool) error {
+	switch {
+	case p.literal("true"):
+		*v = true
+	case p.literal("false"):
+		*v = false
+	case p.Null():
+	default:
+		return p.Fail("want a boolean")
+	}
+	return nil
+}
+
+// Int64 reads an integer into v (null leaves v as it was); a number
+// with a fraction or an exponent fails, as it does in encoding/json.
+func (p *Lexer) Int64(v *int64) error {
+	if p.Null() {
+		return nil
+	}
+	p.Peek()
+	start := p.i
+	for p.i < len(p.b) && (p.b[p.i] == '-' || p.b[p.i] == '+' || p.b[p.i] == '.' || p.b[p.i] == 'e' || p.b[p.i] == 'E' || p.b[p.i] >= '0' && p.b[p.i] <= '9') {
+		p.i++
+	}
+	n, err := strconv.ParseInt(string(p.b[start:p.i]), 10, 64)
+	if err != nil {
+		return p.Fail("want an integer")
+	}
+	*v = n
+	return nil
+}
+
+// Int is Int64 into an int.
+func (p *Lexer) Int(v *int) error {
+	n := int64(*v)
+	err := p.Int64(&n)
+	*v = int(n)
+	return err
+}
+
+// Str reads a string (null leaves v as it was), escapes decoded as encoding/json decodes them.
+func (p *Lexer) Str(v *string) error {
+	if p.Null() {
+		return nil
+	}
+	if p.Peek() != '"' {
+		return p.Fail("want a string")
+	}
+	p.i++
+	// a string of plain ASCII, as nearly every one is, is taken whole
+	start := p.i
+	for p.i < len(p.b) {
+		c := p.b[p.i]
+		if c == '"' {
+			*v = string(p.b[start:p.i])
+			p.i++
+			return nil
+		}
+		if c < 0x20 || c == '\\' || c >= utf8.RuneSelf {
+			break
+		}
+		p.i++
+	}
+	out := append(make([]byte, 0, p.i-start+16), p.b[start:p.i]...)
+	for p.i < len(p.b) {
+		c := p.b[p.i]
+		switch {
+		case c == '"':
+			p.i++
+			*v = string(out)
+			return nil
+		case c < 0x20:
+			return p.Fail("control character in a string")
+		case c >= utf8.RuneSelf:
+			r, size := utf8.DecodeRune(p.b[p.i:])
+			if r == utf8.RuneError && size == 1 {
+				out = utf8.AppendRune(out, utf8.RuneError) // as encoding/json reads invalid UTF-8
+			} else {
+				out = append(out, p.b[p.i:p.i+size]...)
+			}
+			p.i += size
+			continue
+		case c != '\\':
+			out = append(out, c)
+			p.i++
+			continue
+		}
+		if p.i+1 >= len(p.b) {
+			break
+		}
+		e := p.b[p.i+1]
+		p.i += 2
+		switch e {
+		case '"', '\\', '/':
+			out = append(out, e)
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			r, ok := p.hex4()
+			if !ok {
+				return p.Fail("bad \\u escape")
+			}
+			if utf16.IsSurrogate(r) {
+				r2 := utf8.RuneError
+				if p.i+1 < len(p.b) && p.b[p.i] == '\\' && p.b[p.i+1] == 'u' {
+					save := p.i
+					p.i += 2
+					if x, ok := p.hex4(); ok {
+						r2 = x
+					}
+					if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
+						out = utf8.AppendRune(out, d)
+						continue
+					}
+					p.i = save
+				}
+				r = utf8.RuneError
+			}
+			out = utf8.AppendRune(out, r)
+		default:
+			return p.Fail("bad escape")
+		}
+	}
+	return p.Fail("unterminated string")
+}
+
+func (p *Lexer) hex4() (rune, bool) {
+	if p.i+4 > len(p.b) {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(string(p.b[p.i:p.i+4]), 16, 32)
+	if err != nil {
+		return 0, false
+	}
+	p.i += 4
+	return rune(n), true
+}
+
+// Object reads {"key": value, …}, handing each key to field, which reads
+// its value. A plain key (ASCII, no escapes) is the text's own bytes, not
+// a copy: it holds only while field runs, and field must copy what it
+// keeps (a key is nearly always only compared).
+func (p *Lexer) Object(field func(key string) error) error {
+	if p.Peek() != '{' {
+		return p.Fail("want an object")
+	}
+	p.i++
+	if p.Peek() == '}' {
+		p.i++
+		return nil
+	}
+	for {
+		key, err := p.key()
+		if err != nil {
+			return err
+		}
+		if p.Peek() != ':' {
+			return p.Fail("want a colon")
+		}
+		p.i++
+		if err := field(key); err != nil {
+			return err
+		}
+		switch p.Peek() {
+		case ',':
+			p.i++
+		case '}':
+			p.i++
+			return nil
+		default:
+			return p.Fail("want a comma or a brace")
+		}
+	}
+}
+
+// Array reads [value, …], elem reading each value.
+func (p *Lexer) Array(elem func() error) error {
+	if p.Peek() != '[' {
+		return p.Fail("want an array")
+	}
+	p.i++
+	if p.Peek() == ']' {
+		p.i++
+		return nil
+	}
+	for {
+		if err := elem(); err != nil {
+			return err
+		}
+		switch p.Peek() {
+		case ',':
+			p.i++
+		case ']':
+			p.i++
+			return nil
+		default:
+			return p.Fail("want a comma or a bracket")
+		}
+	}
+}
+
+// Skip reads any value.
+func (p *Lexer) Skip() error {
+	switch c := p.Peek(); {
+	case c == '{':
+		return p.Object(func(string) error { return p.Skip() })
+	case c == '[':
+		return p.Array(p.Skip)
+	case c == '"':
+		return p.skipStr()
+	case p.literal("true") || p.literal("false") || p.Null():
+		return nil
+	case c == '-' || c >= '0' && c <= '9':
+		start := p.i
+		for p.i < len(p.b) && strings.IndexByte("+-.eE0123456789", p.b[p.i]) >= 0 {
+			p.i++
+		}
+		if _, err := strconv.ParseFloat(string(p.b[start:p.i]), 64); err != nil {
+			return p.Fail("bad number")
+		}
+		return nil
+	}
+	return p.Fail("want a value")
+}
+
+// key reads an object's key: a plain one as the text's bytes (see
+// Object), any other as Str reads it.
+func (p *Lexer) key() (string, error) {
+	if p.Peek() == '"' {
+		for j := p.i + 1; j < len(p.b); j++ {
+			c := p.b[j]
+			if c == '"' {
+				k := p.b[p.i+1 : j]
+				p.i = j + 1
+				if len(k) == 0 {
+					return "", nil
+				}
+				return unsafe.String(&k[0], len(k)), nil
+			}
+			if c < 0x20 || c == '\\' || c >= utf8.RuneSelf {
+				break
+			}
+		}
+	}
+	var k string
+	err := p.Str(&k)
+	return k, err
+}
+
+// skipStr reads a string without keeping it: one with escapes or
+// beyond ASCII is read by Str, which checks them.
+func (p *Lexer) skipStr() error {
+	save := p.i
+	for j := p.i + 1; j < len(p.b); j++ {
+		switch c := p.b[j]; {
+		case c == '"':
+			p.i = j + 1
+			return nil
+		case c < 0x20 || c == '\\' || c >= utf8.RuneSelf:
+			var s string
+			p.i = save
+			return p.Str(&s)
+		}
+	}
+	return p.Fail("unterminated string")
+}
+
+// Fields reads an object as Object does, handing field each key as
+// encoding/json matches it to a struct field: case-blind. A key beyond
+// ASCII, whose Unicode folding (ſ for s, K for k) is left to
+// encoding/json, stops the read with ErrUnsupported.
+func (p *Lexer) Fields(field func(key string) error) error {
+	return p.Object(func(key string) error {
+		for i := 0; i < len(key); i++ {
+			if key[i] >= 0x80 {
+				return ErrUnsupported
+			}
+		}
+		return field(strings.ToLower(key))
+	})
+}

@@ -1,0 +1,210 @@
+// Package jsonout writes JSON byte for byte as encoding/json.Marshal
+// writes it, without its reflection: strings (HTML-escaped, as Marshal
+// escapes them), float64 numbers, and the text Marshal writes for the
+// value Unmarshal reads from a JSON text (Canonical). The relay and the
+// recorder write on every tool call, where encoding/json's reflection,
+// cold, cost tens of microseconds. Each function is fuzzed against
+// encoding/json.
+package jsonout
+
+import (
+	"bytes"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/swetouch/swetouch/internal/jsonlex"
+)
+
+// AppendString appends s as json.Marshal writes a string: quoted, with
+// <, > and & escaped, invalid UTF-8 as U+FFFD, and U+2028 and U+2029
+// escaped.
+func AppendString(dst []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default: // the other control bytes, and <, >, &
+				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hex[r&0xf])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// AppendFloat appends f as json.Marshal writes a float64 (the shortest
+// form that reads back as f, with an exponent below 1e-6 and from 1e21
+// on); f must be finite.
+func AppendFloat(dst []byte, f float64) []byte {
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	dst = strconv.AppendFloat(dst, f, format, -1, 64)
+	if format == 'e' {
+		// e-07 is written e-7
+		if n := len(dst); n >= 4 && dst[n-4] == 'e' && dst[n-3] == '-' && dst[n-2] == '0' {
+			dst[n-2] = dst[n-1]
+			dst = dst[:n-1]
+		}
+	}
+	return dst
+}
+
+// Canonical appends what json.Marshal writes for the value json.Unmarshal
+// reads from text into an any (objects with their keys sorted, the last
+// of a repeated key kept; numbers as float64); text must be valid JSON.
+// ok is false where encoding/json's reading is left to it: a key beyond
+// ASCII, a number out of float64's range (Unmarshal fails), nesting past
+// maxDepth, and text left over after the value.
+func Canonical(dst []byte, text []byte) (out []byte, ok bool) {
+	p := jsonlex.New(text)
+	out, ok = canonical(p, dst, 0)
+	if !ok || p.End() != nil {
+		return dst, false
+	}
+	return out, true
+}
+
+// member is an object's member: its key as read, its value as written.
+type member struct {
+	key string
+	val []byte
+}
+
+// maxDepth bounds the nesting Canonical reads; encoding/json refuses more
+// than 10,000 levels, so far past it both agree.
+const maxDepth = 1000
+
+func canonical(p *jsonlex.Lexer, dst []byte, depth int) ([]byte, bool) {
+	if depth > maxDepth {
+		return dst, false
+	}
+	switch c := p.Peek(); {
+	case c == '{':
+		var ms []member
+		err := p.Object(func(key string) error {
+			k := strings.Clone(key) // the lexer's own bytes: kept past the call
+			for i := 0; i < len(k); i++ {
+				if k[i] >= utf8.RuneSelf {
+					return jsonlex.ErrUnsupported // as decoded, with U+FFFD for bad bytes: left to encoding/json
+				}
+			}
+			v, ok := canonical(p, nil, depth+1)
+			if !ok {
+				return jsonlex.ErrUnsupported
+			}
+			if i := slices.IndexFunc(ms, func(m member) bool { return m.key == k }); i >= 0 {
+				ms[i].val = v // the last one read is the one kept
+				return nil
+			}
+			ms = append(ms, member{k, v})
+			return nil
+		})
+		if err != nil {
+			return dst, false
+		}
+		slices.SortFunc(ms, func(a, b member) int { return strings.Compare(a.key, b.key) })
+		dst = append(dst, '{')
+		for i, m := range ms {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = AppendString(dst, m.key)
+			dst = append(dst, ':')
+			dst = append(dst, m.val...)
+		}
+		return append(dst, '}'), true
+	case c == '[':
+		dst = append(dst, '[')
+		n := 0
+		err := p.Array(func() error {
+			if n > 0 {
+				dst = append(dst, ',')
+			}
+			n++
+			var ok bool
+			if dst, ok = canonical(p, dst, depth+1); !ok {
+				return jsonlex.ErrUnsupported
+			}
+			return nil
+		})
+		return append(dst, ']'), err == nil
+	case c == '"':
+		var s string
+		if p.Str(&s) != nil {
+			return dst, false
+		}
+		return AppendString(dst, s), true
+	case c == 't' || c == 'f' || c == 'n':
+		raw, err := p.Raw()
+		return append(dst, raw...), err == nil
+	}
+	raw, err := p.Raw()
+	if err != nil {
+		return dst, false
+	}
+	f, err := strconv.ParseFloat(string(raw), 64)
+	if err != nil {
+		return dst, false
+	}
+	if plainInt(raw) && math.Abs(f) < 1<<53 {
+		return append(dst, raw...), true // what AppendFloat writes for it
+	}
+	return AppendFloat(dst, f), true
+}
+
+// plainInt reports whether a number is written as an integer with no
+// sign but a minus, no leading zero, fraction or exponent.
+func plainInt(raw []byte) bool {
+	d := bytes.TrimPrefix(raw, []byte("-"))
+	if len(d) == 0 || len(d) > 1 && d[0] == '0' || string(raw) == "-0" {
+		return false
+	}
+	for _, c := range d {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,229 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/swetouch/swetouch/internal/jsonlex"
+	"github.com/swetouch/swetouch/internal/jsonout"
+	"github.com/swetouch/swetouch/session/wire"
+)
+
+// The relay reads each tools/call's params before the request goes on,
+// and each result after it has gone; with encoding/json's reflection,
+// cold, that was a fifth of the relay's CPU per call on this project's
+// machines. So both are read by hand (internal/jsonlex) where that reads
+// them as encoding/json does, and by encoding/json everywhere else.
+// FuzzToolCall and FuzzResultReading hold the two readings together.
+
+// toolCall is what the relay takes from a tools/call's params: the tool,
+// its arguments as they came, and the text its begin names them by (what
+// json.Marshal writes for them, {} for none).
+type toolCall struct {
+	tool     string
+	args     json.RawMessage
+	argsText []byte
+}
+
+// readToolCall reads a tools/call's params, by hand when it can; an error
+// is encoding/json's.
+func readToolCall(params json.RawMessage) (toolCall, error) {
+	if c, ok := leanToolCall(params); ok {
+		return c, nil
+	}
+	var p struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	}
+	if err := json.Unmarshal(params, &p); err != nil {
+		return toolCall{}, err
+	}
+	var a any
+	if err := json.Unmarshal(orNull(p.Arguments), &a); err != nil {
+		return toolCall{}, err // as decoding them into an any in one go fails
+	}
+	return toolCall{tool: p.Name, args: p.Arguments, argsText: argsJSON(a)}, nil
+}
+
+func orNull(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 {
+		return json.RawMessage("null")
+	}
+	return raw
+}
+
+// leanToolCall is readToolCall by hand: false where encoding/json's
+// reading is left to it.
+func leanToolCall(params json.RawMessage) (toolCall, bool) {
+	if len(params) == 0 {
+		return toolCall{}, false
+	}
+	var c toolCall
+	p := jsonlex.New(params)
+	if !p.Null() {
+		err := p.Fields(func(key string) error {
+			switch key {
+			case "name":
+				return p.Str(&c.tool)
+			case "arguments":
+				raw, err := p.Raw()
+				c.args = raw // the last one given, as encoding/json keeps
+				return err
+			}
+			return p.Skip()
+		})
+		if err != nil {
+			return toolCall{}, false
+		}
+	}
+	if p.End() != nil {
+		return toolCall{}, false
+	}
+	if len(c.args) == 0 || string(c.args) == "null" {
+		c.args, c.argsText = nil, []byte("{}")
+		return c, true
+	}
+	text, ok := jsonout.Canonical(nil, c.args)
+	if !ok {
+		return toolCall{}, false
+	}
+	c.argsText = text
+	return c, true
+}
+
+// arguments is the call's arguments decoded, for the classifier (nil
+// when they are not an object).
+func (c toolCall) arguments() map[string]any {
+	var m map[string]any
+	if len(c.args) > 0 && json.Unmarshal(c.args, &m) != nil {
+		return nil
+	}
+	return m
+}
+
+// resultReading is what the relay tells the hub of a tools/call result:
+// the text its text blocks show, whether it is an error, and the channel
+// its messages travel on (see placement.channel).
+type resultReading struct {
+	text    string
+	isError bool
+	channel string
+}
+
+// readResult reads a tools/call result, by hand when it can.
+func readResult(result json.RawMessage, place placement) resultReading {
+	if r, ok := leanResult(result, place); ok {
+		return r
+	}
+	r := resultReading{channel: place.channel(result)}
+	var res toolResult
+	if json.Unmarshal(result, &res) == nil {
+		r.text, r.isError = res.text(), res.IsError
+	}
+	return r
+}
+
+// leanResult is readResult by hand: false where encoding/json's reading
+// is left to it.
+func leanResult(result json.RawMessage, place placement) (resultReading, bool) {
+	r := resultReading{channel: "mcp-result"}
+	if len(result) == 0 {
+		return r, false
+	}
+	p := jsonlex.New(result)
+	if p.Null() {
+		return r, p.End() == nil
+	}
+	var text strings.Builder
+	var contentSeen bool
+	var sc json.RawMessage
+	err := p.Fields(func(key string) error {
+		switch key {
+		case "content":
+			if contentSeen {
+				return jsonlex.ErrUnsupported // encoding/json decodes a second one into the first's blocks
+			}
+			contentSeen = true
+			if p.Null() {
+				return nil
+			}
+			return p.Array(func() error { return textBlock(p, &text) })
+		case "iserror":
+			return p.Bool(&r.isError)
+		case "structuredcontent":
+			raw, err := p.Raw()
+			sc = raw
+			return err
+		}
+		return p.Skip()
+	})
+	if err != nil || p.End() != nil {
+		return r, false
+	}
+	r.text = text.String()
+	if bytes.Contains(result, []byte(`"structuredContent"`)) && len(sc) > 0 && string(sc) != "null" {
+		// as placement.channel decides
+		if !carries(sc, place) {
+			r.channel = wire.UnconfirmedChannel + "mcp-content-only"
+		}
+	}
+	return r, true
+}
+
+// textBlock reads one content block as mcp-go's TextContent decodes, and
+// adds its text when it is a text block. Annotations and _meta, which
+// mcp-go decodes its own way, are left to encoding/json.
+func textBlock(p *jsonlex.Lexer, text *strings.Builder) error {
+	if p.Null() {
+		return nil
+	}
+	var typ, s string
+	err := p.Fields(func(key string) error {
+		switch key {
+		case "type":
+			return p.Str(&typ)
+		case "text":
+			return p.Str(&s)
+		case "annotations", "_meta":
+			if p.Null() {
+				return nil
+			}
+			return jsonlex.ErrUnsupported
+		}
+		return p.Skip()
+	})
+	if err == nil && typ == mcpgo.ContentTypeText {
+		text.WriteString(s)
+	}
+	return err
+}
+
+// carries reports whether a structuredContent that is not null can
+// carry a message as place says (placement.carry, read by hand): an
+// object, and for a field, one whose value there is a string (or null,
+// which decodes into one).
+func carries(sc json.RawMessage, place placement) bool {
+	p := jsonlex.New(sc)
+	if p.Peek() != '{' {
+		return false
+	}
+	var found, isString bool
+	err := p.Object(func(key string) error {
+		if place.field == "" || key != place.field {
+			return p.Skip()
+		}
+		c := p.Peek()
+		found, isString = true, c == '"' || c == 'n' // the last one given counts
+		return p.Skip()
+	})
+	switch {
+	case err != nil:
+		return false
+	case place.key != "":
+		return true
+	}
+	return found && isString
+}

@@ -1,0 +1,115 @@
+package mcp
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+)
+
+// encodingJSONToolCall is how the relay read a tools/call's params before
+// it read them by hand: encoding/json, the arguments into an any.
+func encodingJSONToolCall(params []byte) (tool string, argsText []byte, args map[string]any, err error) {
+	var p struct {
+		Name      string `json:"name"`
+		Arguments any    `json:"arguments"`
+	}
+	err = json.Unmarshal(params, &p)
+	args, _ = p.Arguments.(map[string]any)
+	return p.Name, argsJSON(p.Arguments), args, err
+}
+
+// FuzzToolCall: the relay reads a tools/call's params (tool, the begin's
+// text of its arguments, the arguments the classifier gets) as
+// encoding/json reads them, and fails where encoding/json fails.
+func FuzzToolCall(f *testing.F) {
+	for _, s := range []string{
+		`{"name":"read_text_file","arguments":{"path":"/ws/a.py","head":10}}`,
+		`{"name":"t"}`, `{"name":"t","arguments":null}`, `null`, `{"Name":"t","ARGUMENTS":{"b":1,"a":[1,2]}}`,
+		`{"name":"t","arguments":{"x":1},"arguments":{"y":"<&>"}}`, `{"name":5}`, `{"name":"t","arguments":{"n":1e400}}`,
+		`{"name":"t","arguments":"text"}`, `{"name":"t","_meta":{"progressToken":1},"arguments":{"k":-0.0}}`,
+		`{"nam\u0065":"t"}`, `{"ſname":"t"}`, `[]`, `"x"`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, params []byte) {
+		if !json.Valid(params) {
+			return
+		}
+		tool, text, args, err := encodingJSONToolCall(params)
+		got, gotErr := readToolCall(params)
+		if (err == nil) != (gotErr == nil) {
+			t.Fatalf("%q: encoding/json says %v, the relay %v", params, err, gotErr)
+		}
+		if err != nil {
+			return
+		}
+		if got.tool != tool || string(got.argsText) != string(text) || !reflect.DeepEqual(got.arguments(), args) {
+			t.Fatalf("%q:\n got %q %s %v\nwant %q %s %v", params, got.tool, got.argsText, got.arguments(), tool, text, args)
+		}
+	})
+}
+
+// encodingJSONResult is how the relay read a result before it read
+// results by hand.
+func encodingJSONResult(result []byte, place placement) resultReading {
+	r := resultReading{channel: place.channel(result)}
+	var res toolResult
+	if json.Unmarshal(result, &res) == nil {
+		r.text, r.isError = res.text(), res.IsError
+	}
+	return r
+}
+
+// placements are the ways a tool's structuredContent takes a message.
+var placements = []placement{{key: MessageKey}, {field: "text"}, {field: "content"}, {}}
+
+// FuzzResultReading: the relay reads a result (its text, whether it is an
+// error, its messages' channel) as encoding/json reads it, for every
+// placement.
+func FuzzResultReading(f *testing.F) {
+	for _, s := range []string{
+		`{"content":[{"type":"text","text":"pong"}]}`,
+		`{"content":[{"type":"text","text":"a"},{"type":"image","data":"x"},null,{"TYPE":"text","Text":"b"}],"isError":true}`,
+		`{"content":[{"type":"text","text":"x","annotations":{"priority":1}}]}`,
+		`{"content":[{"type":"text","text":"x"}],"structuredContent":{"text":"y"}}`,
+		`{"content":[],"structuredContent":{"content":5}}`, `{"structuredContent":null}`, `{"structuredcontent":{"a":1}}`,
+		`{"structuredContent":[1]}`, `{"content":[{"type":"text","text":"a"}],"content":[{"type":"x"}]}`,
+		`{"content":[{"type":5}]}`, `{"isError":"yes"}`, `null`, `[]`, `{"content":null,"isError":null}`,
+		`{"structuredContent":{"text":null,"text":7}}`, `{"structuredContent":{"te\u0078t":"s"}}`,
+	} {
+		for i := range placements {
+			f.Add([]byte(s), uint8(i))
+		}
+	}
+	f.Fuzz(func(t *testing.T, result []byte, which uint8) {
+		if !json.Valid(result) {
+			return
+		}
+		place := placements[int(which)%len(placements)]
+		want := encodingJSONResult(result, place)
+		if got := readResult(result, place); got != want {
+			t.Fatalf("%q (%+v):\n got %+v\nwant %+v", result, place, got, want)
+		}
+	})
+}
+
+// TestReadByHand: the results and params servers and agents send are
+// read by hand, not left to encoding/json.
+func TestReadByHand(t *testing.T) {
+	for _, s := range []string{
+		`{"name":"read_text_file","arguments":{"path":"/testbed/a.py","head":10}}`,
+		`{"name":"edit_file","arguments":{"path":"/testbed/a.py","edits":[{"oldText":"a","newText":"b"}],"dryRun":false}}`,
+	} {
+		if _, ok := leanToolCall([]byte(s)); !ok {
+			t.Errorf("params %s: left to encoding/json", s)
+		}
+	}
+	for _, s := range []string{
+		`{"content":[{"type":"text","text":"Allowed directories:\n/testbed"}],"structuredContent":{"content":"Allowed directories:\n/testbed"}}`,
+		`{"content":[{"type":"text","text":"pong"}],"isError":false}`,
+	} {
+		if _, ok := leanResult([]byte(s), placement{key: MessageKey}); !ok {
+			t.Errorf("result %s: left to encoding/json", s)
+		}
+	}
+}
