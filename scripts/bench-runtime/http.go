@@ -21,6 +21,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/swetouch/swetouch/internal/quietio"
 	"github.com/swetouch/swetouch/proxy"
 	mcpproxy "github.com/swetouch/swetouch/proxy/mcp"
 	"github.com/swetouch/swetouch/session"
@@ -91,8 +92,10 @@ func helper(args []string) bool {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
-		go func() { io.Copy(in, proxy.Pollable(os.Stdin)); in.Close() }()
-		io.Copy(os.Stdout, out)
+		// copied as the relay copies (internal/quietio), so that the
+		// floor pays no cost the relay has shed
+		go func() { io.Copy(quietio.Writer(in), quietio.Reader(proxy.Pollable(os.Stdin))); in.Close() }()
+		io.Copy(quietio.Writer(os.Stdout), quietio.Reader(out))
 		cmd.Wait()
 		return true
 	default:
@@ -199,14 +202,15 @@ func pipeTold(sock string, command []string) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	told := quietio.Writer(hub)
 	go func() {
-		proxy.Pipe(in, proxy.Pollable(os.Stdin), func(line []byte) []byte {
-			hub.Write([]byte("b\n"))
+		proxy.Pipe(quietio.Writer(in), quietio.Reader(proxy.Pollable(os.Stdin)), func(line []byte) []byte {
+			told.Write([]byte("b\n"))
 			return line
 		})
 		in.Close()
 	}()
-	proxy.PipeThen(os.Stdout, out, nil, func() { hub.Write([]byte("e\n")) })
+	proxy.PipeThen(quietio.Writer(os.Stdout), quietio.Reader(out), nil, func() { told.Write([]byte("e\n")) })
 	cmd.Wait()
 }
 
@@ -232,7 +236,7 @@ func nullListener(answer bool) {
 				return
 			}
 			if !answer {
-				go io.Copy(io.Discard, c)
+				go io.Copy(io.Discard, quietio.Reader(c))
 				continue
 			}
 			go func() {

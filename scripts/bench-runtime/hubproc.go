@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -41,14 +40,14 @@ func hubHelper(args []string) {
 			os.Exit(1)
 		}
 		sock = filepath.Join(filepath.Dir(ws), fmt.Sprintf("bare-%d.sock", os.Getpid()))
-		l, err := net.Listen("unix", sock)
+		l, err := session.ListenUnix(sock) // served as a run serves it
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		go bare.Serve(ctx, l)
+		go bare.ServeUnix(ctx, l)
 	}
 	fmt.Println(sock)
 	io.Copy(io.Discard, os.Stdin)

@@ -61,6 +61,7 @@ func main() {
 		return
 	}
 	n := flag.Int("n", 300, "runs of each trivial command")
+	calls := flag.Int("calls", 1500, "MCP calls through each way of the relays' parts (they take turns call by call)")
 	only := flag.String("only", "", "measure only these parts (comma-separated: shell, grep, mcp, http, watch, sandbox, classify)")
 	asJSON := flag.Bool("json", false, "print the targets' figures as JSON on stdout (the detail goes to stderr)")
 	corpus := flag.String("corpus", filepath.Join("..", "shared", "corpus"), "the corpus whose commands classify measures")
@@ -85,7 +86,7 @@ func main() {
 	if *asJSON {
 		res.out = os.Stderr
 	}
-	if err := run(res, *n, *corpus, func(p string) bool { return len(parts) == 0 || parts[p] }); err != nil {
+	if err := run(res, *n, *calls, *corpus, func(p string) bool { return len(parts) == 0 || parts[p] }); err != nil {
 		fmt.Fprintln(os.Stderr, "bench-runtime:", err)
 		pprof.StopCPUProfile()
 		os.Exit(1)
@@ -96,7 +97,7 @@ func main() {
 	}
 }
 
-func run(res *results, n int, corpus string, want func(part string) bool) error {
+func run(res *results, n, calls int, corpus string, want func(part string) bool) error {
 	bin, err := testbin.Dir()
 	if err != nil {
 		return err
@@ -143,12 +144,12 @@ func run(res *results, n int, corpus string, want func(part string) bool) error 
 		}
 		defer stop()
 		if want("mcp") {
-			if err := stdioPart(res, n, bin, ws, live); err != nil {
+			if err := stdioPart(res, calls, bin, ws, live); err != nil {
 				return err
 			}
 		}
 		if want("http") {
-			if err := httpPart(res, n, bin, live, ws); err != nil {
+			if err := httpPart(res, calls, bin, live, ws); err != nil {
 				return err
 			}
 		}
