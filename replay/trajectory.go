@@ -43,6 +43,7 @@ type Header struct {
 type Writer struct {
 	w   *bufio.Writer
 	seq int64
+	buf []byte // an event's line, written by hand (Event.AppendJSON)
 }
 
 // NewWriter writes the header and returns a writer for the events.
@@ -65,7 +66,10 @@ func (tw *Writer) Write(ev event.Event) error {
 		return fmt.Errorf("trajectory: seq %d after %d", ev.Seq, tw.seq)
 	}
 	tw.seq = ev.Seq
-	if err := tw.line(ev); err != nil {
+	if b, ok := ev.AppendJSON(tw.buf[:0]); ok {
+		tw.buf = append(b, '\n')
+		tw.w.Write(tw.buf)
+	} else if err := tw.line(ev); err != nil {
 		return err
 	}
 	return tw.w.Flush()
