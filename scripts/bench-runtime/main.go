@@ -30,6 +30,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -299,21 +300,40 @@ func initialize(c *client.Client, version string) error {
 // alternate times n round trips of req through each client, taking turns
 // (so all see the machine in the same state), and returns their medians.
 func alternate(n int, req mcp.CallToolRequest, clients ...*client.Client) ([]time.Duration, error) {
-	times := make([][]time.Duration, len(clients))
+	return inTurns(n, len(clients), func(k int) (time.Duration, error) {
+		t0 := time.Now()
+		_, err := clients[k].CallTool(context.Background(), req)
+		return time.Since(t0), err
+	})
+}
+
+// inTurns times n rounds of call, once for each of ways ways per round,
+// in an order shuffled each round (seeded, so every run takes the same
+// orders): what a way leaves running after its call (a hub recording it)
+// then falls on every other way alike, not on the one after it. It
+// returns addedTimes of the rounds.
+func inTurns(n, ways int, call func(way int) (time.Duration, error)) ([]time.Duration, error) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	order := make([]int, ways)
+	for k := range order {
+		order[k] = k
+	}
+	times := make([][]time.Duration, ways)
 	for i := 0; i < n; i++ {
-		for k, c := range clients {
-			t0 := time.Now()
-			if _, err := c.CallTool(context.Background(), req); err != nil {
+		rng.Shuffle(ways, func(a, b int) { order[a], order[b] = order[b], order[a] })
+		for _, k := range order {
+			d, err := call(k)
+			if err != nil {
 				return nil, err
 			}
-			times[k] = append(times[k], time.Since(t0))
+			times[k] = append(times[k], d)
 		}
 	}
 	return addedTimes(times), nil
 }
 
 // addedTimes is the first way's median, then each other's added time:
-// the median of its call less the first way's call just before it (see
+// the median of its call less the first way's call in the same round (see
 // paired).
 func addedTimes(times [][]time.Duration) []time.Duration {
 	out := []time.Duration{median(append([]time.Duration(nil), times[0]...))}

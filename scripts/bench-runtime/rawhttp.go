@@ -111,15 +111,11 @@ func rawTimes(n int, bases ...string) ([]time.Duration, error) {
 		defer c.c.Close()
 		cs = append(cs, c)
 	}
-	times := make([][]time.Duration, len(cs))
-	for i := 0; i < n; i++ {
-		for k, c := range cs {
-			d, err := c.call()
-			if err != nil {
-				return nil, fmt.Errorf("raw HTTP call through %s: %v", bases[k], err)
-			}
-			times[k] = append(times[k], d)
+	return inTurns(n, len(cs), func(k int) (time.Duration, error) {
+		d, err := cs[k].call()
+		if err != nil {
+			return 0, fmt.Errorf("raw HTTP call through %s: %v", bases[k], err)
 		}
-	}
-	return addedTimes(times), nil
+		return d, nil
+	})
 }
