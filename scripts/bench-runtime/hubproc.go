@@ -53,42 +53,48 @@ func hubHelper(args []string) {
 	io.Copy(io.Discard, os.Stdin)
 }
 
-// hubProcess starts helperHub and returns its socket; stop ends it.
-func hubProcess(ws, mode, shim string) (sock string, stop func(), err error) {
+// helperProc is a helper process serving a socket.
+type helperProc struct {
+	sock string
+	pid  int
+	stop func() // closes its stdin and waits for it
+}
+
+// hubProcess starts helperHub.
+func hubProcess(ws, mode, shim string) (*helperProc, error) {
 	return socketHelper("the hub process", helperHub, ws, mode, shim)
 }
 
-// listenerProcess starts a listener helper (helperListener, helperEcho)
-// and returns its socket and how to stop it.
-func listenerProcess(kind string) (string, func(), error) {
+// listenerProcess starts a listener helper (helperListener, helperEcho).
+func listenerProcess(kind string) (*helperProc, error) {
 	return socketHelper("the listener", kind)
 }
 
 // socketHelper starts this program as the helper args name, which prints
-// its socket and serves until its stdin closes; stop closes it and waits.
-func socketHelper(what string, args ...string) (sock string, stop func(), err error) {
+// its socket and serves until its stdin closes.
+func socketHelper(what string, args ...string) (*helperProc, error) {
 	self, err := os.Executable()
 	if err != nil {
-		return "", nil, err
+		return nil, err
 	}
 	cmd := exec.Command(self, args...)
 	cmd.Stderr = os.Stderr
 	in, err := cmd.StdinPipe()
 	if err != nil {
-		return "", nil, err
+		return nil, err
 	}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
-		return "", nil, err
+		return nil, err
 	}
 	if err := cmd.Start(); err != nil {
-		return "", nil, err
+		return nil, err
 	}
 	line, err := bufio.NewReader(out).ReadString('\n')
 	if err != nil {
 		cmd.Process.Kill()
 		cmd.Wait()
-		return "", nil, fmt.Errorf("%s: %v", what, err)
+		return nil, fmt.Errorf("%s: %v", what, err)
 	}
-	return strings.TrimSpace(line), func() { in.Close(); cmd.Wait() }, nil
+	return &helperProc{sock: strings.TrimSpace(line), pid: cmd.Process.Pid, stop: func() { in.Close(); cmd.Wait() }}, nil
 }

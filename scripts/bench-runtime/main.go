@@ -139,18 +139,18 @@ func run(res *results, n, calls int, corpus string, want func(part string) bool)
 		res.target(figure{Target: "grep -rn through the shim / direct", Value: ratio, Unit: "×", Floor: 1, FloorIs: "direct", Budget: 1.03, Runs: runs})
 	}
 	if want("mcp") || want("http") {
-		live, stop, err := hubProcess(ws, "live", filepath.Join(bin, "swetouch-shim"))
+		live, err := hubProcess(ws, "live", filepath.Join(bin, "swetouch-shim"))
 		if err != nil {
 			return err
 		}
-		defer stop()
+		defer live.stop()
 		if want("mcp") {
 			if err := stdioPart(res, calls, bin, ws, live); err != nil {
 				return err
 			}
 		}
 		if want("http") {
-			if err := httpPart(res, calls, bin, live, ws); err != nil {
+			if err := httpPart(res, calls, bin, live.sock, ws); err != nil {
 				return err
 			}
 		}
@@ -195,7 +195,7 @@ func shellParts(res *results, n int, tmp, ws, bash, shim string, env []string) e
 	return nil
 }
 
-func stdioPart(res *results, n int, bin, ws, live string) error {
+func stdioPart(res *results, n int, bin, ws string, live *helperProc) error {
 	fs, err := agents.FindAgent("mcp-server-filesystem")
 	if err != nil {
 		fmt.Println("MCP tools/call: skipped (", err, ")")
@@ -215,20 +215,20 @@ func stdioPart(res *results, n int, bin, ws, live string) error {
 	}
 	// a hub in a process of its own, as in a run, that neither watches
 	// nor records
-	bare, stopBare, err := hubProcess(ws, "bare", "")
+	bare, err := hubProcess(ws, "bare", "")
 	if err != nil {
 		return err
 	}
-	defer stopBare()
+	defer bare.stop()
 	// the least a hub can be: a process that reads what it is told
-	listener, stopListener, err := listenerProcess(helperListener)
+	listener, err := listenerProcess(helperListener)
 	if err != nil {
 		return err
 	}
-	defer stopListener()
+	defer listener.stop()
 	// all six ways take turns, so each sees the machine as the others do
-	t, err := mcpTimes(n, ws, []string{fs, ws}, relay(live), []string{self, helperPipe, fs, ws}, relay(""), relay(bare),
-		[]string{self, helperPipeTold, listener, fs, ws})
+	t, cpu, err := mcpTimes(n, ws, []int{live.pid, bare.pid, listener.pid}, []string{fs, ws}, relay(live.sock), []string{self, helperPipe, fs, ws}, relay(""), relay(bare.sock),
+		[]string{self, helperPipeTold, listener.sock, fs, ws})
 	if err != nil {
 		return err
 	}
@@ -238,9 +238,14 @@ func stdioPart(res *results, n int, bin, ws, live string) error {
 	res.say("  the relay with no session: added %.0f µs (the relay's own share %.0f µs)", alone, alone-floor)
 	res.say("  with a hub that neither watches nor records: added %.0f µs (the round trips %.0f µs); the live hub's watching and recording %.0f µs", bareHub, bareHub-alone, withHub-bareHub)
 	res.say("  floor of any relay that tells a hub: the pipe copy writing a line to a process that only reads them, before each request and after each result, added %.0f µs (%.2f× the pipe copy's); the relay with the live hub adds %.2f× that", told, told/floor, withHub/told)
+	// cpu: the ways' own processes (the server aside), then the live
+	// hub, the bare hub and the listener
+	res.say("  CPU per call: the relay %.0f µs with the live hub (the hub %.0f µs), %.0f with the bare hub (the hub %.0f), %.0f with no session; the pipe copy %.0f; the telling pipe copy %.0f (its listener %.0f)",
+		cpu[1], cpu[6], cpu[4], cpu[7], cpu[3], cpu[2], cpu[5], cpu[8])
 	res.target(figure{Target: "MCP stdio added, live hub", Value: withHub, Unit: "µs", Floor: told, FloorIs: "pipe copy telling a listener", Budget: 60, Runs: n})
 	res.target(figure{Target: "MCP stdio added / pipe-copy floor", Value: withHub / floor, Unit: "×", Floor: told / floor, FloorIs: "pipe copy telling a listener", Budget: 1.6, Runs: n})
 	res.target(figure{Target: "MCP stdio added / pipe copy telling a listener", Value: withHub / told, Unit: "×", Floor: 1, FloorIs: "pipe copy telling a listener", Budget: 1.6, Runs: n})
+	res.target(figure{Target: "MCP stdio CPU/call, relay+hub / telling floor", Value: (cpu[1] + cpu[6]) / (cpu[5] + cpu[8]), Unit: "×", Floor: 1, FloorIs: "the telling pipe copy and its listener", Runs: n, Info: true})
 	return nil
 }
 
@@ -265,27 +270,38 @@ func watchPart(res *results, tmp string) error {
 
 // mcpTimes times n tools/call round trips to the filesystem server
 // through each way of starting it (a command line each), alternating, as
-// alternate reports them.
-func mcpTimes(n int, ws string, ways ...[]string) ([]time.Duration, error) {
+// alternate reports them, and gives the CPU per call of each way's own
+// process (0 for the first, the server itself), then of each of also's.
+func mcpTimes(n int, ws string, also []int, ways ...[]string) ([]time.Duration, []float64, error) {
 	var clients []*client.Client
 	defer func() {
 		for _, c := range clients {
 			c.Close()
 		}
 	}()
-	for _, w := range ways {
+	var pids []int
+	for i, w := range ways {
+		before := childPids()
 		c, err := client.NewStdioMCPClient(w[0], os.Environ(), w[1:]...)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		clients = append(clients, c)
 		if err := initialize(c, mcp.LATEST_PROTOCOL_VERSION); err != nil {
-			return nil, err
+			return nil, nil, err
+		}
+		if i == 0 {
+			pids = append(pids, 0)
+		} else {
+			pids = append(pids, newChild(before))
 		}
 	}
 	req := mcp.CallToolRequest{}
 	req.Params.Name, req.Params.Arguments = "list_allowed_directories", map[string]any{}
-	return alternate(n, req, clients...)
+	var m cpuMeter
+	m.start(append(pids, also...)...)
+	t, err := alternate(n, req, clients...)
+	return t, m.perCall(n), err
 }
 
 // initialize opens an MCP session on c.
@@ -421,11 +437,12 @@ int main(int argc, char **argv) {
 // askingFloor measures the C floor that also asks a listener, which
 // answers every line at once, before the command and tells it after.
 func askingFloor(res *results, n int, tmp, ws, bash string, shim paired) error {
-	sock, stop, err := listenerProcess(helperEcho)
+	echo, err := listenerProcess(helperEcho)
 	if err != nil {
 		return err
 	}
-	defer stop()
+	defer echo.stop()
+	sock := echo.sock
 	floor, err := cFloor(tmp, bash, true)
 	if err != nil {
 		return err

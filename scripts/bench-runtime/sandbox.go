@@ -48,11 +48,12 @@ func sandboxPart(res *results, n int, bin, ws string, host *session.Host, env []
 	if err != nil {
 		return err
 	}
-	sock, stop, err := listenerProcess(helperEcho)
+	echo, err := listenerProcess(helperEcho)
 	if err != nil {
 		return err
 	}
-	defer stop()
+	defer echo.stop()
+	sock := echo.sock
 	helper := func() *exec.Cmd {
 		cmd := exec.Command(self, helperPairs, strconv.Itoa(n), ws, bash, filepath.Join(host.ShimDir, "bash"), floor, asking)
 		cmd.Env = append(env, "TMPDIR=/tmp", "BENCH_ASK_SOCKET="+sock)
