@@ -375,3 +375,59 @@ func (p *Lexer) Fields(field func(key string) error) error {
 		return field(strings.ToLower(key))
 	})
 }
+
+// maxAnyDepth bounds the nesting Any reads (encoding/json refuses more
+// than 10,000 levels; far below that, both read alike).
+const maxAnyDepth = 1000
+
+// Any reads a value as json.Unmarshal reads one into an any: objects as
+// map[string]any (the last of a repeated key kept), arrays as []any,
+// numbers as float64. A number out of float64's range, where Unmarshal
+// fails, and nesting past maxAnyDepth are ErrUnsupported.
+func (p *Lexer) Any() (any, error) { return p.anyAt(0) }
+
+func (p *Lexer) anyAt(depth int) (any, error) {
+	if depth > maxAnyDepth {
+		return nil, ErrUnsupported
+	}
+	switch c := p.Peek(); {
+	case c == '{':
+		m := map[string]any{}
+		err := p.Object(func(key string) error {
+			v, err := p.anyAt(depth + 1)
+			m[strings.Clone(key)] = v // the key is the text's own bytes
+			return err
+		})
+		return m, err
+	case c == '[':
+		a := []any{}
+		err := p.Array(func() error {
+			v, err := p.anyAt(depth + 1)
+			a = append(a, v)
+			return err
+		})
+		return a, err
+	case c == '"':
+		var s string
+		err := p.Str(&s)
+		return s, err
+	case c == 't' || c == 'f':
+		var b bool
+		err := p.Bool(&b)
+		return b, err
+	case c == 'n':
+		if p.Null() {
+			return nil, nil
+		}
+		return nil, p.Fail("want a value")
+	}
+	raw, err := p.Raw()
+	if err != nil {
+		return nil, err
+	}
+	f, err := strconv.ParseFloat(string(raw), 64)
+	if err != nil {
+		return nil, ErrUnsupported
+	}
+	return f, nil
+}

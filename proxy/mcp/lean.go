@@ -97,8 +97,16 @@ func leanToolCall(params json.RawMessage) (toolCall, bool) {
 // arguments is the call's arguments decoded, for the classifier (nil
 // when they are not an object).
 func (c toolCall) arguments() map[string]any {
+	if len(c.args) == 0 {
+		return nil
+	}
+	p := jsonlex.New(c.args)
+	if v, err := p.Any(); err == nil && p.End() == nil {
+		m, _ := v.(map[string]any)
+		return m
+	}
 	var m map[string]any
-	if len(c.args) > 0 && json.Unmarshal(c.args, &m) != nil {
+	if json.Unmarshal(c.args, &m) != nil {
 		return nil
 	}
 	return m

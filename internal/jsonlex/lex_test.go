@@ -1,0 +1,55 @@
+package jsonlex
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+)
+
+// FuzzAny: where Any reads a JSON text, it reads what json.Unmarshal
+// reads into an any.
+func FuzzAny(f *testing.F) {
+	for _, s := range []string{`{"path":"/ws/a.py","head":10}`, `[1,"x",null,true,{"a":[]}]`, `{"a":1,"a":{"b":2}}`,
+		`"\u00e9\ud83d\ude00\ud800"`, `-0.5e-3`, `1e400`, `{"\xff":1}`, `{"K":1,"k":2}`, ` null `, `{"a":[[[]]]}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, text []byte) {
+		if !json.Valid(text) {
+			return
+		}
+		p := New(text)
+		got, err := p.Any()
+		if err == nil {
+			err = p.End()
+		}
+		var want any
+		werr := json.Unmarshal(text, &want)
+		if err != nil {
+			if werr == nil && (err != ErrUnsupported || !deep(text)) {
+				t.Fatalf("%q: Any fails (%v) where Unmarshal reads %v", text, err, want)
+			}
+			return
+		}
+		if werr != nil {
+			t.Fatalf("%q: Any reads %v where Unmarshal fails: %v", text, got, werr)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q:\n got %#v\nwant %#v", text, got, want)
+		}
+	})
+}
+
+// deep reports whether a text nests past what Any reads.
+func deep(text []byte) bool {
+	depth, most := 0, 0
+	for _, c := range text {
+		switch c {
+		case '[', '{':
+			depth++
+			most = max(most, depth)
+		case ']', '}':
+			depth--
+		}
+	}
+	return most > maxAnyDepth
+}
