@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"os"
 	"runtime"
 	"sync/atomic"
 	"syscall"
@@ -118,5 +119,28 @@ func TestBeginAwaitsUnreadEnd(t *testing.T) {
 	}
 	if s := h.Status(); s.Steps != 2 || s.Running != 1 {
 		t.Errorf("status %+v: want 2 steps done, 1 running", s)
+	}
+}
+
+// TestPeerIdentity: the raw reads of a client's pid and executable say
+// what the kernel and /proc say, and a process gone is an error.
+func TestPeerIdentity(t *testing.T) {
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(fds[0])
+	defer syscall.Close(fds[1])
+	pid, err := peerPid(fds[0])
+	if err != nil || pid != os.Getpid() {
+		t.Fatalf("peer pid %d, %v; want %d", pid, err, os.Getpid())
+	}
+	exe, err := exeOf(pid)
+	want, _ := os.Readlink("/proc/self/exe")
+	if err != nil || exe != want {
+		t.Fatalf("exe %q, %v; want %q", exe, err, want)
+	}
+	if _, err := exeOf(1 << 30); err == nil {
+		t.Error("the executable of a pid no process has was read")
 	}
 }

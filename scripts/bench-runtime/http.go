@@ -242,12 +242,12 @@ func nullListener(answer bool) {
 				continue
 			}
 			go func() {
-				r := bufio.NewReader(c)
+				r, w := bufio.NewReader(quietio.Reader(c)), quietio.Writer(c)
 				for {
 					if _, err := r.ReadSlice('\n'); err != nil {
 						return
 					}
-					c.Write([]byte("{}\n"))
+					w.Write([]byte("{}\n"))
 				}
 			}()
 		}

@@ -61,7 +61,7 @@ func main() {
 	if len(os.Args) > 1 && helper(os.Args[1:]) {
 		return
 	}
-	n := flag.Int("n", 300, "runs of each trivial command")
+	n := flag.Int("n", 1000, "runs of each trivial command (300 left the shim's ratio to its floor moving by a third from run to run)")
 	calls := flag.Int("calls", 1500, "MCP calls through each way of the relays' parts (they take turns call by call)")
 	only := flag.String("only", "", "measure only these parts (comma-separated: shell, grep, mcp, http, watch, sandbox, classify)")
 	asJSON := flag.Bool("json", false, "print the targets' figures as JSON on stdout (the detail goes to stderr)")
