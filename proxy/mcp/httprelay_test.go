@@ -3,7 +3,9 @@ package mcp
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -44,6 +46,63 @@ func FuzzFraming(f *testing.F) {
 		w.Flush()
 		if err == nil && h.has("transfer-encoding", "chunked") && !stream && !bytes.HasPrefix(rest, out.Bytes()) {
 			t.Fatalf("a chunked body copied as %q from %q", out.Bytes(), rest)
+		}
+	})
+}
+
+// readHeadByLines is readHead as it was, a string per line: the reading
+// readHead keeps.
+func readHeadByLines(br *bufio.Reader) (*head, error) {
+	h := &head{}
+	for total := 0; ; {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			return nil, err
+		}
+		if total += len(line); total > 1<<20 {
+			return nil, errors.New("header too large")
+		}
+		line = strings.TrimRight(line, "\r\n")
+		switch {
+		case line == "" && h.first == "":
+			continue
+		case line == "":
+			return h, nil
+		case h.first == "":
+			h.first = line
+		default:
+			h.lines = append(h.lines, line)
+		}
+	}
+}
+
+// FuzzReadHead: readHead reads every head, and what follows it, as the
+// line by line reading did, with a buffer smaller than some lines.
+func FuzzReadHead(f *testing.F) {
+	for _, s := range []string{
+		"POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}",
+		"\r\n\r\nHTTP/1.1 200 OK\r\nA: b\r\n\r\nrest", "GET / HTTP/1.1\nX: y\n\n", "HTTP/1.1 200 OK\r\nA: " + strings.Repeat("v", 40) + "\r\n\r\n",
+		"no end", "A\r\r\n\r\n", "",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		a, b := bufio.NewReaderSize(bytes.NewReader(in), 16), bufio.NewReaderSize(bytes.NewReader(in), 16)
+		got, gerr := readHead(a)
+		want, werr := readHeadByLines(b)
+		if (gerr == nil) != (werr == nil) {
+			t.Fatalf("%q: error %v, want %v", in, gerr, werr)
+		}
+		if gerr != nil {
+			return
+		}
+		if got.first != want.first || !slices.Equal(got.lines, want.lines) {
+			t.Fatalf("%q:\n got %q %q\nwant %q %q", in, got.first, got.lines, want.first, want.lines)
+		}
+		ra, _ := io.ReadAll(a)
+		rb, _ := io.ReadAll(b)
+		if !bytes.Equal(ra, rb) {
+			t.Fatalf("%q: left %q, want %q", in, ra, rb)
 		}
 	})
 }
