@@ -256,8 +256,42 @@ type head struct {
 
 // readHead reads a start line and headers, up to the blank line. The
 // head's text is copied once, and its lines are pieces of that copy (a
-// string per line cost a fifth of the HTTP relay's CPU per call).
+// string per line cost a fifth of the HTTP relay's CPU per call); a head
+// that came whole, as nearly every one does, is taken from the buffer
+// as it lies.
 func readHead(br *bufio.Reader) (*head, error) {
+	if _, err := br.Peek(1); err != nil {
+		return nil, err
+	}
+	if buf, _ := br.Peek(br.Buffered()); buf[0] != '\r' && buf[0] != '\n' {
+		if text, n := headIn(buf); n > 0 {
+			h := splitHead(string(text))
+			br.Discard(n)
+			return h, nil
+		}
+	}
+	return readHeadByParts(br)
+}
+
+// headIn finds a whole head at the start of buf: its text up to the blank
+// line, and how many bytes it takes with that line (0: not all here).
+func headIn(buf []byte) (text []byte, n int) {
+	for start := 0; start < len(buf) && start <= 1<<20; {
+		i := bytes.IndexByte(buf[start:], '\n')
+		if i < 0 {
+			return nil, 0
+		}
+		if start > 0 && len(trimEOL(buf[start:start+i+1])) == 0 {
+			return buf[:start], start + i + 1
+		}
+		start += i + 1
+	}
+	return nil, 0
+}
+
+// readHeadByParts is readHead for a head that has not all come: line by
+// line, into one copy.
+func readHeadByParts(br *bufio.Reader) (*head, error) {
 	var raw []byte
 	start := 0 // where the line being read starts in raw
 	for total := 0; ; {
@@ -272,7 +306,7 @@ func readHead(br *bufio.Reader) (*head, error) {
 		if err != nil {
 			return nil, err
 		}
-		switch l := bytes.TrimRight(raw[start:], "\r\n"); {
+		switch l := trimEOL(raw[start:]); {
 		case len(l) == 0 && start == 0:
 			raw = raw[:0] // a stray line end between messages
 		case len(l) == 0:
@@ -283,13 +317,21 @@ func readHead(br *bufio.Reader) (*head, error) {
 	}
 }
 
+// trimEOL cuts the \r and \n a line ends with.
+func trimEOL[T string | []byte](l T) T {
+	for len(l) > 0 && (l[len(l)-1] == '\n' || l[len(l)-1] == '\r') {
+		l = l[:len(l)-1]
+	}
+	return l
+}
+
 // splitHead is a head from its text (every line ending in \n).
 func splitHead(text string) *head {
 	h := &head{lines: make([]string, 0, strings.Count(text, "\n"))}
 	for text != "" {
 		line, rest, _ := strings.Cut(text, "\n")
 		text = rest
-		line = strings.TrimRight(line, "\r\n")
+		line = trimEOL(line)
 		if h.first == "" {
 			h.first = line
 			continue

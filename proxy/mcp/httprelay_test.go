@@ -84,10 +84,15 @@ func FuzzReadHead(f *testing.F) {
 		"\r\n\r\nHTTP/1.1 200 OK\r\nA: b\r\n\r\nrest", "GET / HTTP/1.1\nX: y\n\n", "HTTP/1.1 200 OK\r\nA: " + strings.Repeat("v", 40) + "\r\n\r\n",
 		"no end", "A\r\r\n\r\n", "",
 	} {
-		f.Add([]byte(s))
+		f.Add([]byte(s), false)
+		f.Add([]byte(s), true)
 	}
-	f.Fuzz(func(t *testing.T, in []byte) {
-		a, b := bufio.NewReaderSize(bytes.NewReader(in), 16), bufio.NewReaderSize(bytes.NewReader(in), 16)
+	f.Fuzz(func(t *testing.T, in []byte, big bool) {
+		size := 16 // shorter than some lines: read by parts
+		if big {
+			size = 4096 // the whole head in the buffer: taken as it lies
+		}
+		a, b := bufio.NewReaderSize(bytes.NewReader(in), size), bufio.NewReaderSize(bytes.NewReader(in), size)
 		got, gerr := readHead(a)
 		want, werr := readHeadByLines(b)
 		if (gerr == nil) != (werr == nil) {
