@@ -50,8 +50,21 @@ func (p *Lexer) End() error {
 
 // Lexer walks one JSON text.
 type Lexer struct {
-	b []byte
-	i int
+	b     []byte
+	i     int
+	depth int // objects and arrays open now
+}
+
+// maxDepth bounds the nesting a Lexer reads: encoding/json refuses more
+// than 10,000 levels, and far below that both read alike.
+const maxDepth = 1000
+
+// enter opens an object or array, refusing one past maxDepth.
+func (p *Lexer) enter() error {
+	if p.depth++; p.depth > maxDepth {
+		return ErrUnsupported
+	}
+	return nil
 }
 
 // Fail is the error of a text that is not what the reader wants here.
@@ -106,11 +119,11 @@ func (p *Lexer) Int64(v *int64) error {
 		return nil
 	}
 	p.Peek()
-	start := p.i
-	for p.i < len(p.b) && (p.b[p.i] == '-' || p.b[p.i] == '+' || p.b[p.i] == '.' || p.b[p.i] == 'e' || p.b[p.i] == 'E' || p.b[p.i] >= '0' && p.b[p.i] <= '9') {
-		p.i++
+	raw, err := p.number()
+	if err != nil {
+		return err
 	}
-	n, err := strconv.ParseInt(string(p.b[start:p.i]), 10, 64)
+	n, err := strconv.ParseInt(string(raw), 10, 64) // a fraction or an exponent fails, as in encoding/json
 	if err != nil {
 		return p.Fail("want an integer")
 	}
@@ -240,6 +253,10 @@ func (p *Lexer) Object(field func(key string) error) error {
 	if p.Peek() != '{' {
 		return p.Fail("want an object")
 	}
+	defer func() { p.depth-- }()
+	if err := p.enter(); err != nil {
+		return err
+	}
 	p.i++
 	if p.Peek() == '}' {
 		p.i++
@@ -274,6 +291,10 @@ func (p *Lexer) Array(elem func() error) error {
 	if p.Peek() != '[' {
 		return p.Fail("want an array")
 	}
+	defer func() { p.depth-- }()
+	if err := p.enter(); err != nil {
+		return err
+	}
 	p.i++
 	if p.Peek() == ']' {
 		p.i++
@@ -295,6 +316,46 @@ func (p *Lexer) Array(elem func() error) error {
 	}
 }
 
+// number reads a number as JSON writes one, strictly:
+// -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
+func (p *Lexer) number() ([]byte, error) {
+	b, i := p.b, p.i
+	digits := func() bool {
+		j := i
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		return i > j
+	}
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case !digits():
+		return nil, p.Fail("bad number")
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if !digits() {
+			return nil, p.Fail("bad number")
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if !digits() {
+			return nil, p.Fail("bad number")
+		}
+	}
+	raw := b[p.i:i]
+	p.i = i
+	return raw, nil
+}
+
 // Skip reads any value.
 func (p *Lexer) Skip() error {
 	switch c := p.Peek(); {
@@ -307,14 +368,8 @@ func (p *Lexer) Skip() error {
 	case p.literal("true") || p.literal("false") || p.Null():
 		return nil
 	case c == '-' || c >= '0' && c <= '9':
-		start := p.i
-		for p.i < len(p.b) && strings.IndexByte("+-.eE0123456789", p.b[p.i]) >= 0 {
-			p.i++
-		}
-		if _, err := strconv.ParseFloat(string(p.b[start:p.i]), 64); err != nil {
-			return p.Fail("bad number")
-		}
-		return nil
+		_, err := p.number()
+		return err
 	}
 	return p.Fail("want a value")
 }
@@ -376,25 +431,16 @@ func (p *Lexer) Fields(field func(key string) error) error {
 	})
 }
 
-// maxAnyDepth bounds the nesting Any reads (encoding/json refuses more
-// than 10,000 levels; far below that, both read alike).
-const maxAnyDepth = 1000
-
 // Any reads a value as json.Unmarshal reads one into an any: objects as
 // map[string]any (the last of a repeated key kept), arrays as []any,
 // numbers as float64. A number out of float64's range, where Unmarshal
-// fails, and nesting past maxAnyDepth are ErrUnsupported.
-func (p *Lexer) Any() (any, error) { return p.anyAt(0) }
-
-func (p *Lexer) anyAt(depth int) (any, error) {
-	if depth > maxAnyDepth {
-		return nil, ErrUnsupported
-	}
+// fails, and nesting past maxDepth are ErrUnsupported.
+func (p *Lexer) Any() (any, error) {
 	switch c := p.Peek(); {
 	case c == '{':
 		m := map[string]any{}
 		err := p.Object(func(key string) error {
-			v, err := p.anyAt(depth + 1)
+			v, err := p.Any()
 			m[strings.Clone(key)] = v // the key is the text's own bytes
 			return err
 		})
@@ -402,7 +448,7 @@ func (p *Lexer) anyAt(depth int) (any, error) {
 	case c == '[':
 		a := []any{}
 		err := p.Array(func() error {
-			v, err := p.anyAt(depth + 1)
+			v, err := p.Any()
 			a = append(a, v)
 			return err
 		})

@@ -39,7 +39,7 @@ func FuzzAny(f *testing.F) {
 	})
 }
 
-// deep reports whether a text nests past what Any reads.
+// deep reports whether a text nests past what a Lexer reads.
 func deep(text []byte) bool {
 	depth, most := 0, 0
 	for _, c := range text {
@@ -51,5 +51,5 @@ func deep(text []byte) bool {
 			depth--
 		}
 	}
-	return most > maxAnyDepth
+	return most > maxDepth
 }

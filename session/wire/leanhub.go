@@ -5,7 +5,6 @@ import (
 
 	"github.com/swetouch/swetouch/event"
 	"github.com/swetouch/swetouch/internal/jsonlex"
-	"github.com/swetouch/swetouch/internal/jsonvalid"
 )
 
 // The hub's side of the shim's two calls. A shim's begin and end reach a
@@ -20,9 +19,9 @@ import (
 // (another call, an event, bad JSON), which the caller hands to
 // encoding/json.
 func ParseRequest(line []byte) (req Request, ok bool) {
-	if !jsonvalid.Valid(line) {
-		return Request{}, false
-	}
+	// the lexer reads JSON strictly (its numbers by JSON's grammar, the
+	// whole line to its end), so a line it reads is one encoding/json
+	// reads: no pass of json.Valid first
 	p := jsonlex.New(line)
 	err := p.Fields(func(key string) error {
 		switch key {
@@ -95,7 +94,7 @@ func ParseRequest(line []byte) (req Request, ok bool) {
 		}
 		return p.Skip()
 	})
-	if err != nil || req.Op != "begin" && req.Op != "end" {
+	if err != nil || p.End() != nil || req.Op != "begin" && req.Op != "end" {
 		return Request{}, false
 	}
 	return req, true
