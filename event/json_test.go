@@ -3,6 +3,8 @@ package event
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
+	"slices"
 	"testing"
 	"time"
 )
@@ -65,6 +67,29 @@ func TestAppendJSONLeaves(t *testing.T) {
 	for _, ev := range []Event{{Kind: Intervention, Attempt: &Attempt{Order: 1}}, {Kind: Traffic, Raw: json.RawMessage(`{}`)}} {
 		if _, ok := ev.AppendJSON(nil); ok {
 			t.Errorf("%+v written by hand", ev)
+		}
+	}
+}
+
+// TestAppendJSONKnowsEveryField: a field added to Event, Scope or Output
+// must be written by AppendJSON too (or left to encoding/json, as
+// Attempt and Raw are); this lists what it writes.
+func TestAppendJSONKnowsEveryField(t *testing.T) {
+	for _, c := range []struct {
+		v     any
+		known []string
+	}{
+		{Event{}, []string{"Seq", "Time", "Source", "Actor", "Kind", "Scopes", "Step", "RecordedStep", "Action", "Command", "Tool", "Exit", "Output", "Diff", "Text", "Note", "Attempt", "Raw"}},
+		{Scope{}, []string{"Path", "Start", "End", "Precision"}},
+		{Output{}, []string{"Text", "Head", "Tail", "Elided", "Bytes", "SHA256"}},
+	} {
+		typ := reflect.TypeOf(c.v)
+		var fields []string
+		for i := range typ.NumField() {
+			fields = append(fields, typ.Field(i).Name)
+		}
+		if !slices.Equal(fields, c.known) {
+			t.Errorf("%s has fields %v; AppendJSON writes %v: teach it the new ones, in order", typ.Name(), fields, c.known)
 		}
 	}
 }
