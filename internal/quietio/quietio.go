@@ -65,6 +65,8 @@ func Writer(w io.Writer) io.Writer {
 		return w
 	case nb:
 		return writer{file{rc}}
+	case !noWaitWrites:
+		return w
 	}
 	return &noWait{rc: rc, w: w}
 }
@@ -137,14 +139,14 @@ func (f file) read(p []byte) (int, error) {
 	var errno syscall.Errno
 	err := f.rc.Read(func(fd uintptr) bool {
 		for {
-			r, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(unsafe.SliceData(p))), uintptr(len(p)))
+			r, e := sysRead(fd, p)
 			switch e {
 			case syscall.EINTR:
 				continue
 			case syscall.EAGAIN:
 				return false // the poller waits for it
 			}
-			n, errno = int(r), e
+			n, errno = r, e
 			return true
 		}
 	})
@@ -164,11 +166,10 @@ func (f file) write(p []byte) (int, error) {
 	var errno syscall.Errno
 	err := f.rc.Write(func(fd uintptr) bool {
 		for written < len(p) {
-			rest := p[written:]
-			r, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(unsafe.SliceData(rest))), uintptr(len(rest)))
+			r, e := sysWrite(fd, p[written:])
 			switch e {
 			case 0:
-				written += int(r)
+				written += r
 			case syscall.EINTR:
 			case syscall.EAGAIN:
 				return false // full: the poller waits for room

@@ -64,7 +64,7 @@ func TestWrap(t *testing.T) {
 		{"poller's pipe, read end", Reader(pr), pr, true},
 		{"poller's pipe, write end", Writer(pw), pw, true},
 		{"blocking pipe, read end", Reader(br), br, false},
-		{"blocking pipe, write end", Writer(bw), bw, true},
+		{"blocking pipe, write end", Writer(bw), bw, noWaitWrites}, // a race build writes it as it is
 		{"not a descriptor, read", Reader(&buf), &buf, false},
 		{"not a descriptor, write", Writer(&buf), &buf, false},
 	} {
