@@ -1,6 +1,7 @@
 // Package jsonvalid checks that a text is JSON, as json.Valid does,
-// without its scanner's call per byte: the relays and the hub check every
-// message they read.
+// without its scanner's call per byte: the relays check every message
+// they read (the hub reads its lines with internal/jsonlex, which checks
+// them as it goes).
 package jsonvalid
 
 // Valid reports whether b is one JSON value, as json.Valid does (grammar
