@@ -425,6 +425,7 @@ func RunStdio(cmd *exec.Cmd, r *Relay, stdin io.Reader, stdout io.Writer) (int, 
 	}()
 	var later Later
 	proxy.PipeThen(quietio.Writer(stdout), quietio.Reader(out), func(line []byte) []byte { return r.FromServerLater("", line, &later) }, later.Send)
+	later.Send() // what a failed write to the client held back: the calls still ended
 	err = cmd.Wait()
 	r.Wait()
 	return proxy.ExitStatus(cmd, err)
