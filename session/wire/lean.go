@@ -4,10 +4,10 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/swetouch/swetouch/event"
 	"github.com/swetouch/swetouch/internal/jsonlex"
+	"github.com/swetouch/swetouch/internal/jsonout"
 )
 
 // The shim is a fresh process per command, and encoding/json builds its
@@ -27,14 +27,14 @@ func leanLine(req Request) (line []byte, ok bool) {
 		b = append(b, `{"op":"begin",`...)
 		b = appendKey(b, req)
 		b = append(b, `"begin":{"command":`...)
-		b = appendString(b, req.Begin.Command)
+		b = jsonout.AppendString(b, req.Begin.Command)
 		if req.Begin.Cwd != "" {
 			b = append(b, `,"cwd":`...)
-			b = appendString(b, req.Begin.Cwd)
+			b = jsonout.AppendString(b, req.Begin.Cwd)
 		}
 		if req.Begin.Source != "" {
 			b = append(b, `,"source":`...)
-			b = appendString(b, req.Begin.Source)
+			b = jsonout.AppendString(b, req.Begin.Source)
 		}
 		b = append(b, "}}\n"...)
 	case req.Op == "end" && req.End != nil && plainEvents(req.End.Events) && (!req.NoReply || req.Key != ""):
@@ -62,7 +62,7 @@ func leanLine(req Request) (line []byte, ok bool) {
 				if i > 0 {
 					b = append(b, ',')
 				}
-				b = appendEvent(b, ev)
+				b, _ = ev.AppendJSON(b) // plain: never left to encoding/json
 			}
 			b = append(b, ']')
 		}
@@ -74,8 +74,8 @@ func leanLine(req Request) (line []byte, ok bool) {
 }
 
 // plainEvents reports whether events hold only what an adapter's
-// classification sets (kind, scopes, the strings), which appendEvent
-// writes: a relay's tool call ends with such events every call.
+// classification sets (kind, scopes, the strings), which the hub reads by
+// hand: a relay's tool call ends with such events every call.
 func plainEvents(evs []event.Event) bool {
 	for _, ev := range evs {
 		if !ev.Time.IsZero() || ev.Step != nil || ev.RecordedStep != nil || ev.Exit != nil || ev.Output != nil ||
@@ -86,63 +86,13 @@ func plainEvents(evs []event.Event) bool {
 	return true
 }
 
-// appendEvent writes a plain event (plainEvents) as encoding/json reads it.
-func appendEvent(b []byte, ev event.Event) []byte {
-	b = append(b, `{"seq":`...)
-	b = strconv.AppendInt(b, ev.Seq, 10)
-	b = append(b, `,"kind":`...)
-	b = appendString(b, string(ev.Kind))
-	if len(ev.Scopes) > 0 {
-		b = append(b, `,"scopes":[`...)
-		for i, sc := range ev.Scopes {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, '{')
-			first := true
-			field := func(name string) {
-				if !first {
-					b = append(b, ',')
-				}
-				first = false
-				b = append(b, `"`+name+`":`...)
-			}
-			if sc.Path != "" {
-				field("path")
-				b = appendString(b, sc.Path)
-			}
-			if sc.Start != 0 {
-				field("start")
-				b = strconv.AppendInt(b, int64(sc.Start), 10)
-			}
-			if sc.End != 0 {
-				field("end")
-				b = strconv.AppendInt(b, int64(sc.End), 10)
-			}
-			if sc.Precision != "" {
-				field("precision")
-				b = appendString(b, string(sc.Precision))
-			}
-			b = append(b, '}')
-		}
-		b = append(b, ']')
-	}
-	if ev.Action != 0 {
-		b = append(b, `,"action":`...)
-		b = strconv.AppendInt(b, int64(ev.Action), 10)
-	}
-	b = appendStrings(b, [][2]string{{"source", ev.Source}, {"actor", string(ev.Actor)}, {"command", ev.Command},
-		{"tool", ev.Tool}, {"diff", ev.Diff}, {"text", ev.Text}, {"note", ev.Note}})
-	return append(b, '}')
-}
-
 // appendStrings writes each named string that is not empty as a field,
 // each after a comma (omitempty's rule).
 func appendStrings(b []byte, fields [][2]string) []byte {
 	for _, f := range fields {
 		if f[1] != "" {
 			b = append(b, `,"`+f[0]+`":`...)
-			b = appendString(b, f[1])
+			b = jsonout.AppendString(b, f[1])
 		}
 	}
 	return b
@@ -156,49 +106,10 @@ func appendKey(b []byte, req Request) []byte {
 	}
 	if req.Key != "" {
 		b = append(b, `"key":`...)
-		b = appendString(b, req.Key)
+		b = jsonout.AppendString(b, req.Key)
 		b = append(b, ',')
 	}
 	return b
-}
-
-// appendString appends s as a JSON string, as encoding/json would read
-// it back: invalid UTF-8 becomes U+FFFD, as encoding/json writes it.
-func appendString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c == '"' || c == '\\':
-				b = append(b, '\\', c)
-			case c == '\n':
-				b = append(b, '\\', 'n')
-			case c == '\r':
-				b = append(b, '\\', 'r')
-			case c == '\t':
-				b = append(b, '\\', 't')
-			case c < 0x20:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			default:
-				b = append(b, c)
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
-		default:
-			b = append(b, s[i:i+size]...)
-		}
-		i += size
-	}
-	return append(b, '"')
 }
 
 // reply is a Response as the client reads it: Status stays raw until

@@ -5,6 +5,7 @@ import (
 
 	"github.com/swetouch/swetouch/event"
 	"github.com/swetouch/swetouch/internal/jsonlex"
+	"github.com/swetouch/swetouch/internal/jsonout"
 )
 
 // The hub's side of the shim's two calls. A shim's begin and end reach a
@@ -101,7 +102,8 @@ func ParseRequest(line []byte) (req Request, ok bool) {
 }
 
 // events reads an end's events, as encoding/json would, when they hold
-// only what an adapter's classification sets (appendEvent's fields); a
+// only what an adapter's classification sets (what plainEvents lets
+// through); a
 // field beyond those is jsonlex.ErrUnsupported.
 func events(p *jsonlex.Lexer, evs *[]event.Event) error {
 	return list(p, evs, func(ev *event.Event) error {
@@ -195,7 +197,7 @@ func AppendResponse(b []byte, r Response) ([]byte, bool) {
 	b = strconv.AppendBool(b, r.OK)
 	if r.Error != "" {
 		b = append(b, `,"error":`...)
-		b = appendString(b, r.Error)
+		b = jsonout.AppendString(b, r.Error)
 	}
 	if r.ID != 0 {
 		b = append(b, `,"id":`...)
@@ -210,7 +212,7 @@ func AppendResponse(b []byte, r Response) ([]byte, bool) {
 			b = append(b, `{"order":`...)
 			b = strconv.AppendInt(b, int64(m.Order), 10)
 			b = append(b, `,"text":`...)
-			b = appendString(b, m.Text)
+			b = jsonout.AppendString(b, m.Text)
 			b = append(b, '}')
 		}
 		b = append(b, ']')
