@@ -467,13 +467,20 @@ func (p *Lexer) Any() (any, error) {
 		}
 		return nil, p.Fail("want a value")
 	}
-	raw, err := p.Raw()
-	if err != nil {
-		return nil, err
+	_, f, err := p.Number()
+	return f, err
+}
+
+// Number reads a number: its text as it came and its value as a float64
+// (as json.Unmarshal reads one into an any). One out of float64's range,
+// which Unmarshal refuses, is ErrUnsupported.
+func (p *Lexer) Number() (raw []byte, f float64, err error) {
+	p.Peek()
+	if raw, err = p.number(); err != nil {
+		return nil, 0, err
 	}
-	f, err := strconv.ParseFloat(string(raw), 64)
-	if err != nil {
-		return nil, ErrUnsupported
+	if f, err = strconv.ParseFloat(string(raw), 64); err != nil {
+		return nil, 0, ErrUnsupported
 	}
-	return f, nil
+	return raw, f, nil
 }

@@ -96,10 +96,10 @@ func AppendFloat(dst []byte, f float64) []byte {
 // of a repeated key kept; numbers as float64); text must be valid JSON.
 // ok is false where encoding/json's reading is left to it: a key beyond
 // ASCII, a number out of float64's range (Unmarshal fails), nesting past
-// maxDepth, and text left over after the value.
+// what the lexer bounds, and text left over after the value.
 func Canonical(dst []byte, text []byte) (out []byte, ok bool) {
 	p := jsonlex.New(text)
-	out, ok = canonical(p, dst, 0)
+	out, ok = canonical(p, dst)
 	if !ok || p.End() != nil {
 		return dst, false
 	}
@@ -112,14 +112,7 @@ type member struct {
 	val []byte
 }
 
-// maxDepth bounds the nesting Canonical reads; encoding/json refuses more
-// than 10,000 levels, so far past it both agree.
-const maxDepth = 1000
-
-func canonical(p *jsonlex.Lexer, dst []byte, depth int) ([]byte, bool) {
-	if depth > maxDepth {
-		return dst, false
-	}
+func canonical(p *jsonlex.Lexer, dst []byte) ([]byte, bool) {
 	switch c := p.Peek(); {
 	case c == '{':
 		var ms []member
@@ -130,7 +123,7 @@ func canonical(p *jsonlex.Lexer, dst []byte, depth int) ([]byte, bool) {
 					return jsonlex.ErrUnsupported // as decoded, with U+FFFD for bad bytes: left to encoding/json
 				}
 			}
-			v, ok := canonical(p, nil, depth+1)
+			v, ok := canonical(p, nil)
 			if !ok {
 				return jsonlex.ErrUnsupported
 			}
@@ -164,7 +157,7 @@ func canonical(p *jsonlex.Lexer, dst []byte, depth int) ([]byte, bool) {
 			}
 			n++
 			var ok bool
-			if dst, ok = canonical(p, dst, depth+1); !ok {
+			if dst, ok = canonical(p, dst); !ok {
 				return jsonlex.ErrUnsupported
 			}
 			return nil
@@ -180,11 +173,7 @@ func canonical(p *jsonlex.Lexer, dst []byte, depth int) ([]byte, bool) {
 		raw, err := p.Raw()
 		return append(dst, raw...), err == nil
 	}
-	raw, err := p.Raw()
-	if err != nil {
-		return dst, false
-	}
-	f, err := strconv.ParseFloat(string(raw), 64)
+	raw, f, err := p.Number()
 	if err != nil {
 		return dst, false
 	}
