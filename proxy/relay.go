@@ -9,8 +9,6 @@ import (
 	"os/exec"
 	"strconv"
 	"syscall"
-
-	"github.com/swetouch/swetouch/internal/jsonvalid"
 )
 
 // Hook sees each line (without its newline) travelling one way and
@@ -73,14 +71,18 @@ type Envelope struct {
 }
 
 // Peek reads a message's envelope; ok is false for a line that is not a
-// JSON object (a batch, garbage).
+// JSON object (a batch, garbage). The raw fields are slices of line, not
+// copies: a caller that reuses line's memory copies what it keeps first
+// (the relays' lines are each read into memory of their own).
 func Peek(line []byte) (Envelope, bool) {
-	if len(line) == 0 || line[0] != '{' || !jsonvalid.Valid(line) {
+	if len(line) == 0 || line[0] != '{' {
 		return Envelope{}, false
 	}
-	if e, ok := peekFast(line); ok {
+	if e, ok := peekLex(line); ok {
 		return e, true
 	}
+	// not JSON (which encoding/json refuses too), or JSON only it reads
+	// exactly
 	return slowPeek(line)
 }
 

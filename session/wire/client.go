@@ -17,7 +17,7 @@ import (
 // other out-of-process adapters use; its methods mirror the Hub's.
 type Client struct {
 	mu   sync.Mutex
-	conn io.ReadWriteCloser
+	conn *quiet
 	r    *bufio.Reader
 	enc  *json.Encoder
 
@@ -61,11 +61,32 @@ func dialUnix(path string) (*os.File, error) {
 }
 
 // quiet is the hub connection read and written with raw system calls
-// (see package quietio), closed as the file it is.
+// (see package quietio), closed as the file it is. Its parts change
+// once, under the client's lock, when it leaves the poller (tellOnly).
 type quiet struct {
-	io.Closer
+	file *os.File
 	io.Reader
 	io.Writer
+	unpolled bool
+}
+
+func (q *quiet) Close() error { return q.file.Close() }
+
+// tellOnly takes the connection out of Go's poller, for a client that
+// from now on sends lines no one answers (see quietio.Unpolled): in the
+// poller, the hub's reading each of them woke this process for nothing.
+// A call that is answered after it waits for the answer in the kernel.
+// Left as it was if that cannot be done.
+func (q *quiet) tellOnly() {
+	if q.unpolled {
+		return
+	}
+	q.unpolled = true
+	f, w, err := quietio.Unpolled(q.file)
+	if err != nil {
+		return
+	}
+	q.file, q.Reader, q.Writer = f, f, w
 }
 
 // Dial connects to the hub listening at the Unix socket path.
@@ -74,7 +95,7 @@ func Dial(path string) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	q := quiet{conn, quietio.Reader(conn), quietio.Writer(conn)}
+	q := &quiet{file: conn, Reader: quietio.Reader(conn), Writer: quietio.Writer(conn)}
 	return &Client{conn: q, r: bufio.NewReaderSize(q, 64<<10), enc: json.NewEncoder(q),
 		kick: make(chan struct{}, 1), flushed: make(chan struct{})}, nil
 }
@@ -138,10 +159,13 @@ func (c *Client) EndQuiet(key string, e End) {
 	c.send(Request{Op: "end", End: &e, NoReply: true, Key: key})
 }
 
-// send writes a request that gets no answer (lean when it can be).
+// send writes a request that gets no answer (lean when it can be). Its
+// callers send such lines once nothing can fire, and from then on nearly
+// all they say is unanswered: the connection leaves the poller.
 func (c *Client) send(req Request) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.conn.tellOnly()
 	c.flushLocked()
 	if line, ok := leanLine(req); ok {
 		c.conn.Write(line)
