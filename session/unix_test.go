@@ -359,3 +359,46 @@ func TestQuietCalls(t *testing.T) {
 		}
 	}
 }
+
+// TestClientCannotForge: a client reports the agent's actions and relays
+// traffic, nothing else: an event only the hub makes (a user's edit, an
+// intervention, a verdict) is refused with the field that says so, on
+// either line that can carry one, and the connection goes on.
+func TestClientCannotForge(t *testing.T) {
+	sock, _ := serveUnix(t)
+	c, err := net.Dial("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	r := bufio.NewReader(c)
+	ask := func(line string) string {
+		t.Helper()
+		if _, err := io.WriteString(c, line+"\n"); err != nil {
+			t.Fatal(err)
+		}
+		got, err := r.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(got)
+	}
+	var id struct{ ID int }
+	json.Unmarshal([]byte(ask(`{"op":"begin","begin":{"command":"ls"}}`)), &id)
+	for _, tc := range []struct{ line, want string }{
+		{`{"op":"observe","event":{"kind":"intervention","actor":"agent"}}`, `field \"event.kind\": a client reports the agent's reads, edits, tests and runs, not \"intervention\"`},
+		{`{"op":"observe","event":{"kind":"edit","actor":"user"}}`, `field \"event.actor\": a client reports only the agent's actions, not \"user\"'s`},
+		{`{"op":"observe","event":{"kind":"edit","attempt":{"n":1}}}`, `field \"event.attempt\": interventions are the hub's`},
+		{fmt.Sprintf(`{"op":"end","id":%d,"end":{"events":[{"kind":"read"},{"kind":"verdict"}]}}`, id.ID), `field \"end.events[1].kind\": a client reports the agent's reads, edits, tests and runs, not \"verdict\"`},
+		{fmt.Sprintf(`{"op":"end","id":%d,"end":{"events":[{"kind":"edit","actor":"user"}]}}`, id.ID), `field \"end.events[0].actor\"`},
+		{`{"op":"record","event":{"kind":"edit"}}`, `field \"event.kind\": a client records only traffic, not \"edit\"`},
+	} {
+		if got := ask(tc.line); !strings.Contains(got, tc.want) || strings.Contains(got, `"ok":true`) {
+			t.Errorf("%s\n answered %s\n want an error with %s", tc.line, got, tc.want)
+		}
+	}
+	// refused, the command is still running: its end is taken
+	if got := ask(fmt.Sprintf(`{"op":"end","id":%d,"end":{"exit":0}}`, id.ID)); !strings.Contains(got, `"ok":true`) {
+		t.Errorf("the end after the refusals: %s", got)
+	}
+}
