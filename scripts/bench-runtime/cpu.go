@@ -61,17 +61,58 @@ func newChild(before map[int]bool) int {
 	return pid
 }
 
-// cpuMeter reads the CPU of a set of processes before and after a run.
+// procSwitches is how many times every thread of pid has been switched
+// out (schedstat's third field counts the times it waited to run; the
+// status file's two counts are the times it gave up the CPU or had it
+// taken): each is a wake-up the call paid for.
+func procSwitches(pid int) (gave, taken int64) {
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/status", pid))
+	for _, t := range tasks {
+		b, err := os.ReadFile(t)
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if v, ok := strings.CutPrefix(line, "voluntary_ctxt_switches:"); ok {
+				n, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+				gave += n
+			} else if v, ok := strings.CutPrefix(line, "nonvoluntary_ctxt_switches:"); ok {
+				n, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+				taken += n
+			}
+		}
+	}
+	return gave, taken
+}
+
+// cpuMeter reads the CPU and the context switches of a set of processes
+// before and after a run.
 type cpuMeter struct {
-	pids   []int
-	before []time.Duration
+	pids     []int
+	before   []time.Duration
+	switches [][2]int64
 }
 
 func (m *cpuMeter) start(pids ...int) {
-	m.pids, m.before = pids, make([]time.Duration, len(pids))
+	m.pids, m.before, m.switches = pids, make([]time.Duration, len(pids)), make([][2]int64, len(pids))
 	for i, p := range pids {
 		m.before[i] = procCPU(p)
+		m.switches[i][0], m.switches[i][1] = procSwitches(p)
 	}
+}
+
+// switchesPerCall is each process's context switches since start, per
+// call of n: those where it gave up the CPU (it waited), and those where
+// it had it taken (another thread woke on its CPU and went first).
+func (m *cpuMeter) switchesPerCall(n int) [][2]float64 {
+	out := make([][2]float64, len(m.pids))
+	for i, p := range m.pids {
+		if p != 0 {
+			gave, taken := procSwitches(p)
+			out[i] = [2]float64{float64(gave-m.switches[i][0]) / float64(n), float64(taken-m.switches[i][1]) / float64(n)}
+		}
+	}
+	return out
 }
 
 // perCall is each process's CPU since start, per call of n.
@@ -84,3 +125,6 @@ func (m *cpuMeter) perCall(n int) []float64 {
 	}
 	return out
 }
+
+// switches prints a switchesPerCall figure.
+func switches(s [2]float64) string { return fmt.Sprintf("%.1f + %.1f", s[0], s[1]) }

@@ -192,7 +192,7 @@ func proxyThreads(upstream string) {
 // one short unanswered line each way, as the relay tells its hub once
 // nothing can fire.
 func pipeTold(sock string, command []string) {
-	hub, err := net.Dial("unix", sock)
+	told, err := dialTold(sock)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
@@ -204,7 +204,6 @@ func pipeTold(sock string, command []string) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	told := quietio.Writer(hub)
 	go func() {
 		proxy.Pipe(quietio.Writer(in), quietio.Reader(proxy.Pollable(os.Stdin)), func(line []byte) []byte {
 			told.Write([]byte("b\n"))
@@ -214,6 +213,22 @@ func pipeTold(sock string, command []string) {
 	}()
 	proxy.PipeThen(quietio.Writer(os.Stdout), quietio.Reader(out), nil, func() { told.Write([]byte("e\n")) })
 	cmd.Wait()
+}
+
+// dialTold connects to the listener at sock as the relay's hub client
+// does once nothing can fire: out of Go's poller (quietio.Unpolled), so
+// that the floor pays no wake-up the relay has shed.
+func dialTold(sock string) (io.Writer, error) {
+	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC|syscall.SOCK_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Connect(fd, &syscall.SockaddrUnix{Name: sock}); err != nil {
+		syscall.Close(fd)
+		return nil, err
+	}
+	_, w, err := quietio.Unpolled(os.NewFile(uintptr(fd), sock))
+	return w, err
 }
 
 // nullListener prints a unix socket's path and reads from whoever
@@ -264,8 +279,10 @@ func pingServer() *server.MCPServer {
 	return srv
 }
 
-func httpPart(res *results, n int, bin, sock, ws string) error {
+func httpPart(res *results, n int, bin string, hub *helperProc, ws string) error {
+	sock, hubPid := hub.sock, hub.pid
 	var procs []*exec.Cmd
+	pids := map[string]int{} // by the URL each process printed
 	defer func() {
 		for _, p := range procs {
 			p.Process.Kill()
@@ -289,6 +306,7 @@ func httpPart(res *results, n int, bin, sock, ws string) error {
 		if err != nil {
 			return "", fmt.Errorf("%s: %v", name, err)
 		}
+		pids[strings.TrimSpace(line)] = cmd.Process.Pid
 		return strings.TrimSpace(line), nil
 	}
 	self, err := os.Executable()
@@ -309,17 +327,17 @@ func httpPart(res *results, n int, bin, sock, ws string) error {
 		return err
 	}
 	// and the relay in this process, as BenchmarkHTTPCall has it
-	hub, err := session.Dial(sock)
+	inHub, err := session.Dial(sock)
 	if err != nil {
 		return err
 	}
-	defer hub.Close()
+	defer inHub.Close()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err
 	}
 	defer l.Close()
-	go mcpproxy.NewHTTPRelay(u, mcpproxy.NewRelay(hub, &mcpproxy.Classifier{Root: ws}, io.Discard)).Serve(l)
+	go mcpproxy.NewHTTPRelay(u, mcpproxy.NewRelay(inHub, &mcpproxy.Classifier{Root: ws}, io.Discard)).Serve(l)
 	inProcess := "http://" + l.Addr().String()
 
 	var clients []*client.Client
@@ -343,10 +361,13 @@ func httpPart(res *results, n int, bin, sock, ws string) error {
 	}
 	req := mcp.CallToolRequest{}
 	req.Params.Name = "ping_tool"
+	var m cpuMeter
+	m.start(pids[floor], pids[alone], pids[relayed], hubPid)
 	t, err := alternate(n, req, clients...)
 	if err != nil {
 		return err
 	}
+	cpu, sw := m.perCall(n), m.switchesPerCall(n)
 	us := func(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
 	// the floor is the quicker of the two plain proxies
 	tcp := min(us(t[1]), us(t[5]))
@@ -354,9 +375,11 @@ func httpPart(res *results, n int, bin, sock, ws string) error {
 	res.say("  floor: a plain TCP proxy process added %.0f µs waiting in Go's poller, %.0f µs with threads waiting in the kernel (the floor is the quicker); the relay with no session %.0f µs", us(t[1]), us(t[5]), us(t[2]))
 	res.say("  the relay inside the client's process, with the hub (BenchmarkHTTPCall's setting): added %.0f µs", us(t[4]))
 	res.say("  floor of any relay that reads HTTP: net/http/httputil's reverse proxy in a process added %.0f µs (%.2f× the TCP proxy's); the relay with the hub adds %.2f× that", us(t[6]), us(t[6])/tcp, us(t[3])/us(t[6]))
+	res.say("  CPU per call (context switches given up + taken): the TCP proxy %.0f µs (%s), the relay with no session %.0f (%s), with the hub %.0f (%s; the hub %.0f, %s)",
+		cpu[0], switches(sw[0]), cpu[1], switches(sw[1]), cpu[2], switches(sw[2]), cpu[3], switches(sw[3]))
 	res.target(figure{Target: "MCP HTTP added / TCP proxy's", Value: us(t[3]) / tcp, Unit: "×", Floor: 1, FloorIs: "TCP proxy", Budget: 1.5, Runs: n})
 	res.target(figure{Target: "MCP HTTP added / HTTP reverse proxy's", Value: us(t[3]) / us(t[6]), Unit: "×", Floor: 1, FloorIs: "HTTP reverse proxy", Budget: 1.5, Runs: n})
-	return rawHTTPPart(res, n, self, filepath.Join(bin, "swetouch"), sock, ws, start)
+	return rawHTTPPart(res, n, self, filepath.Join(bin, "swetouch"), hub, ws, start, pids)
 }
 
 // startRelays starts an upstream server (this program as helper serve),
@@ -379,18 +402,23 @@ func startRelays(start func(string, ...string) (string, error), self, serve, swe
 
 // rawHTTPPart is the relay against the TCP proxy with a hand-written
 // HTTP/1.1 server and client (rawhttp.go): the relay's own cost.
-func rawHTTPPart(res *results, n int, self, swetouch, sock, ws string, start func(string, ...string) (string, error)) error {
-	up, floor, alone, relayed, err := startRelays(start, self, helperRawServe, swetouch, ws, sock)
+func rawHTTPPart(res *results, n int, self, swetouch string, hub *helperProc, ws string, start func(string, ...string) (string, error), pids map[string]int) error {
+	up, floor, alone, relayed, err := startRelays(start, self, helperRawServe, swetouch, ws, hub.sock)
 	if err != nil {
 		return err
 	}
+	var m cpuMeter
+	m.start(pids[floor], pids[alone], pids[relayed], hub.pid)
 	t, err := rawTimes(n, up, floor, alone, relayed)
 	if err != nil {
 		return err
 	}
+	cpu, sw := m.perCall(n), m.switchesPerCall(n)
 	us := func(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
 	res.say("  with a server and a client that speak HTTP/1.1 by hand (no MCP library's load): direct %.0f µs; the TCP proxy added %.0f µs, the relay with no session %.0f µs (%.2f×), with the hub %.0f µs (%.2f×)",
 		us(t[0]), us(t[1]), us(t[2]), us(t[2])/us(t[1]), us(t[3]), us(t[3])/us(t[1]))
+	res.say("    CPU per call (context switches given up + taken): the TCP proxy %.0f µs (%s), the relay with no session %.0f (%s), with the hub %.0f (%s; the hub %.0f, %s)",
+		cpu[0], switches(sw[0]), cpu[1], switches(sw[1]), cpu[2], switches(sw[2]), cpu[3], switches(sw[3]))
 	res.target(figure{Target: "HTTP relay with hub / TCP proxy, raw HTTP ends", Value: us(t[3]) / us(t[1]), Unit: "×", Floor: 1, FloorIs: "TCP proxy", Budget: 1.5, Runs: n})
 	return nil
 }

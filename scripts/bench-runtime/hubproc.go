@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"runtime/pprof"
 	"strings"
 
 	"github.com/swetouch/swetouch/session"
@@ -23,6 +25,14 @@ const helperHub = "__hub"
 
 func hubHelper(args []string) {
 	ws, mode, shim := args[1], args[2], args[3]
+	if prof := os.Getenv(hubProfileEnv); prof != "" {
+		stop, err := startProfile(prof + "." + mode)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		defer stop()
+	}
 	var sock string
 	switch mode {
 	case "live":
@@ -51,6 +61,26 @@ func hubHelper(args []string) {
 	}
 	fmt.Println(sock)
 	io.Copy(io.Discard, os.Stdin)
+}
+
+// hubProfileEnv names the file prefix under which each hub process
+// writes its CPU profile (-hubprofile): FILE.live and FILE.bare.
+const hubProfileEnv = "SWETOUCH_BENCH_HUB_PROFILE"
+
+// startProfile writes this process's CPU profile to file, sampled at
+// 1 kHz: a hub spends some 40 µs of CPU on a call, and the default 100 Hz
+// would give a few dozen samples in a run's calls.
+func startProfile(file string) (stop func(), err error) {
+	f, err := os.Create(file)
+	if err != nil {
+		return nil, err
+	}
+	runtime.SetCPUProfileRate(1000)
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }
 
 // helperProc is a helper process serving a socket.

@@ -66,16 +66,19 @@ func main() {
 	only := flag.String("only", "", "measure only these parts (comma-separated: shell, grep, mcp, http, watch, sandbox, classify)")
 	asJSON := flag.Bool("json", false, "print the targets' figures as JSON on stdout (the detail goes to stderr)")
 	corpus := flag.String("corpus", filepath.Join("..", "shared", "corpus"), "the corpus whose commands classify measures")
-	cpuProfile := flag.String("cpuprofile", "", "write this process's CPU profile (the hub's share) to the file")
+	cpuProfile := flag.String("cpuprofile", "", "write this process's CPU profile (the shell parts' hub, the clients) to the file")
+	hubProfile := flag.String("hubprofile", "", "write the relays' hub processes' CPU profiles to this file name with .live and .bare added")
 	flag.Parse()
+	if *hubProfile != "" {
+		os.Setenv(hubProfileEnv, *hubProfile)
+	}
 	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
+		stop, err := startProfile(*cpuProfile)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "bench-runtime:", err)
 			os.Exit(2)
 		}
-		pprof.StartCPUProfile(f)
-		defer pprof.StopCPUProfile()
+		defer stop()
 	}
 	parts := map[string]bool{}
 	for _, p := range strings.Split(*only, ",") {
@@ -150,7 +153,7 @@ func run(res *results, n, calls int, corpus string, want func(part string) bool)
 			}
 		}
 		if want("http") {
-			if err := httpPart(res, calls, bin, live.sock, ws); err != nil {
+			if err := httpPart(res, calls, bin, live, ws); err != nil {
 				return err
 			}
 		}
@@ -227,7 +230,7 @@ func stdioPart(res *results, n int, bin, ws string, live *helperProc) error {
 	}
 	defer listener.stop()
 	// all six ways take turns, so each sees the machine as the others do
-	t, cpu, err := mcpTimes(n, ws, []int{live.pid, bare.pid, listener.pid}, []string{fs, ws}, relay(live.sock), []string{self, helperPipe, fs, ws}, relay(""), relay(bare.sock),
+	t, cpu, sw, err := mcpTimes(n, ws, []int{live.pid, bare.pid, listener.pid}, []string{fs, ws}, relay(live.sock), []string{self, helperPipe, fs, ws}, relay(""), relay(bare.sock),
 		[]string{self, helperPipeTold, listener.sock, fs, ws})
 	if err != nil {
 		return err
@@ -242,6 +245,8 @@ func stdioPart(res *results, n int, bin, ws string, live *helperProc) error {
 	// hub, the bare hub and the listener
 	res.say("  CPU per call: the relay %.0f µs with the live hub (the hub %.0f µs), %.0f with the bare hub (the hub %.0f), %.0f with no session; the pipe copy %.0f; the telling pipe copy %.0f (its listener %.0f)",
 		cpu[1], cpu[6], cpu[4], cpu[7], cpu[3], cpu[2], cpu[5], cpu[8])
+	res.say("  context switches per call, given up + taken: the relay %s with the live hub (the hub %s), %s with no session; the pipe copy %s; the telling pipe copy %s (its listener %s)",
+		switches(sw[1]), switches(sw[6]), switches(sw[3]), switches(sw[2]), switches(sw[5]), switches(sw[8]))
 	res.target(figure{Target: "MCP stdio added, live hub", Value: withHub, Unit: "µs", Floor: told, FloorIs: "pipe copy telling a listener", Budget: 60, Runs: n})
 	res.target(figure{Target: "MCP stdio added / pipe-copy floor", Value: withHub / floor, Unit: "×", Floor: told / floor, FloorIs: "pipe copy telling a listener", Budget: 1.6, Runs: n})
 	res.target(figure{Target: "MCP stdio added / pipe copy telling a listener", Value: withHub / told, Unit: "×", Floor: 1, FloorIs: "pipe copy telling a listener", Budget: 1.6, Runs: n})
@@ -272,7 +277,7 @@ func watchPart(res *results, tmp string) error {
 // through each way of starting it (a command line each), alternating, as
 // alternate reports them, and gives the CPU per call of each way's own
 // process (0 for the first, the server itself), then of each of also's.
-func mcpTimes(n int, ws string, also []int, ways ...[]string) ([]time.Duration, []float64, error) {
+func mcpTimes(n int, ws string, also []int, ways ...[]string) ([]time.Duration, []float64, [][2]float64, error) {
 	var clients []*client.Client
 	defer func() {
 		for _, c := range clients {
@@ -284,11 +289,11 @@ func mcpTimes(n int, ws string, also []int, ways ...[]string) ([]time.Duration, 
 		before := childPids()
 		c, err := client.NewStdioMCPClient(w[0], os.Environ(), w[1:]...)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		clients = append(clients, c)
 		if err := initialize(c, mcp.LATEST_PROTOCOL_VERSION); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		if i == 0 {
 			pids = append(pids, 0)
@@ -301,7 +306,7 @@ func mcpTimes(n int, ws string, also []int, ways ...[]string) ([]time.Duration, 
 	var m cpuMeter
 	m.start(append(pids, also...)...)
 	t, err := alternate(n, req, clients...)
-	return t, m.perCall(n), err
+	return t, m.perCall(n), m.switchesPerCall(n), err
 }
 
 // initialize opens an MCP session on c.
