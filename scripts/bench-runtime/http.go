@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -36,6 +37,11 @@ import (
 const (
 	helperServe = "-serve-mcp" // serve a one-tool MCP server over HTTP
 	helperProxy = "-proxy-tcp" // ADDR: relay TCP to ADDR, bytes only
+	// SOCKET ADDR: the same, writing one short line to SOCKET before each
+	// read of the client's goes on and after each read of the server's
+	// is out, as a relay tells its hub of a call (each message is one
+	// read here)
+	helperProxyTold = "-proxy-tcp-told"
 	// ADDR: the same with threads waiting in the kernel (read, accept)
 	// rather than in Go's poller
 	helperProxyThreads = "-proxy-tcp-threads"
@@ -66,6 +72,9 @@ func helper(args []string) bool {
 	case helperProxy:
 	case helperProxyThreads:
 		proxyThreads(args[1])
+		return true
+	case helperProxyTold:
+		proxyTold(args[1], args[2])
 		return true
 	case helperRawServe:
 		rawServe()
@@ -127,6 +136,65 @@ func helper(args []string) bool {
 			// copied quietly, as the relay copies (internal/quietio)
 			go io.Copy(quietio.Writer(up), quietio.Reader(c))
 			io.Copy(quietio.Writer(c), quietio.Reader(up))
+		}()
+	}
+}
+
+// proxyTold is the plain TCP proxy telling a listener of each message,
+// as the relay tells its hub once nothing can fire (out of the poller).
+func proxyTold(sock, upstream string) {
+	told, err := dialTold(sock)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	var mu sync.Mutex
+	tell := func(line string) {
+		mu.Lock()
+		told.Write([]byte(line))
+		mu.Unlock()
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	fmt.Printf("http://%s\n", l.Addr())
+	// pump copies src to dst read by read, telling before or after each
+	pump := func(dst io.Writer, src io.Reader, before, after string) {
+		b := make([]byte, 64<<10)
+		for {
+			n, err := src.Read(b)
+			if n > 0 {
+				if before != "" {
+					tell(before)
+				}
+				if _, werr := dst.Write(b[:n]); werr != nil {
+					return
+				}
+				if after != "" {
+					tell(after)
+				}
+			}
+			if err != nil {
+				return
+			}
+		}
+	}
+	for {
+		c, err := l.Accept()
+		if err != nil {
+			return
+		}
+		go func() {
+			defer c.Close()
+			up, err := net.Dial("tcp", upstream)
+			if err != nil {
+				return
+			}
+			defer up.Close()
+			go pump(quietio.Writer(up), quietio.Reader(c), "b\n", "")
+			pump(quietio.Writer(c), quietio.Reader(up), "", "e\n")
 		}()
 	}
 }
@@ -313,7 +381,13 @@ func httpPart(res *results, n int, bin string, hub *helperProc, ws string) error
 	if err != nil {
 		return err
 	}
-	up, floor, alone, relayed, err := startRelays(start, self, helperServe, filepath.Join(bin, "swetouch"), ws, sock)
+	// the least a hub can be, for the telling TCP proxies
+	listener, err := listenerProcess(helperListener)
+	if err != nil {
+		return err
+	}
+	defer listener.stop()
+	up, floor, told, alone, relayed, err := startRelays(start, self, helperServe, filepath.Join(bin, "swetouch"), ws, sock, listener.sock)
 	if err != nil {
 		return err
 	}
@@ -346,7 +420,7 @@ func httpPart(res *results, n int, bin string, hub *helperProc, ws string) error
 			c.Close()
 		}
 	}()
-	for _, base := range []string{up, floor, alone, relayed, inProcess, floorThreads, reverse} {
+	for _, base := range []string{up, floor, alone, relayed, inProcess, floorThreads, reverse, told} {
 		c, err := client.NewStreamableHttpClient(base + "/mcp")
 		if err != nil {
 			return err
@@ -362,7 +436,7 @@ func httpPart(res *results, n int, bin string, hub *helperProc, ws string) error
 	req := mcp.CallToolRequest{}
 	req.Params.Name = "ping_tool"
 	var m cpuMeter
-	m.start(pids[floor], pids[alone], pids[relayed], hubPid)
+	m.start(pids[floor], pids[alone], pids[relayed], hubPid, pids[told], listener.pid)
 	t, err := alternate(n, req, clients...)
 	if err != nil {
 		return err
@@ -375,22 +449,28 @@ func httpPart(res *results, n int, bin string, hub *helperProc, ws string) error
 	res.say("  floor: a plain TCP proxy process added %.0f µs waiting in Go's poller, %.0f µs with threads waiting in the kernel (the floor is the quicker); the relay with no session %.0f µs", us(t[1]), us(t[5]), us(t[2]))
 	res.say("  the relay inside the client's process, with the hub (BenchmarkHTTPCall's setting): added %.0f µs", us(t[4]))
 	res.say("  floor of any relay that reads HTTP: net/http/httputil's reverse proxy in a process added %.0f µs (%.2f× the TCP proxy's); the relay with the hub adds %.2f× that", us(t[6]), us(t[6])/tcp, us(t[3])/us(t[6]))
-	res.say("  CPU per call (context switches given up + taken): the TCP proxy %.0f µs (%s), the relay with no session %.0f (%s), with the hub %.0f (%s; the hub %.0f, %s)",
-		cpu[0], switches(sw[0]), cpu[1], switches(sw[1]), cpu[2], switches(sw[2]), cpu[3], switches(sw[3]))
-	res.target(figure{Target: "MCP HTTP added / TCP proxy's", Value: us(t[3]) / tcp, Unit: "×", Floor: 1, FloorIs: "TCP proxy", Budget: 1.5, Runs: n})
+	res.say("  floor of any relay that tells a hub: the TCP proxy writing a line to a process that only reads them, before each request and after each response, added %.0f µs (%.2f× the TCP proxy's); the relay with the hub adds %.2f× that", us(t[7]), us(t[7])/tcp, us(t[3])/us(t[7]))
+	res.say("  CPU per call (context switches given up + taken): the TCP proxy %.0f µs (%s), the relay with no session %.0f (%s), with the hub %.0f (%s; the hub %.0f, %s); the telling TCP proxy %.0f (%s; its listener %.0f, %s)",
+		cpu[0], switches(sw[0]), cpu[1], switches(sw[1]), cpu[2], switches(sw[2]), cpu[3], switches(sw[3]), cpu[4], switches(sw[4]), cpu[5], switches(sw[5]))
+	res.target(figure{Target: "MCP HTTP added / TCP proxy's", Value: us(t[3]) / tcp, Unit: "×", Floor: us(t[7]) / tcp, FloorIs: "TCP proxy telling a listener", Budget: 1.5, Runs: n})
+	res.target(figure{Target: "MCP HTTP added / TCP proxy telling a listener", Value: us(t[3]) / us(t[7]), Unit: "×", Floor: 1, FloorIs: "TCP proxy telling a listener", Budget: 1.5, Runs: n})
 	res.target(figure{Target: "MCP HTTP added / HTTP reverse proxy's", Value: us(t[3]) / us(t[6]), Unit: "×", Floor: 1, FloorIs: "HTTP reverse proxy", Budget: 1.5, Runs: n})
-	return rawHTTPPart(res, n, self, filepath.Join(bin, "swetouch"), hub, ws, start, pids)
+	return rawHTTPPart(res, n, self, filepath.Join(bin, "swetouch"), hub, listener, ws, start, pids)
 }
 
 // startRelays starts an upstream server (this program as helper serve),
-// the TCP proxy to it, and the relay to it with no session and with the
-// hub at sock, and returns their URLs.
-func startRelays(start func(string, ...string) (string, error), self, serve, swetouch, ws, sock string) (up, floor, alone, relayed string, err error) {
+// the TCP proxy to it, the same telling the listener at listener, and the
+// relay to it with no session and with the hub at sock, and returns their
+// URLs.
+func startRelays(start func(string, ...string) (string, error), self, serve, swetouch, ws, sock, listener string) (up, floor, told, alone, relayed string, err error) {
 	if up, err = start(self, serve); err != nil {
 		return
 	}
 	u, _ := url.Parse(up)
 	if floor, err = start(self, helperProxy, u.Host); err != nil {
+		return
+	}
+	if told, err = start(self, helperProxyTold, listener, u.Host); err != nil {
 		return
 	}
 	if alone, err = start(swetouch, "mcp", "--root", ws, "--upstream", up); err != nil {
@@ -402,14 +482,14 @@ func startRelays(start func(string, ...string) (string, error), self, serve, swe
 
 // rawHTTPPart is the relay against the TCP proxy with a hand-written
 // HTTP/1.1 server and client (rawhttp.go): the relay's own cost.
-func rawHTTPPart(res *results, n int, self, swetouch string, hub *helperProc, ws string, start func(string, ...string) (string, error), pids map[string]int) error {
-	up, floor, alone, relayed, err := startRelays(start, self, helperRawServe, swetouch, ws, hub.sock)
+func rawHTTPPart(res *results, n int, self, swetouch string, hub, listener *helperProc, ws string, start func(string, ...string) (string, error), pids map[string]int) error {
+	up, floor, told, alone, relayed, err := startRelays(start, self, helperRawServe, swetouch, ws, hub.sock, listener.sock)
 	if err != nil {
 		return err
 	}
 	var m cpuMeter
-	m.start(pids[floor], pids[alone], pids[relayed], hub.pid)
-	t, err := rawTimes(n, up, floor, alone, relayed)
+	m.start(pids[floor], pids[alone], pids[relayed], hub.pid, pids[told], listener.pid)
+	t, err := rawTimes(n, up, floor, alone, relayed, told)
 	if err != nil {
 		return err
 	}
@@ -417,8 +497,10 @@ func rawHTTPPart(res *results, n int, self, swetouch string, hub *helperProc, ws
 	us := func(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
 	res.say("  with a server and a client that speak HTTP/1.1 by hand (no MCP library's load): direct %.0f µs; the TCP proxy added %.0f µs, the relay with no session %.0f µs (%.2f×), with the hub %.0f µs (%.2f×)",
 		us(t[0]), us(t[1]), us(t[2]), us(t[2])/us(t[1]), us(t[3]), us(t[3])/us(t[1]))
-	res.say("    CPU per call (context switches given up + taken): the TCP proxy %.0f µs (%s), the relay with no session %.0f (%s), with the hub %.0f (%s; the hub %.0f, %s)",
-		cpu[0], switches(sw[0]), cpu[1], switches(sw[1]), cpu[2], switches(sw[2]), cpu[3], switches(sw[3]))
-	res.target(figure{Target: "HTTP relay with hub / TCP proxy, raw HTTP ends", Value: us(t[3]) / us(t[1]), Unit: "×", Floor: 1, FloorIs: "TCP proxy", Budget: 1.5, Runs: n})
+	res.say("    the TCP proxy telling a listener added %.0f µs (%.2f× the TCP proxy's); the relay with the hub adds %.2f× that", us(t[4]), us(t[4])/us(t[1]), us(t[3])/us(t[4]))
+	res.say("    CPU per call (context switches given up + taken): the TCP proxy %.0f µs (%s), the relay with no session %.0f (%s), with the hub %.0f (%s; the hub %.0f, %s); the telling TCP proxy %.0f (%s; its listener %.0f, %s)",
+		cpu[0], switches(sw[0]), cpu[1], switches(sw[1]), cpu[2], switches(sw[2]), cpu[3], switches(sw[3]), cpu[4], switches(sw[4]), cpu[5], switches(sw[5]))
+	res.target(figure{Target: "HTTP relay with hub / TCP proxy, raw HTTP ends", Value: us(t[3]) / us(t[1]), Unit: "×", Floor: us(t[4]) / us(t[1]), FloorIs: "TCP proxy telling a listener", Budget: 1.5, Runs: n})
+	res.target(figure{Target: "the same / telling TCP proxy, raw HTTP ends", Value: us(t[3]) / us(t[4]), Unit: "×", Floor: 1, FloorIs: "TCP proxy telling a listener", Budget: 1.5, Runs: n})
 	return nil
 }
