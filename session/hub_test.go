@@ -1,9 +1,12 @@
 package session_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -365,5 +368,61 @@ func TestTurnEnd(t *testing.T) {
 	}
 	if msgs, end, _ := l.hub.TurnEnd(context.Background()); !end || len(msgs) != 0 {
 		t.Errorf("a region user at a turn's end: %v, end %v", msgs, end)
+	}
+}
+
+// TestToldCall: a call told in one line once it is over (Client.Told, a
+// read nothing can fire on) is one action, begun and ended when the line
+// comes; what changed before it is taken first as a native edit, as it
+// is for a call told before it runs; and the hub holds no command open
+// after it. An end that begins its command names no id.
+func TestToldCall(t *testing.T) {
+	l := start(t, policy.Vanilla)
+	p := filepath.Join(l.ws, "pricing.py")
+	b, _ := os.ReadFile(p)
+	if err := os.WriteFile(p, []byte(strings.Replace(string(b), "    return price - percent\n", "    return price * (100 - percent) / 100\n", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := session.Dial(l.sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.Told(session.Begin{Command: `mcp read_text_file {"path":"pricing.py"}`, Source: "mcp"},
+		session.End{Output: "def apply_discount", Events: []event.Event{{Kind: event.Read, Source: "mcp", Actor: event.Agent,
+			Tool: "read_text_file", Scopes: []event.Scope{event.FileScope("pricing.py")}}}})
+	st, err := c.Status() // answered after the line before it
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Running != 0 {
+		t.Errorf("%d commands still running after a told call", st.Running)
+	}
+	nativeStep, readStep := -1, -1
+	for _, ev := range l.events(t) {
+		switch {
+		case ev.Kind == event.Edit && ev.Note == "native edit" && ev.Step != nil:
+			nativeStep = *ev.Step
+		case ev.Kind == event.Read && ev.Tool == "read_text_file" && ev.Step != nil:
+			readStep = *ev.Step
+			if ev.Exit == nil || *ev.Exit != 0 || len(ev.Scopes) != 1 || ev.Scopes[0] != event.FileScope("pricing.py") {
+				t.Errorf("the read: %+v", ev)
+			}
+		}
+	}
+	if nativeStep < 0 || readStep < 0 || nativeStep >= readStep {
+		t.Errorf("native edit at step %d, the read at %d: want the edit first, as its own action (%+v)", nativeStep, readStep, l.events(t))
+	}
+	if _, err := c.End(0, session.End{}); err == nil {
+		t.Error("an end of no command was taken")
+	}
+	raw, err := net.Dial("unix", l.sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	io.WriteString(raw, `{"op":"end","id":3,"begin":{"command":"x"},"end":{}}`+"\n")
+	if line, _ := bufio.NewReader(raw).ReadString('\n'); !strings.Contains(line, `an end that begins its command names no id or key`) {
+		t.Errorf("an end with a begin and an id: %s", line)
 	}
 }

@@ -159,6 +159,12 @@ func (h *Hub) serveConn(ctx context.Context, c io.ReadWriter) {
 		if err == nil {
 			err = checkRequest(req)
 		}
+		if err == nil && req.Op == "end" && req.Begin != nil {
+			// a command told in one line once it is over (Client.Told):
+			// begun now, with what changed before it taken as native
+			// edits, then ended as any other
+			err = h.beginTold(ctx, &req)
+		}
 		if err == nil && req.Key != "" && req.Op == "end" {
 			id, ok := keys[req.Key]
 			if !ok {
@@ -202,6 +208,23 @@ func (h *Hub) serveConn(ctx context.Context, c io.ReadWriter) {
 		}
 		h.lineDone()
 	}
+}
+
+// beginTold begins the command an end told in one line carries, and
+// points the end at it.
+func (h *Hub) beginTold(ctx context.Context, req *Request) error {
+	if req.ID != 0 || req.Key != "" {
+		return errors.New(`field "begin": an end that begins its command names no id or key`)
+	}
+	if req.End == nil {
+		return errors.New(`field "end": missing`)
+	}
+	resp := h.call(ctx, Request{Op: "begin", Begin: req.Begin})
+	if resp.Error != "" {
+		return errors.New(resp.Error)
+	}
+	req.ID = resp.ID
+	return nil
 }
 
 // checkRequest refuses what a client may not say: events only the hub

@@ -131,6 +131,25 @@ func (c *Classifier) Classify(tool string, args map[string]any) []event.Event {
 	return []event.Event{ev(event.Run)}
 }
 
+// ReadsOnly says whether a call of tool cannot change a file, by what
+// the classifier knows for certain rather than guesses: a tool the
+// mapping declares a read, or one of the reference filesystem server's
+// reading tools. (The generic rules' reads, a tool with a path argument,
+// are guesses: such a tool may write.)
+func (c *Classifier) ReadsOnly(tool string) bool {
+	if c.Mapping != nil {
+		if r, ok := c.Mapping.Tools[tool]; ok {
+			return r.Kind == event.Read
+		}
+	}
+	switch tool {
+	case "read_text_file", "read_file", "read_media_file", "read_multiple_files",
+		"list_directory", "list_directory_with_sizes", "directory_tree", "search_files", "get_file_info", "list_allowed_directories":
+		return true
+	}
+	return false
+}
+
 // rel makes a path workspace-relative when it lies in the workspace.
 func (c *Classifier) rel(p string) string {
 	if p == "" || !filepath.IsAbs(p) || c.Root == "" {

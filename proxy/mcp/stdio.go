@@ -64,8 +64,9 @@ func (l *Later) Send() {
 }
 
 type call struct {
-	begun chan begun // the hub's answer to begin
-	key   string     // begun quietly (quietHub): the key its end gives
+	begun chan begun     // the hub's answer to begin
+	key   string         // begun quietly (quietHub): the key its end gives
+	told  *session.Begin // not begun at all: told with its end (toldHub)
 	toolCall
 }
 
@@ -114,6 +115,12 @@ type armedHub interface {
 type quietHub interface {
 	BeginQuiet(b session.Begin, key string)
 	EndQuiet(key string, e session.End)
+}
+
+// toldHub is a hub a call that changes no file can be told of in one
+// line once it is over (wire.Client.Told).
+type toldHub interface {
+	Told(b session.Begin, e session.End)
 }
 
 // NewRelay returns a relay reporting to hub (nil relays only) and logging
@@ -171,7 +178,14 @@ func (r *Relay) FromClientIn(scope string, line []byte) []byte {
 		c.begun = make(chan begun, 1)
 		b := session.Begin{Command: "mcp " + tc.tool + " " + string(tc.argsText), Source: "mcp"}
 		qh, canQuiet := r.hub.(quietHub)
+		_, canTell := r.hub.(toldHub)
 		switch {
+		case r.quiet.Load() && canTell && r.classify.ReadsOnly(tc.tool):
+			// nothing can fire and the call changes no file: the hub
+			// need not hear of it before it runs, and hears of it once,
+			// with its result (what changed before is a native edit
+			// all the same; one line, one wake-up of the hub)
+			c.begun, c.told = nil, &b
 		case r.quiet.Load() && canQuiet:
 			// nothing can fire any more: told in one line, before the
 			// request goes on, with no answer to wait for
@@ -213,6 +227,10 @@ func (r *Relay) cancelled(scope string, params json.RawMessage) {
 		return
 	}
 	end := session.End{Exit: 130, Events: r.classify.Classify(c.tool, c.arguments())}
+	if c.told != nil {
+		r.hub.(toldHub).Told(*c.told, end)
+		return
+	}
 	if c.key != "" {
 		r.hub.(quietHub).EndQuiet(c.key, end)
 		return
@@ -250,10 +268,14 @@ func (r *Relay) FromServerLater(scope string, line []byte, later *Later) []byte 
 		return line
 	}
 	place := r.placement(scope, c.tool)
-	if c.key != "" {
-		// begun quietly: ended the same way, once the result is on its
-		// way (by the owner, when it keeps later; else on a goroutine)
+	if c.key != "" || c.told != nil {
+		// begun quietly, or not begun: ended (or told) the same way,
+		// once the result is on its way (by the owner, when it keeps
+		// later; else on a goroutine)
 		end := func() { r.hub.(quietHub).EndQuiet(c.key, r.end(c, e, place)) }
+		if c.told != nil {
+			end = func() { r.hub.(toldHub).Told(*c.told, r.end(c, e, place)) }
+		}
 		if later != nil {
 			*later = append(*later, end)
 		} else {

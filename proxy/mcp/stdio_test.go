@@ -2,6 +2,8 @@ package mcp
 
 import (
 	"errors"
+	"fmt"
+	"io"
 	"os/exec"
 	"slices"
 	"strings"
@@ -16,6 +18,7 @@ import (
 type quietRecorder struct {
 	mu    sync.Mutex
 	ended []string // the keys (or ids) of the ends it got
+	said  []string // every begin, end and told call, in order
 }
 
 func (q *quietRecorder) Begin(session.Begin) (int, error) { return 1, nil }
@@ -24,13 +27,65 @@ func (q *quietRecorder) End(int, session.End) ([]session.Message, error) {
 }
 func (q *quietRecorder) BeginArmed(session.Begin) (int, bool, error) { return 1, false, nil }
 func (q *quietRecorder) EndAsync(id int, _ session.End)              { q.end("id") }
-func (q *quietRecorder) BeginQuiet(session.Begin, string)            {}
+func (q *quietRecorder) BeginQuiet(b session.Begin, key string)      { q.say("begin " + b.Command) }
 func (q *quietRecorder) EndQuiet(key string, _ session.End)          { q.end(key) }
+func (q *quietRecorder) Told(b session.Begin, e session.End) {
+	q.say(fmt.Sprintf("told %s (%d events)", b.Command, len(e.Events)))
+}
 
 func (q *quietRecorder) end(k string) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.ended = append(q.ended, k)
+	q.said = append(q.said, "end "+k)
+}
+
+func (q *quietRecorder) say(s string) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.said = append(q.said, s)
+}
+
+// TestToldReads: once nothing can fire, a call of a tool that cannot
+// change a file is told to the hub in one line after its result; one
+// that can (or that the classifier only guesses at) is begun before it
+// goes on, so that what the server writes is the call's.
+func TestToldReads(t *testing.T) {
+	calls := []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_allowed_directories","arguments":{}}}`, // learns quiet
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"a.py"}}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"write_file","arguments":{"path":"a.py","content":"x"}}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"save","arguments":{"path":"a.py"}}}`,
+	}
+	var script strings.Builder
+	for i := range calls {
+		fmt.Fprintf(&script, `read l; echo '{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":"ok"}]}}'; `, i+1)
+	}
+	hub := &quietRecorder{}
+	r := NewRelay(hub, &Classifier{Root: t.TempDir()}, nil)
+	if _, err := RunStdio(exec.Command("bash", "-c", script.String()), r, strings.NewReader(strings.Join(calls, "\n")+"\n"), io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	r.Wait()
+	hub.mu.Lock()
+	defer hub.mu.Unlock()
+	// the two directions run at once: each call's own lines are in
+	// order (a begin is said before the request goes on), not the calls'
+	// among themselves
+	want := []string{
+		"end id", // the first call, begun armed, learns nothing can fire
+		`told mcp read_text_file {"path":"a.py"} (1 events)`,
+		`begin mcp write_file {"content":"x","path":"a.py"}`, "end mcp-1",
+		`begin mcp save {"path":"a.py"}`, "end mcp-2",
+	}
+	before := func(a, b string) bool { return slices.Index(hub.said, a) < slices.Index(hub.said, b) }
+	inOrder := before(want[2], want[3]) && before(want[4], want[5])
+	got := slices.Clone(hub.said)
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) || !inOrder {
+		t.Errorf("the hub was told:\n%s\nwant:\n%s", strings.Join(hub.said, "\n"), strings.Join(want, "\n"))
+	}
 }
 
 // failingAfter accepts n writes, then fails every one.

@@ -159,6 +159,16 @@ func (c *Client) EndQuiet(key string, e End) {
 	c.send(Request{Op: "end", End: &e, NoReply: true, Key: key})
 }
 
+// Told reports a command that is over, in one line and without waiting:
+// for a relay's call the hub has said nothing can fire on, and that
+// cannot change a file (a read), so that the hub need not hear of it
+// before it runs. The hub begins and ends it when the line comes: a file
+// changed meanwhile is taken first, as a native edit, as it would have
+// been had the call not run.
+func (c *Client) Told(b Begin, e End) {
+	c.send(Request{Op: "end", Begin: &b, End: &e, NoReply: true})
+}
+
 // send writes a request that gets no answer (lean when it can be). Its
 // callers send such lines once nothing can fire, and from then on nearly
 // all they say is unanswered: the connection leaves the poller.

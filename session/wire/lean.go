@@ -26,21 +26,16 @@ func leanLine(req Request) (line []byte, ok bool) {
 	case req.Op == "begin" && req.Begin != nil && (!req.NoReply || req.Key != ""):
 		b = append(b, `{"op":"begin",`...)
 		b = appendKey(b, req)
-		b = append(b, `"begin":{"command":`...)
-		b = jsonout.AppendString(b, req.Begin.Command)
-		if req.Begin.Cwd != "" {
-			b = append(b, `,"cwd":`...)
-			b = jsonout.AppendString(b, req.Begin.Cwd)
-		}
-		if req.Begin.Source != "" {
-			b = append(b, `,"source":`...)
-			b = jsonout.AppendString(b, req.Begin.Source)
-		}
-		b = append(b, "}}\n"...)
-	case req.Op == "end" && req.End != nil && plainEvents(req.End.Events) && (!req.NoReply || req.Key != ""):
+		b = appendBegin(b, req.Begin)
+		b = append(b, "}\n"...)
+	case req.Op == "end" && req.End != nil && plainEvents(req.End.Events) && (!req.NoReply || req.Key != "" || req.Begin != nil):
 		e := req.End
 		b = append(b, `{"op":"end",`...)
 		b = appendKey(b, req)
+		if req.Begin != nil {
+			b = appendBegin(b, req.Begin)
+			b = append(b, ',')
+		}
 		b = append(b, `"id":`...)
 		b = strconv.AppendInt(b, int64(req.ID), 10)
 		b = append(b, `,"end":{"exit":`...)
@@ -100,6 +95,21 @@ func appendStrings(b []byte, fields [][2]string) []byte {
 
 // appendKey writes a keyed request's noreply and key fields, each
 // followed by a comma.
+// appendBegin appends a request's begin field.
+func appendBegin(b []byte, bg *Begin) []byte {
+	b = append(b, `"begin":{"command":`...)
+	b = jsonout.AppendString(b, bg.Command)
+	if bg.Cwd != "" {
+		b = append(b, `,"cwd":`...)
+		b = jsonout.AppendString(b, bg.Cwd)
+	}
+	if bg.Source != "" {
+		b = append(b, `,"source":`...)
+		b = jsonout.AppendString(b, bg.Source)
+	}
+	return append(b, '}')
+}
+
 func appendKey(b []byte, req Request) []byte {
 	if req.NoReply {
 		b = append(b, `"noreply":true,`...)

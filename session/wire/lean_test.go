@@ -24,6 +24,8 @@ func FuzzLeanLine(f *testing.F) {
 			{Op: "begin", Begin: &Begin{Command: command, Cwd: cwd, Source: signal}},
 			{Op: "end", ID: exit / 3, End: &End{Exit: exit, Signal: signal, Output: output, Tail: command, Elided: elided, Bytes: bytes}},
 			{Op: "end", Key: "k" + cwd, NoReply: true, End: &End{Exit: exit, Output: output, Channel: signal, Events: evs}},
+			// a call told once it is over (Told)
+			{Op: "end", NoReply: true, Begin: &Begin{Command: command, Cwd: output, Source: signal}, End: &End{Exit: exit, Output: output, Events: evs}},
 		} {
 			lean, ok := leanLine(req)
 			if !ok {

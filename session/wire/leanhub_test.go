@@ -21,6 +21,7 @@ func FuzzParseRequest(f *testing.F) {
 		{Op: "end", Key: "mcp-1", NoReply: true, End: &End{Output: "x", Channel: "tool-output", Events: []event.Event{
 			{Kind: event.Read, Source: "mcp", Tool: "read_text_file", Scopes: []event.Scope{event.FileScope("a.py"), event.LineScope("b.py", 3, 9)}},
 			{Kind: event.Edit, Actor: event.Agent, Command: "mcp edit_file", Text: "t", Note: "n", Diff: "d", Action: 2, Seq: 7}}}},
+		{Op: "end", NoReply: true, Begin: &Begin{Command: "mcp read_text_file {}", Source: "mcp"}, End: &End{Output: "x", Events: []event.Event{{Kind: event.Read, Tool: "read_text_file"}}}},
 	} {
 		b, _ := json.Marshal(req)
 		f.Add(b)

@@ -88,6 +88,9 @@ type Request struct {
 	// learns: its end gives the key instead of the id. Keys are the
 	// connection's own.
 	Key string `json:"key,omitempty"`
+	// An end with a Begin (and no id or key) is a command told in one
+	// line once it is over: the hub begins it and ends it at once (see
+	// Client.Told).
 }
 
 // Response is the one line the hub answers each request with.
