@@ -31,6 +31,10 @@ type inotify struct {
 	mu  sync.Mutex // one drain at a time, so events are handled in the kernel's order
 	buf []byte
 
+	flushMu  sync.Mutex // one flush at a time: its callback's outcome
+	flushErr error
+	flushFn  func(fd uintptr)
+
 	dirsMu sync.Mutex
 	dirs   map[int32]string // watch descriptor to directory
 }
@@ -53,6 +57,7 @@ func newSource(to handler) (source, error) {
 	}
 	s := &inotify{file: f, raw: raw, fd: fd, to: to, done: make(chan struct{}),
 		buf: make([]byte, 64<<10), dirs: map[int32]string{}}
+	s.flushFn = func(fd uintptr) { s.flushErr = s.drain(int(fd)) }
 	go s.run()
 	return s, nil
 }
@@ -90,12 +95,17 @@ func (s *inotify) run() {
 	})
 }
 
+// flush drains the queue in the caller's goroutine. Its callback is
+// bound once (newSource): a closure made for each would be an allocation
+// per barrier, two per command.
 func (s *inotify) flush(ctx context.Context) error {
-	var err error
-	if cerr := s.raw.Control(func(fd uintptr) { err = s.drain(int(fd)) }); cerr != nil {
+	s.flushMu.Lock()
+	defer s.flushMu.Unlock()
+	s.flushErr = nil
+	if cerr := s.raw.Control(s.flushFn); cerr != nil {
 		return errors.New("watcher closed")
 	}
-	return err
+	return s.flushErr
 }
 
 // drain reads and handles queued events until the queue is empty.

@@ -233,6 +233,32 @@ func (p *Lexer) Str(v *string) error {
 	return p.Fail("unterminated string")
 }
 
+// Word is Str for a field whose value is nearly always one of words (an
+// op, a kind, a source): a plain string equal to one of them is set to
+// that word, with no string made for it; any other value is read as Str
+// reads it.
+func (p *Lexer) Word(v *string, words ...string) error {
+	if p.Peek() == '"' {
+		for j := p.i + 1; j < len(p.b); j++ {
+			c := p.b[j]
+			if c == '"' {
+				for _, w := range words {
+					if string(p.b[p.i+1:j]) == w {
+						*v = w
+						p.i = j + 1
+						return nil
+					}
+				}
+				break
+			}
+			if c < 0x20 || c == '\\' || c >= utf8.RuneSelf {
+				break
+			}
+		}
+	}
+	return p.Str(v)
+}
+
 func (p *Lexer) hex4() (rune, bool) {
 	if p.i+4 > len(p.b) {
 		return 0, false

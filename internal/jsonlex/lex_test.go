@@ -53,3 +53,19 @@ func deep(text []byte) bool {
 	}
 	return most > maxDepth
 }
+
+// FuzzWord: Word reads what Str reads, to the same place, whether or not
+// the value is one of its words.
+func FuzzWord(f *testing.F) {
+	for _, s := range []string{`"end"`, `"en"`, `"end" `, `"e\u006ed"`, `"endé"`, `"end`, `null`, `5`, ` "begin",`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var got, want string
+		pw, ps := New(b), New(b)
+		errW, errS := pw.Word(&got, "begin", "end", ""), ps.Str(&want)
+		if (errW == nil) != (errS == nil) || got != want || pw.i != ps.i {
+			t.Fatalf("%q: Word %q at %d (%v), Str %q at %d (%v)", b, got, pw.i, errW, want, ps.i, errS)
+		}
+	})
+}

@@ -4,6 +4,7 @@ package quietio
 
 import (
 	"io"
+	"sync"
 	"syscall"
 	"unsafe"
 
@@ -14,11 +15,6 @@ import (
 // the pipes of os/exec, a net.Conn).
 type rawConner interface {
 	SyscallConn() (syscall.RawConn, error)
-}
-
-// file is a non-blocking descriptor read and written quietly.
-type file struct {
-	rc syscall.RawConn
 }
 
 // rawConnOf returns c's raw connection, and whether its descriptor is
@@ -46,7 +42,7 @@ func rawConnOf(c any) (rc syscall.RawConn, nonBlocking, ok bool) {
 // poller watches, else r itself.
 func Reader(r io.Reader) io.Reader {
 	if rc, nb, ok := rawConnOf(r); ok && nb {
-		return reader{file{rc}}
+		return reader{newReadOp(rc)}
 	}
 	return r
 }
@@ -64,7 +60,7 @@ func Writer(w io.Writer) io.Writer {
 	case !ok:
 		return w
 	case nb:
-		return writer{file{rc}}
+		return writer{newWriteOp(rc)}
 	case !noWaitWrites:
 		return w
 	}
@@ -73,13 +69,13 @@ func Writer(w io.Writer) io.Writer {
 
 // reader and writer keep Reader's result from being a Writer, and the
 // other way round: each gives only what it was asked for.
-type reader struct{ f file }
+type reader struct{ o *op }
 
-func (r reader) Read(p []byte) (int, error) { return r.f.read(p) }
+func (r reader) Read(p []byte) (int, error) { return r.o.read(p) }
 
-type writer struct{ f file }
+type writer struct{ o *op }
 
-func (w writer) Write(p []byte) (int, error) { return w.f.write(p) }
+func (w writer) Write(p []byte) (int, error) { return w.o.write(p) }
 
 // noWait writes a blocking descriptor with pwritev2(RWF_NOWAIT), and
 // through w what that cannot write at once.
@@ -131,25 +127,83 @@ const (
 	rwfNoWait   = unix.RWF_NOWAIT
 )
 
-func (f file) read(p []byte) (int, error) {
+// The poller calls back into a read or a write; a closure made for each
+// call would be an allocation per message (cold, each a cache miss on
+// fresh memory), so each direction keeps one callback, bound once, and
+// the call's state beside it, under a lock of its own.
+
+// op is one direction's call in progress: its buffer and its outcome.
+type op struct {
+	mu    sync.Mutex
+	rc    syscall.RawConn
+	p     []byte
+	n     int
+	errno syscall.Errno
+	fn    func(fd uintptr) bool
+}
+
+func newReadOp(rc syscall.RawConn) *op {
+	o := &op{rc: rc}
+	o.fn = o.readOnce
+	return o
+}
+
+func newWriteOp(rc syscall.RawConn) *op {
+	o := &op{rc: rc}
+	o.fn = o.writeSome
+	return o
+}
+
+// readOnce reads what is there; false asks the poller to wait for more.
+func (o *op) readOnce(fd uintptr) bool {
+	for {
+		r, e := sysRead(fd, o.p)
+		switch e {
+		case syscall.EINTR:
+			continue
+		case syscall.EAGAIN:
+			return false // the poller waits for it
+		}
+		o.n, o.errno = r, e
+		return true
+	}
+}
+
+// writeSome writes what it can; false asks the poller to wait for room.
+func (o *op) writeSome(fd uintptr) bool {
+	for o.n < len(o.p) {
+		r, e := sysWrite(fd, o.p[o.n:])
+		switch e {
+		case 0:
+			o.n += r
+		case syscall.EINTR:
+		case syscall.EAGAIN:
+			return false // full: the poller waits for room
+		default:
+			o.errno = e
+			return true
+		}
+	}
+	return true
+}
+
+// do runs one call of o's callback through wait (the raw connection's
+// Read or Write) on p, and returns what it did.
+func (o *op) do(wait func(func(uintptr) bool) error, p []byte) (n int, errno syscall.Errno, err error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.p, o.n, o.errno = p, 0, 0
+	err = wait(o.fn)
+	n, errno = o.n, o.errno
+	o.p = nil
+	return n, errno, err
+}
+
+func (o *op) read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	var n int
-	var errno syscall.Errno
-	err := f.rc.Read(func(fd uintptr) bool {
-		for {
-			r, e := sysRead(fd, p)
-			switch e {
-			case syscall.EINTR:
-				continue
-			case syscall.EAGAIN:
-				return false // the poller waits for it
-			}
-			n, errno = r, e
-			return true
-		}
-	})
+	n, errno, err := o.do(o.rc.Read, p)
 	switch {
 	case err != nil:
 		return 0, err
@@ -161,27 +215,10 @@ func (f file) read(p []byte) (int, error) {
 	return n, nil
 }
 
-func (f file) write(p []byte) (int, error) {
-	written := 0
-	var errno syscall.Errno
-	err := f.rc.Write(func(fd uintptr) bool {
-		for written < len(p) {
-			r, e := sysWrite(fd, p[written:])
-			switch e {
-			case 0:
-				written += r
-			case syscall.EINTR:
-			case syscall.EAGAIN:
-				return false // full: the poller waits for room
-			default:
-				errno = e
-				return true
-			}
-		}
-		return true
-	})
+func (o *op) write(p []byte) (int, error) {
+	n, errno, err := o.do(o.rc.Write, p)
 	if err == nil && errno != 0 {
 		err = errno
 	}
-	return written, err
+	return n, err
 }

@@ -5,6 +5,7 @@ package quietio
 import (
 	"io"
 	"os"
+	"sync"
 	"syscall"
 	"unsafe"
 )
@@ -55,7 +56,7 @@ func Unpolled(f *os.File) (*os.File, io.Writer, error) {
 		nf.Close()
 		return nil, nil, err
 	}
-	return nf, &sender{rc: nrc, f: nf}, nil
+	return nf, newSender(nrc, nf), nil
 }
 
 func dupCloexec(fd int) (int, error) {
@@ -69,27 +70,45 @@ func dupCloexec(fd int) (int, error) {
 // sender writes a blocking socket with sends that do not wait
 // (MSG_DONTWAIT), as raw system calls, and through the file whatever a
 // send did not take: the file's write waits for room, or fails the way a
-// write fails (a peer gone: EPIPE).
+// write fails (a peer gone: EPIPE). Its callback is bound once (see op).
 type sender struct {
+	mu sync.Mutex
 	rc syscall.RawConn
 	f  *os.File
+	p  []byte
+	n  int
+	fn func(fd uintptr)
+}
+
+func newSender(rc syscall.RawConn, f *os.File) *sender {
+	s := &sender{rc: rc, f: f}
+	s.fn = s.sendSome
+	return s
+}
+
+// sendSome sends what the socket has room for.
+func (s *sender) sendSome(fd uintptr) {
+	for s.n < len(s.p) {
+		r, _, e := syscall.RawSyscall6(syscall.SYS_SENDTO, fd, uintptr(unsafe.Pointer(&s.p[s.n])), uintptr(len(s.p)-s.n),
+			syscall.MSG_DONTWAIT|syscall.MSG_NOSIGNAL, 0, 0)
+		if e == syscall.EINTR {
+			continue
+		}
+		if e != 0 {
+			return
+		}
+		s.n += int(r)
+	}
 }
 
 func (s *sender) Write(p []byte) (int, error) {
-	n := 0
-	if err := s.rc.Control(func(fd uintptr) {
-		for n < len(p) {
-			r, _, e := syscall.RawSyscall6(syscall.SYS_SENDTO, fd, uintptr(unsafe.Pointer(&p[n])), uintptr(len(p)-n),
-				syscall.MSG_DONTWAIT|syscall.MSG_NOSIGNAL, 0, 0)
-			if e == syscall.EINTR {
-				continue
-			}
-			if e != 0 {
-				return
-			}
-			n += int(r)
-		}
-	}); err != nil {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.p, s.n = p, 0
+	err := s.rc.Control(s.fn)
+	n := s.n
+	s.p = nil
+	if err != nil {
 		return 0, err
 	}
 	if n == len(p) {

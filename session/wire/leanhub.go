@@ -27,7 +27,7 @@ func ParseRequest(line []byte) (req Request, ok bool) {
 	err := p.Fields(func(key string) error {
 		switch key {
 		case "op":
-			return p.Str(&req.Op)
+			return p.Word(&req.Op, "begin", "end", "observe", "record", "messages", "sync", "status")
 		case "id":
 			return p.Int(&req.ID)
 		case "channel":
@@ -51,7 +51,7 @@ func ParseRequest(line []byte) (req Request, ok bool) {
 				case "cwd":
 					return p.Str(&req.Begin.Cwd)
 				case "source":
-					return p.Str(&req.Begin.Source)
+					return p.Word(&req.Begin.Source, "mcp", "shell", "acp")
 				}
 				return p.Skip()
 			})
@@ -79,7 +79,7 @@ func ParseRequest(line []byte) (req Request, ok bool) {
 				case "elided":
 					return p.Bool(&e.Elided)
 				case "channel":
-					return p.Str(&e.Channel)
+					return p.Word(&e.Channel, channels...)
 				case "unseen":
 					return p.Bool(&e.Unseen)
 				case "events":
@@ -101,6 +101,13 @@ func ParseRequest(line []byte) (req Request, ok bool) {
 	return req, true
 }
 
+// kinds and channels are the values a relay's lines nearly always hold,
+// read without a string made for each (jsonlex.Lexer.Word).
+var (
+	kinds    = []string{string(event.Read), string(event.Edit), string(event.Test), string(event.Run)}
+	channels = []string{"tool-output", "mcp-result", "mcp-text", "hook-context"}
+)
+
 // events reads an end's events, as encoding/json would, when they hold
 // only what an adapter's classification sets (what plainEvents lets
 // through); a
@@ -114,11 +121,11 @@ func events(p *jsonlex.Lexer, evs *[]event.Event) error {
 			case "action":
 				return p.Int(&ev.Action)
 			case "kind":
-				return p.Str((*string)(&ev.Kind))
+				return p.Word((*string)(&ev.Kind), kinds...)
 			case "actor":
-				return p.Str((*string)(&ev.Actor))
+				return p.Word((*string)(&ev.Actor), string(event.Agent))
 			case "source":
-				return p.Str(&ev.Source)
+				return p.Word(&ev.Source, "mcp", "shell", "acp", "watch")
 			case "command":
 				return p.Str(&ev.Command)
 			case "tool":
