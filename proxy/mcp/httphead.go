@@ -103,10 +103,43 @@ func splitHead(text string) *head {
 	return h
 }
 
+// named says whether header line l is the header name (an ASCII name,
+// matched case-blind, space around it ignored) and gives its value. It
+// is called for every line each time the relay asks for a header, some
+// fifteen times a message: a name whose length differs is passed over
+// without trimming or folding it. Only ASCII folds: a name spelt with
+// a character that folds to one of its letters ("Tranſfer-Encoding") is
+// another header, as it is to the server, which must frame each message
+// as the relay does.
+func named(l, name string) (value string, ok bool) {
+	i := strings.IndexByte(l, ':')
+	if i < 0 {
+		return "", false
+	}
+	k := l[:i]
+	if len(k) != len(name) {
+		if len(k) == 0 || !maySpace(k[0]) && !maySpace(k[len(k)-1]) {
+			return "", false
+		}
+		k = strings.TrimSpace(k)
+	}
+	// equal lengths against an ASCII name: only ASCII can fold to it
+	if len(k) != len(name) || !strings.EqualFold(k, name) {
+		return "", false
+	}
+	return strings.TrimSpace(l[i+1:]), true
+}
+
+// maySpace says whether c can be part of what strings.TrimSpace trims:
+// ASCII space, or a byte of a character beyond ASCII.
+func maySpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r' || c >= 0x80
+}
+
 func (h *head) get(name string) string {
 	for _, l := range h.lines {
-		if k, v, ok := strings.Cut(l, ":"); ok && strings.EqualFold(strings.TrimSpace(k), name) {
-			return strings.TrimSpace(v)
+		if v, ok := named(l, name); ok {
+			return v
 		}
 	}
 	return ""
@@ -115,7 +148,7 @@ func (h *head) get(name string) string {
 // has reports whether a comma-separated header holds token.
 func (h *head) has(name, token string) bool {
 	for _, l := range h.lines {
-		if k, v, ok := strings.Cut(l, ":"); ok && strings.EqualFold(strings.TrimSpace(k), name) {
+		if v, ok := named(l, name); ok {
 			for v != "" {
 				var t string
 				t, v, _ = strings.Cut(v, ",")
@@ -131,7 +164,8 @@ func (h *head) has(name, token string) bool {
 // set replaces a header's value (or adds the header).
 func (h *head) set(name, value string) {
 	for i, l := range h.lines {
-		if k, _, ok := strings.Cut(l, ":"); ok && strings.EqualFold(strings.TrimSpace(k), name) {
+		if _, ok := named(l, name); ok {
+			k, _, _ := strings.Cut(l, ":")
 			h.lines[i] = k + ": " + value
 			return
 		}
@@ -165,7 +199,7 @@ func (h *head) length(limit int64) (int64, error) {
 func (h *head) del(name string) {
 	kept := h.lines[:0]
 	for _, l := range h.lines {
-		if k, _, ok := strings.Cut(l, ":"); !ok || !strings.EqualFold(strings.TrimSpace(k), name) {
+		if _, ok := named(l, name); !ok {
 			kept = append(kept, l)
 		}
 	}

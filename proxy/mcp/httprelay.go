@@ -108,6 +108,11 @@ func (s *HTTPRelay) conn(c net.Conn) {
 func (s *HTTPRelay) requests(br *bufio.Reader, up net.Conn, pending chan<- exchange, answered <-chan struct{}) (refusal []byte) {
 	next := func(ex exchange) bool {
 		select {
+		case pending <- ex: // room, as nearly always: no two-way select
+			return true
+		default:
+		}
+		select {
 		case pending <- ex:
 			return true
 		case <-answered:
@@ -188,11 +193,11 @@ func (s *HTTPRelay) responses(br *bufio.Reader, c net.Conn, pending <-chan excha
 			return
 		}
 		st := head.status()
-		ct := strings.ToLower(head.get("content-type"))
+		ct := head.get("content-type")
 		switch {
 		case ex.head || st == "204" || st == "304":
 			w.Write(head.bytes())
-		case strings.HasPrefix(ct, "application/json"):
+		case hasPrefixFold(ct, "application/json"):
 			// held whole (however framed) and sent with its length: a
 			// result may gain the user's message
 			closing := head.closeDelimited()
@@ -216,7 +221,7 @@ func (s *HTTPRelay) responses(br *bufio.Reader, c net.Conn, pending <-chan excha
 		default:
 			w.Write(head.bytes())
 			var events func([]byte) []byte
-			if strings.HasPrefix(ct, "text/event-stream") {
+			if hasPrefixFold(ct, "text/event-stream") {
 				events = fromServer(ex.scope)
 			}
 			if err := copyBody(w, br, head, events); err != nil {
@@ -228,6 +233,12 @@ func (s *HTTPRelay) responses(br *bufio.Reader, c net.Conn, pending <-chan excha
 			return
 		}
 	}
+}
+
+// hasPrefixFold is strings.HasPrefix with the prefix matched case-blind
+// (a media type's name is).
+func hasPrefixFold(s, prefix string) bool {
+	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
 }
 
 // reportingWriter is the writer of the client's responses: once a

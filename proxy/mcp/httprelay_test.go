@@ -111,3 +111,26 @@ func FuzzReadHead(f *testing.F) {
 		}
 	})
 }
+
+// FuzzNamed: a header line is the header name exactly when its name,
+// trimmed, is name in ASCII case-blind, and its value is what follows
+// the colon, trimmed.
+func FuzzNamed(f *testing.F) {
+	for _, s := range []string{"Content-Length: 12", " content-LENGTH :3", "Content-Lengths: 1", "Tranſfer-Encoding: chunked",
+		"\fContent-Length\u00a0: 7 ", "Content-Length", ":x", "content-length:"} {
+		f.Add(s, "content-length")
+		f.Add(s, "transfer-encoding")
+	}
+	f.Fuzz(func(t *testing.T, l, name string) {
+		if name == "" || strings.ToLower(name) != name || strings.IndexFunc(name, func(r rune) bool { return r >= 0x80 || r == ':' || r <= ' ' }) >= 0 {
+			return // the relay asks for lowercase ASCII names
+		}
+		k, v, ok := strings.Cut(l, ":")
+		k = strings.TrimSpace(k)
+		want := ok && len(k) == len(name) && strings.EqualFold(k, name)
+		got, gotOK := named(l, name)
+		if gotOK != want || want && got != strings.TrimSpace(v) {
+			t.Fatalf("named(%q, %q) = %q, %v; want %v (%q)", l, name, got, gotOK, want, strings.TrimSpace(v))
+		}
+	})
+}
