@@ -57,8 +57,8 @@ func discard(b *testing.B) *replay.Writer {
 
 // BenchmarkQuietCall is what a relayed tool call costs the hub once
 // nothing can fire: a begin and an end of one line each, unanswered
-// (BeginQuiet, EndQuiet), as the MCP relay sends them, watched and
-// recorded. The client does not wait, so the rate is the hub's: its
+// (BeginQuiet, EndQuiet), or a read told in one line once it is over
+// (Told), as the MCP relay sends them, watched and recorded. The client does not wait, so the rate is the hub's: its
 // parse, its watcher's drain and its recording of each call.
 func BenchmarkQuietCall(b *testing.B) {
 	_, sock, _ := testhub.Serve(b, example, policy.Vanilla, testhub.Watched(), testhub.Recorded(discard(b)))
@@ -70,15 +70,28 @@ func BenchmarkQuietCall(b *testing.B) {
 	end := session.End{Output: `{"path":"/ws/src/discount.py","content":"def discount(p):\n    return p * 0.9\n"}`,
 		Events: []event.Event{{Kind: event.Read, Source: "mcp", Actor: event.Agent, Tool: "read_text_file",
 			Scopes: []event.Scope{event.FileScope("src/discount.py")}}}}
-	b.ReportAllocs()
-	i := 0
-	for b.Loop() {
-		key := "mcp-" + strconv.Itoa(i)
-		i++
-		cl.BeginQuiet(session.Begin{Command: `mcp read_text_file {"path":"/ws/src/discount.py"}`, Source: "mcp"}, key)
-		cl.EndQuiet(key, end)
-	}
-	if _, err := cl.Status(); err != nil { // every line taken
-		b.Fatal(err)
-	}
+	begin := session.Begin{Command: `mcp read_text_file {"path":"/ws/src/discount.py"}`, Source: "mcp"}
+	b.Run("begun", func(b *testing.B) {
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			key := "mcp-" + strconv.Itoa(i)
+			i++
+			cl.BeginQuiet(begin, key)
+			cl.EndQuiet(key, end)
+		}
+		if _, err := cl.Status(); err != nil { // every line taken
+			b.Fatal(err)
+		}
+	})
+	// a read told once it is over (Told): one line
+	b.Run("told", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			cl.Told(begin, end)
+		}
+		if _, err := cl.Status(); err != nil {
+			b.Fatal(err)
+		}
+	})
 }
