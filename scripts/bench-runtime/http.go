@@ -111,31 +111,47 @@ func helper(args []string) bool {
 	default:
 		return false
 	}
+	l := listenURL()
+	if h != nil {
+		http.Serve(l, h)
+		return true
+	}
+	bytesOnly := func(dst io.Writer, src io.Reader) { io.Copy(dst, src) }
+	proxyTCP(l, args[1], bytesOnly, bytesOnly)
+	return true
+}
+
+// listenURL listens on a loopback port and prints its URL, the first
+// line a helper prints.
+func listenURL() net.Listener {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	fmt.Printf("http://%s\n", l.Addr())
-	if h != nil {
-		http.Serve(l, h)
-		return true
-	}
+	return l
+}
+
+// proxyTCP relays every connection l accepts to upstream, copying the
+// client's bytes with toServer and the server's with toClient, each
+// read and written quietly, as the relay reads and writes
+// (internal/quietio).
+func proxyTCP(l net.Listener, upstream string, toServer, toClient func(dst io.Writer, src io.Reader)) {
 	for {
 		c, err := l.Accept()
 		if err != nil {
-			return true
+			return
 		}
 		go func() {
 			defer c.Close()
-			up, err := net.Dial("tcp", args[1])
+			up, err := net.Dial("tcp", upstream)
 			if err != nil {
 				return
 			}
 			defer up.Close()
-			// copied quietly, as the relay copies (internal/quietio)
-			go io.Copy(quietio.Writer(up), quietio.Reader(c))
-			io.Copy(quietio.Writer(c), quietio.Reader(up))
+			go toServer(quietio.Writer(up), quietio.Reader(c))
+			toClient(quietio.Writer(c), quietio.Reader(up))
 		}()
 	}
 }
@@ -154,12 +170,7 @@ func proxyTold(sock, upstream string) {
 		told.Write([]byte(line))
 		mu.Unlock()
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	fmt.Printf("http://%s\n", l.Addr())
+	l := listenURL()
 	// pump copies src to dst read by read, telling before or after each
 	pump := func(dst io.Writer, src io.Reader, before, after string) {
 		b := make([]byte, 64<<10)
@@ -181,22 +192,9 @@ func proxyTold(sock, upstream string) {
 			}
 		}
 	}
-	for {
-		c, err := l.Accept()
-		if err != nil {
-			return
-		}
-		go func() {
-			defer c.Close()
-			up, err := net.Dial("tcp", upstream)
-			if err != nil {
-				return
-			}
-			defer up.Close()
-			go pump(quietio.Writer(up), quietio.Reader(c), "b\n", "")
-			pump(quietio.Writer(c), quietio.Reader(up), "", "e\n")
-		}()
-	}
+	proxyTCP(l, upstream,
+		func(dst io.Writer, src io.Reader) { pump(dst, src, "b\n", "") },
+		func(dst io.Writer, src io.Reader) { pump(dst, src, "", "e\n") })
 }
 
 // proxyThreads is the plain TCP proxy with every wait a blocking system

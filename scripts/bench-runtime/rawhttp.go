@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -24,12 +23,7 @@ const rawCall = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":
 const rawResult = `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"pong"}]}}`
 
 func rawServe() {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	fmt.Printf("http://%s\n", l.Addr())
+	l := listenURL()
 	for {
 		c, err := l.Accept()
 		if err != nil {
