@@ -219,12 +219,9 @@ func (h *Hub) beginTold(ctx context.Context, req *Request) error {
 	if req.End == nil {
 		return errors.New(`field "end": missing`)
 	}
-	resp := h.call(ctx, Request{Op: "begin", Begin: req.Begin})
-	if resp.Error != "" {
-		return errors.New(resp.Error)
-	}
-	req.ID = resp.ID
-	return nil
+	id, _, err := h.beginArmed(ctx, *req.Begin)
+	req.ID = id
+	return err
 }
 
 // checkRequest refuses what a client may not say: events only the hub

@@ -93,8 +93,6 @@ func appendStrings(b []byte, fields [][2]string) []byte {
 	return b
 }
 
-// appendKey writes a keyed request's noreply and key fields, each
-// followed by a comma.
 // appendBegin appends a request's begin field.
 func appendBegin(b []byte, bg *Begin) []byte {
 	b = append(b, `"begin":{"command":`...)
@@ -110,6 +108,8 @@ func appendBegin(b []byte, bg *Begin) []byte {
 	return append(b, '}')
 }
 
+// appendKey writes a keyed request's noreply and key fields, each
+// followed by a comma.
 func appendKey(b []byte, req Request) []byte {
 	if req.NoReply {
 		b = append(b, `"noreply":true,`...)
