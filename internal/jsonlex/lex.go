@@ -238,25 +238,36 @@ func (p *Lexer) Str(v *string) error {
 // that word, with no string made for it; any other value is read as Str
 // reads it.
 func (p *Lexer) Word(v *string, words ...string) error {
-	if p.Peek() == '"' {
-		for j := p.i + 1; j < len(p.b); j++ {
-			c := p.b[j]
-			if c == '"' {
-				for _, w := range words {
-					if string(p.b[p.i+1:j]) == w {
-						*v = w
-						p.i = j + 1
-						return nil
-					}
-				}
-				break
-			}
-			if c < 0x20 || c == '\\' || c >= utf8.RuneSelf {
-				break
+	p.Peek()
+	if text, end, ok := p.plain(); ok {
+		for _, w := range words {
+			if string(text) == w {
+				*v = w
+				p.i = end
+				return nil
 			}
 		}
 	}
 	return p.Str(v)
+}
+
+// plain finds the string at the position when it is plain (no escapes,
+// no control characters, nothing beyond ASCII, as Str would read it
+// byte for byte): its bytes, and where its closing quote ends. ok is
+// false for any other value, a string to be read by Str.
+func (p *Lexer) plain() (text []byte, end int, ok bool) {
+	if p.i >= len(p.b) || p.b[p.i] != '"' {
+		return nil, 0, false
+	}
+	for j := p.i + 1; j < len(p.b); j++ {
+		switch c := p.b[j]; {
+		case c == '"':
+			return p.b[p.i+1 : j], j + 1, true
+		case c < 0x20 || c == '\\' || c >= utf8.RuneSelf:
+			return nil, 0, false
+		}
+	}
+	return nil, 0, false
 }
 
 func (p *Lexer) hex4() (rune, bool) {
@@ -403,21 +414,13 @@ func (p *Lexer) Skip() error {
 // key reads an object's key: a plain one as the text's bytes (see
 // Object), any other as Str reads it.
 func (p *Lexer) key() (string, error) {
-	if p.Peek() == '"' {
-		for j := p.i + 1; j < len(p.b); j++ {
-			c := p.b[j]
-			if c == '"' {
-				k := p.b[p.i+1 : j]
-				p.i = j + 1
-				if len(k) == 0 {
-					return "", nil
-				}
-				return unsafe.String(&k[0], len(k)), nil
-			}
-			if c < 0x20 || c == '\\' || c >= utf8.RuneSelf {
-				break
-			}
+	p.Peek()
+	if k, end, ok := p.plain(); ok {
+		p.i = end
+		if len(k) == 0 {
+			return "", nil
 		}
+		return unsafe.String(&k[0], len(k)), nil
 	}
 	var k string
 	err := p.Str(&k)
@@ -427,19 +430,12 @@ func (p *Lexer) key() (string, error) {
 // skipStr reads a string without keeping it: one with escapes or
 // beyond ASCII is read by Str, which checks them.
 func (p *Lexer) skipStr() error {
-	save := p.i
-	for j := p.i + 1; j < len(p.b); j++ {
-		switch c := p.b[j]; {
-		case c == '"':
-			p.i = j + 1
-			return nil
-		case c < 0x20 || c == '\\' || c >= utf8.RuneSelf:
-			var s string
-			p.i = save
-			return p.Str(&s)
-		}
+	if _, end, ok := p.plain(); ok {
+		p.i = end
+		return nil
 	}
-	return p.Fail("unterminated string")
+	var s string
+	return p.Str(&s)
 }
 
 // Fields reads an object as Object does, handing field each key as
