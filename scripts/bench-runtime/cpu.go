@@ -62,9 +62,9 @@ func newChild(before map[int]bool) int {
 }
 
 // procSwitches is how many times every thread of pid has been switched
-// out (schedstat's third field counts the times it waited to run; the
-// status file's two counts are the times it gave up the CPU or had it
-// taken): each is a wake-up the call paid for.
+// out, from each thread's status file: the times it gave up the CPU (to
+// wait) and the times it had the CPU taken (another thread went first).
+// Each is a wake-up paid for.
 func procSwitches(pid int) (gave, taken int64) {
 	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/status", pid))
 	for _, t := range tasks {
