@@ -64,7 +64,9 @@ func Writer(w io.Writer) io.Writer {
 	case !noWaitWrites:
 		return w
 	}
-	return &noWait{rc: rc, w: w}
+	q := &noWait{rc: rc, w: w}
+	q.fn = q.pwrite
+	return q
 }
 
 // reader and writer keep Reader's result from being a Writer, and the
@@ -85,26 +87,39 @@ type noWait struct {
 	// unsupported is set once the kernel or the file refused
 	// RWF_NOWAIT: every write goes through w from then on
 	unsupported bool
+
+	mu    sync.Mutex // one write at a time: the call's state below
+	p     []byte
+	n     int
+	errno syscall.Errno
+	fn    func(fd uintptr)
+}
+
+// pwrite writes q.p with pwritev2(RWF_NOWAIT) once: q.fn, bound once
+// (see op).
+func (q *noWait) pwrite(fd uintptr) {
+	for {
+		iov := syscall.Iovec{Base: unsafe.SliceData(q.p)}
+		iov.SetLen(len(q.p))
+		r, _, e := syscall.RawSyscall6(sysPwritev2, fd, uintptr(unsafe.Pointer(&iov)), 1, ^uintptr(0), ^uintptr(0), rwfNoWait)
+		if e == syscall.EINTR {
+			continue
+		}
+		q.n, q.errno = int(r), e
+		return
+	}
 }
 
 func (q *noWait) Write(p []byte) (int, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
 	if q.unsupported || len(p) == 0 {
 		return q.w.Write(p)
 	}
-	var n int
-	var errno syscall.Errno
-	q.rc.Control(func(fd uintptr) {
-		for {
-			iov := syscall.Iovec{Base: unsafe.SliceData(p)}
-			iov.SetLen(len(p))
-			r, _, e := syscall.RawSyscall6(sysPwritev2, fd, uintptr(unsafe.Pointer(&iov)), 1, ^uintptr(0), ^uintptr(0), rwfNoWait)
-			if e == syscall.EINTR {
-				continue
-			}
-			n, errno = int(r), e
-			return
-		}
-	})
+	q.p, q.n, q.errno = p, 0, 0
+	q.rc.Control(q.fn)
+	n, errno := q.n, q.errno
+	q.p = nil
 	switch errno {
 	case 0:
 		if n == len(p) {

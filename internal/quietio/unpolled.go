@@ -8,6 +8,8 @@ import (
 	"sync"
 	"syscall"
 	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // Unpolled takes the socket f out of Go's poller: it returns a file on a
@@ -31,12 +33,14 @@ func Unpolled(f *os.File) (*os.File, io.Writer, error) {
 	nfd := -1
 	var dupErr error
 	if err := rc.Control(func(fd uintptr) {
-		nfd, dupErr = dupCloexec(int(fd))
-		if dupErr == nil {
-			// the duplicate shares the open file, whose waits are the
-			// kernel's from now on: nothing uses f again
-			dupErr = syscall.SetNonblock(nfd, false)
+		d, err := unix.FcntlInt(fd, unix.F_DUPFD_CLOEXEC, 0)
+		if err != nil {
+			dupErr = err
+			return
 		}
+		// the duplicate shares the open file, whose waits are the
+		// kernel's from now on: nothing uses f again
+		nfd, dupErr = d, syscall.SetNonblock(d, false)
 	}); err != nil {
 		return nil, nil, err
 	}
@@ -57,14 +61,6 @@ func Unpolled(f *os.File) (*os.File, io.Writer, error) {
 		return nil, nil, err
 	}
 	return nf, newSender(nrc, nf), nil
-}
-
-func dupCloexec(fd int) (int, error) {
-	r, _, e := syscall.RawSyscall(syscall.SYS_FCNTL, uintptr(fd), syscall.F_DUPFD_CLOEXEC, 0)
-	if e != 0 {
-		return -1, e
-	}
-	return int(r), nil
 }
 
 // sender writes a blocking socket with sends that do not wait
