@@ -227,12 +227,8 @@ func (r *Relay) cancelled(scope string, params json.RawMessage) {
 		return
 	}
 	end := session.End{Exit: 130, Events: r.classify.Classify(c.tool, c.arguments())}
-	if c.told != nil {
-		r.hub.(toldHub).Told(*c.told, end)
-		return
-	}
-	if c.key != "" {
-		r.hub.(quietHub).EndQuiet(c.key, end)
+	if c.key != "" || c.told != nil {
+		r.endUnanswered(c, end)
 		return
 	}
 	if b := c.begin(); b.id >= 0 {
@@ -272,10 +268,7 @@ func (r *Relay) FromServerLater(scope string, line []byte, later *Later) []byte 
 		// begun quietly, or not begun: ended (or told) the same way,
 		// once the result is on its way (by the owner, when it keeps
 		// later; else on a goroutine)
-		end := func() { r.hub.(quietHub).EndQuiet(c.key, r.end(c, e, place)) }
-		if c.told != nil {
-			end = func() { r.hub.(toldHub).Told(*c.told, r.end(c, e, place)) }
-		}
+		end := func() { r.endUnanswered(c, r.end(c, e, place)) }
 		if later != nil {
 			*later = append(*later, end)
 		} else {
@@ -314,6 +307,16 @@ func (r *Relay) FromServerLater(scope string, line []byte, later *Later) []byte 
 		return line
 	}
 	return out
+}
+
+// endUnanswered sends the end of a call begun quietly (by its key), or
+// the whole of one never begun (told): no answer follows either.
+func (r *Relay) endUnanswered(c call, e session.End) {
+	if c.told != nil {
+		r.hub.(toldHub).Told(*c.told, e)
+		return
+	}
+	r.hub.(quietHub).EndQuiet(c.key, e)
 }
 
 // placement is where a tool's results carry messages: as its schema
