@@ -398,8 +398,15 @@ func httpPart(res *results, n int, bin string, hub *helperProc, ws string) error
 	if err != nil {
 		return err
 	}
-	// and the relay in this process, as BenchmarkHTTPCall has it
-	inHub, err := session.Dial(sock)
+	// and the relay in this process, as BenchmarkHTTPCall has it, with a
+	// live hub of its own: sharing the measured relay's would charge that
+	// hub with two relays' calls in every round
+	own, err := namedHub(ws, "live", "", "in-process")
+	if err != nil {
+		return err
+	}
+	defer own.stop()
+	inHub, err := session.Dial(own.sock)
 	if err != nil {
 		return err
 	}

@@ -19,14 +19,15 @@ import (
 // the agent (here the measuring client) is never in the hub's process, and
 // a hub sharing the client's Go runtime would charge its goroutines'
 // wake-ups to the client. Args: the workspace, "live" (watching and
-// recording, as swetouch run starts it) or "bare" (neither), and the shim.
-// It prints the socket and serves until stdin closes.
+// recording, as swetouch run starts it) or "bare" (neither), the shim, and
+// the name its profile is written under (-hubprofile). It prints the
+// socket and serves until stdin closes.
 const helperHub = "__hub"
 
 func hubHelper(args []string) {
-	ws, mode, shim := args[1], args[2], args[3]
+	ws, mode, shim, name := args[1], args[2], args[3], args[4]
 	if prof := os.Getenv(hubProfileEnv); prof != "" {
-		stop, err := startProfile(prof + "." + mode)
+		stop, err := startProfile(prof + "." + name)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
@@ -64,7 +65,8 @@ func hubHelper(args []string) {
 }
 
 // hubProfileEnv names the file prefix under which each hub process
-// writes its CPU profile (-hubprofile): FILE.live and FILE.bare.
+// writes its CPU profile (-hubprofile): FILE.live, FILE.bare, and
+// FILE.in-process (the hub of the HTTP relay in the bench's process).
 const hubProfileEnv = "SWETOUCH_BENCH_HUB_PROFILE"
 
 // startProfile writes this process's CPU profile to file, sampled at
@@ -90,9 +92,14 @@ type helperProc struct {
 	stop func() // closes its stdin and waits for it
 }
 
-// hubProcess starts helperHub.
+// hubProcess starts helperHub, its profile named as its mode.
 func hubProcess(ws, mode, shim string) (*helperProc, error) {
-	return socketHelper("the hub process", helperHub, ws, mode, shim)
+	return namedHub(ws, mode, shim, mode)
+}
+
+// namedHub starts helperHub with its profile named name.
+func namedHub(ws, mode, shim, name string) (*helperProc, error) {
+	return socketHelper("the hub process", helperHub, ws, mode, shim, name)
 }
 
 // listenerProcess starts a listener helper (helperListener, helperEcho).

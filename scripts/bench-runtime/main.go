@@ -67,7 +67,7 @@ func main() {
 	asJSON := flag.Bool("json", false, "print the targets' figures as JSON on stdout (the detail goes to stderr)")
 	corpus := flag.String("corpus", filepath.Join("..", "shared", "corpus"), "the corpus whose commands classify measures")
 	cpuProfile := flag.String("cpuprofile", "", "write this process's CPU profile (the shell parts' hub, the clients) to the file")
-	hubProfile := flag.String("hubprofile", "", "write the relays' hub processes' CPU profiles to this file name with .live and .bare added")
+	hubProfile := flag.String("hubprofile", "", "write the relays' hub processes' CPU profiles to this file name with .live, .bare and .in-process added")
 	flag.Parse()
 	if *hubProfile != "" {
 		os.Setenv(hubProfileEnv, *hubProfile)
