@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 )
@@ -14,6 +15,101 @@ import (
 type head struct {
 	first string
 	lines []string // "Name: value", without line ends
+	// names is each line's header among those the relay asks of every
+	// message (hOther for the rest): found once as the head is read, where
+	// asking each header's name of every line cost a message some fifteen
+	// scans of its head
+	names []hdr
+	// the lines and names of a head of up to 16 lines, as nearly all are
+	lineBuf [16]string
+	nameBuf [16]hdr
+}
+
+// hdr names a header the relay asks of every message.
+type hdr uint8
+
+const (
+	hOther hdr = iota // any other header, or a line that is none
+	hHost
+	hOrigin
+	hExpect
+	hConnection
+	hContentType
+	hContentLength
+	hSession // Mcp-Session-Id
+	hTransferEncoding
+)
+
+// known is the header a lowercase name names, hOther for any other.
+func known(name string) hdr {
+	switch name {
+	case "host":
+		return hHost
+	case "origin":
+		return hOrigin
+	case "expect":
+		return hExpect
+	case "connection":
+		return hConnection
+	case "content-type":
+		return hContentType
+	case "content-length":
+		return hContentLength
+	case "mcp-session-id":
+		return hSession
+	case "transfer-encoding":
+		return hTransferEncoding
+	}
+	return hOther
+}
+
+// lineName is the header line l is, among those known names: the one
+// for which named(l, name) holds, if any. Its name is trimmed (when its
+// ends may be space) and folded once, against the names of its length.
+func lineName(l string) hdr {
+	i := strings.IndexByte(l, ':')
+	if i <= 0 {
+		return hOther
+	}
+	k := l[:i]
+	if maySpace(k[0]) || maySpace(k[len(k)-1]) {
+		k = strings.TrimSpace(k)
+	}
+	// equal lengths against an ASCII name: only ASCII can fold to it
+	is := func(name string) bool { return strings.EqualFold(k, name) }
+	switch len(k) {
+	case 4:
+		if is("host") {
+			return hHost
+		}
+	case 6:
+		if is("origin") {
+			return hOrigin
+		}
+		if is("expect") {
+			return hExpect
+		}
+	case 10:
+		if is("connection") {
+			return hConnection
+		}
+	case 12:
+		if is("content-type") {
+			return hContentType
+		}
+	case 14:
+		if is("content-length") {
+			return hContentLength
+		}
+		if is("mcp-session-id") {
+			return hSession
+		}
+	case 17:
+		if is("transfer-encoding") {
+			return hTransferEncoding
+		}
+	}
+	return hOther
 }
 
 // readHead reads a start line and headers, up to the blank line. The
@@ -89,7 +185,8 @@ func trimEOL[T string | []byte](l T) T {
 
 // splitHead is a head from its text (every line ending in \n).
 func splitHead(text string) *head {
-	h := &head{lines: make([]string, 0, strings.Count(text, "\n"))}
+	h := &head{}
+	h.lines, h.names = h.lineBuf[:0], h.nameBuf[:0]
 	for text != "" {
 		line, rest, _ := strings.Cut(text, "\n")
 		text = rest
@@ -99,6 +196,7 @@ func splitHead(text string) *head {
 			continue
 		}
 		h.lines = append(h.lines, line)
+		h.names = append(h.names, lineName(line))
 	}
 	return h
 }
@@ -136,41 +234,59 @@ func maySpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r' || c >= 0x80
 }
 
-func (h *head) get(name string) string {
-	for _, l := range h.lines {
-		if v, ok := named(l, name); ok {
-			return v
+// each calls f with every line that is header name (lowercase ASCII)
+// and its value, until f returns false.
+func (h *head) each(name string, f func(i int, value string) bool) {
+	id := known(name)
+	for i, l := range h.lines {
+		var v string
+		if id != hOther {
+			if h.names[i] != id {
+				continue
+			}
+			v = strings.TrimSpace(l[strings.IndexByte(l, ':')+1:])
+		} else if v2, ok := named(l, name); ok {
+			v = v2
+		} else {
+			continue
+		}
+		if !f(i, v) {
+			return
 		}
 	}
-	return ""
+}
+
+func (h *head) get(name string) string {
+	var value string
+	h.each(name, func(_ int, v string) bool { value = v; return false })
+	return value
 }
 
 // has reports whether a comma-separated header holds token.
 func (h *head) has(name, token string) bool {
-	for _, l := range h.lines {
-		if v, ok := named(l, name); ok {
-			for v != "" {
-				var t string
-				t, v, _ = strings.Cut(v, ",")
-				if strings.EqualFold(strings.TrimSpace(t), token) {
-					return true
-				}
-			}
+	found := false
+	h.each(name, func(_ int, v string) bool {
+		for v != "" && !found {
+			var t string
+			t, v, _ = strings.Cut(v, ",")
+			found = strings.EqualFold(strings.TrimSpace(t), token)
 		}
-	}
-	return false
+		return !found
+	})
+	return found
 }
 
 // set replaces a header's value (or adds the header).
 func (h *head) set(name, value string) {
-	for i, l := range h.lines {
-		if _, ok := named(l, name); ok {
-			k, _, _ := strings.Cut(l, ":")
-			h.lines[i] = k + ": " + value
-			return
-		}
+	at := -1
+	h.each(name, func(i int, _ string) bool { at = i; return false })
+	if at < 0 {
+		h.lines = append(h.lines, name+": "+value)
+		h.names = append(h.names, known(name))
+		return
 	}
-	h.lines = append(h.lines, name+": "+value)
+	k, _, _ := strings.Cut(h.lines[at], ":")
+	h.lines[at] = k + ": " + value
 }
 
 // status is a response's status code.
@@ -197,25 +313,24 @@ func (h *head) length(limit int64) (int64, error) {
 }
 
 func (h *head) del(name string) {
-	kept := h.lines[:0]
-	for _, l := range h.lines {
-		if _, ok := named(l, name); !ok {
-			kept = append(kept, l)
+	gone := make([]bool, len(h.lines))
+	h.each(name, func(i int, _ string) bool { gone[i] = true; return true })
+	lines, names := h.lines[:0], h.names[:0]
+	for i := range h.lines {
+		if !gone[i] {
+			lines, names = append(lines, h.lines[i]), append(names, h.names[i])
 		}
 	}
-	h.lines = kept
+	h.lines, h.names = lines, names
 }
 
-// bytes is the head as it goes on the wire.
-func (h *head) bytes() []byte {
-	n := len(h.first) + 4
+// writeTo writes the head as it goes on the wire.
+func (h *head) writeTo(w io.StringWriter) {
+	w.WriteString(h.first)
+	w.WriteString("\r\n")
 	for _, l := range h.lines {
-		n += len(l) + 2
+		w.WriteString(l)
+		w.WriteString("\r\n")
 	}
-	b := make([]byte, 0, n)
-	b = append(append(b, h.first...), "\r\n"...)
-	for _, l := range h.lines {
-		b = append(append(b, l...), "\r\n"...)
-	}
-	return append(b, "\r\n"...)
+	w.WriteString("\r\n")
 }

@@ -132,7 +132,7 @@ func (s *HTTPRelay) requests(br *bufio.Reader, up net.Conn, pending chan<- excha
 		}
 		head.set("host", s.host)
 		ex := exchange{head: method == "HEAD", scope: head.get("mcp-session-id")}
-		w.Write(head.bytes())
+		head.writeTo(w)
 		// its answer is next in line now: a 100 Continue may come before
 		// the body (the server cannot answer the request itself before
 		// the body's last bytes, which go after the relay has seen it)
@@ -185,7 +185,7 @@ func (s *HTTPRelay) responses(br *bufio.Reader, c net.Conn, pending <-chan excha
 			return // an answer nobody asked for: the connection is done
 		}
 		for err == nil && strings.HasPrefix(head.status(), "1") && head.status() != "101" {
-			w.Write(head.bytes()) // 100 Continue and the like: the answer follows
+			head.writeTo(w) // 100 Continue and the like: the answer follows
 			w.Flush()
 			head, err = readHead(br)
 		}
@@ -196,7 +196,7 @@ func (s *HTTPRelay) responses(br *bufio.Reader, c net.Conn, pending <-chan excha
 		ct := head.get("content-type")
 		switch {
 		case ex.head || st == "204" || st == "304":
-			w.Write(head.bytes())
+			head.writeTo(w)
 		case hasPrefixFold(ct, "application/json"):
 			// held whole (however framed) and sent with its length: a
 			// result may gain the user's message
@@ -212,14 +212,14 @@ func (s *HTTPRelay) responses(br *bufio.Reader, c net.Conn, pending <-chan excha
 				head.del("transfer-encoding")
 				head.set("content-length", strconv.Itoa(len(body)))
 			}
-			w.Write(head.bytes())
+			head.writeTo(w)
 			w.Write(body)
 			if closing {
 				w.Flush()
 				return
 			}
 		default:
-			w.Write(head.bytes())
+			head.writeTo(w)
 			var events func([]byte) []byte
 			if hasPrefixFold(ct, "text/event-stream") {
 				events = fromServer(ex.scope)

@@ -24,7 +24,7 @@ func FuzzFraming(f *testing.F) {
 		if err != nil {
 			return
 		}
-		_ = h.bytes()
+		h.writeTo(io.Discard.(io.StringWriter))
 		rest, _ := io.ReadAll(io.TeeReader(br, io.Discard))
 		// the request body against what the stream held after the head
 		raw, body, err := readBody(bufio.NewReader(bytes.NewReader(rest)), h)
@@ -132,5 +132,44 @@ func FuzzNamed(f *testing.F) {
 		if gotOK != want || want && got != strings.TrimSpace(v) {
 			t.Fatalf("named(%q, %q) = %q, %v; want %v (%q)", l, name, got, gotOK, want, strings.TrimSpace(v))
 		}
+		// the line's known header, found once as its head is read, is
+		// each known name named holds for
+		for _, n := range knownNames {
+			if _, ok := named(l, n); ok != (lineName(l) == known(n)) {
+				t.Fatalf("lineName(%q) = %d; named says %q is %v", l, lineName(l), n, ok)
+			}
+		}
+		h := splitHead("POST / HTTP/1.1\n" + strings.ReplaceAll(l, "\n", " ") + "\n")
+		if got := h.get(name); got != strings.TrimSpace(v) && want {
+			t.Fatalf("get(%q) of %q = %q, want %q", name, l, got, strings.TrimSpace(v))
+		}
 	})
+}
+
+// knownNames are the headers lineName knows.
+var knownNames = []string{"host", "origin", "expect", "connection", "content-type", "content-length", "mcp-session-id", "transfer-encoding"}
+
+// TestKnownNames: every known header is told apart from the others, by
+// its name in any case and spaced, and no other name is taken for one.
+func TestKnownNames(t *testing.T) {
+	for i, n := range knownNames {
+		if known(n) == hOther {
+			t.Fatalf("known(%q) = hOther", n)
+		}
+		for _, l := range []string{n + ": v", strings.ToUpper(n) + ":v", " " + n + " : v", "\u00a0" + n + ": v"} {
+			if got := lineName(l); got != known(n) {
+				t.Errorf("lineName(%q) = %d, want %d", l, got, known(n))
+			}
+		}
+		for j, m := range knownNames {
+			if i != j && known(n) == known(m) {
+				t.Errorf("%q and %q are one header", n, m)
+			}
+		}
+		for _, other := range []string{n + "s: v", n[1:] + ": v", "x-" + n + ": v", n + " v"} {
+			if got := lineName(other); got != hOther {
+				t.Errorf("lineName(%q) = %d, want hOther", other, got)
+			}
+		}
+	}
 }
