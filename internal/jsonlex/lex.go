@@ -150,25 +150,26 @@ func (p *Lexer) Str(v *string) error {
 	p.i++
 	// a string of plain ASCII, as nearly every one is, is taken whole
 	start := p.i
-	for p.i < len(p.b) {
-		c := p.b[p.i]
-		if c == '"' {
-			*v = string(p.b[start:p.i])
-			p.i++
-			return nil
-		}
-		if c < 0x20 || c == '\\' || c >= utf8.RuneSelf {
+	if p.i = plainRun(p.b, p.i); p.i < len(p.b) && p.b[p.i] == '"' {
+		*v = string(p.b[start:p.i])
+		p.i++
+		return nil
+	}
+	// the rest a run of plain bytes at a time, each special byte (an
+	// escape, a control character, a byte beyond ASCII) read on its own
+	out := append(make([]byte, 0, 2*(p.i-start)+32), p.b[start:p.i]...)
+	for {
+		run := p.i
+		p.i = plainRun(p.b, p.i)
+		out = append(out, p.b[run:p.i]...)
+		if p.i >= len(p.b) {
 			break
 		}
-		p.i++
-	}
-	out := append(make([]byte, 0, p.i-start+16), p.b[start:p.i]...)
-	for p.i < len(p.b) {
 		c := p.b[p.i]
 		switch {
 		case c == '"':
 			p.i++
-			*v = string(out)
+			*v = unsafe.String(unsafe.SliceData(out), len(out)) // out is not written again
 			return nil
 		case c < 0x20:
 			return p.Fail("control character in a string")
@@ -181,56 +182,73 @@ func (p *Lexer) Str(v *string) error {
 			}
 			p.i += size
 			continue
-		case c != '\\':
-			out = append(out, c)
-			p.i++
-			continue
 		}
 		if p.i+1 >= len(p.b) {
 			break
 		}
 		e := p.b[p.i+1]
 		p.i += 2
-		switch e {
-		case '"', '\\', '/':
-			out = append(out, e)
-		case 'b':
-			out = append(out, '\b')
-		case 'f':
-			out = append(out, '\f')
-		case 'n':
-			out = append(out, '\n')
-		case 'r':
-			out = append(out, '\r')
-		case 't':
-			out = append(out, '\t')
-		case 'u':
-			r, ok := p.hex4()
-			if !ok {
-				return p.Fail("bad \\u escape")
-			}
-			if utf16.IsSurrogate(r) {
-				r2 := utf8.RuneError
-				if p.i+1 < len(p.b) && p.b[p.i] == '\\' && p.b[p.i+1] == 'u' {
-					save := p.i
-					p.i += 2
-					if x, ok := p.hex4(); ok {
-						r2 = x
-					}
-					if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
-						out = utf8.AppendRune(out, d)
-						continue
-					}
-					p.i = save
-				}
-				r = utf8.RuneError
-			}
-			out = utf8.AppendRune(out, r)
-		default:
+		if d, ok := shortEscape(e); ok {
+			out = append(out, d)
+			continue
+		}
+		if e != 'u' {
 			return p.Fail("bad escape")
 		}
+		r, ok := p.hex4()
+		if !ok {
+			return p.Fail("bad \\u escape")
+		}
+		if utf16.IsSurrogate(r) {
+			r2 := utf8.RuneError
+			if p.i+1 < len(p.b) && p.b[p.i] == '\\' && p.b[p.i+1] == 'u' {
+				save := p.i
+				p.i += 2
+				if x, ok := p.hex4(); ok {
+					r2 = x
+				}
+				if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
+					out = utf8.AppendRune(out, d)
+					continue
+				}
+				p.i = save
+			}
+			r = utf8.RuneError
+		}
+		out = utf8.AppendRune(out, r)
 	}
 	return p.Fail("unterminated string")
+}
+
+// plainRun is where the run of plain string bytes (none of a quote, a
+// backslash, a control character or a byte beyond ASCII) at i ends.
+func plainRun(b []byte, i int) int {
+	for i < len(b) {
+		if c := b[i]; c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
+			break
+		}
+		i++
+	}
+	return i
+}
+
+// shortEscape is the byte a one-letter escape (\n, \") stands for.
+func shortEscape(e byte) (byte, bool) {
+	switch e {
+	case '"', '\\', '/':
+		return e, true
+	case 'b':
+		return '\b', true
+	case 'f':
+		return '\f', true
+	case 'n':
+		return '\n', true
+	case 'r':
+		return '\r', true
+	case 't':
+		return '\t', true
+	}
+	return 0, false
 }
 
 // Word is Str for a field whose value is nearly always one of words (an
@@ -427,15 +445,55 @@ func (p *Lexer) key() (string, error) {
 	return k, err
 }
 
-// skipStr reads a string without keeping it: one with escapes or
-// beyond ASCII is read by Str, which checks them.
+// skipStr reads a string without keeping it: its escapes and control
+// characters checked as Str checks them (a pair of \u escapes is two
+// escapes either way; bytes beyond ASCII, valid or not, are read as
+// they are), failing where Str fails, with nothing made.
 func (p *Lexer) skipStr() error {
 	if _, end, ok := p.plain(); ok {
 		p.i = end
 		return nil
 	}
-	var s string
-	return p.Str(&s)
+	if p.Null() {
+		return nil
+	}
+	if p.Peek() != '"' {
+		return p.Fail("want a string")
+	}
+	p.i++
+	for {
+		p.i = plainRun(p.b, p.i)
+		for p.i < len(p.b) && p.b[p.i] >= utf8.RuneSelf {
+			p.i++
+		}
+		if p.i >= len(p.b) {
+			break
+		}
+		switch c := p.b[p.i]; {
+		case c == '"':
+			p.i++
+			return nil
+		case c < 0x20:
+			return p.Fail("control character in a string")
+		case c != '\\':
+			continue // beyond ASCII, then more plain bytes
+		}
+		if p.i+1 >= len(p.b) {
+			break
+		}
+		e := p.b[p.i+1]
+		p.i += 2
+		if _, ok := shortEscape(e); ok {
+			continue
+		}
+		if e != 'u' {
+			return p.Fail("bad escape")
+		}
+		if _, ok := p.hex4(); !ok {
+			return p.Fail("bad \\u escape")
+		}
+	}
+	return p.Fail("unterminated string")
 }
 
 // Fields reads an object as Object does, handing field each key as

@@ -69,3 +69,32 @@ func FuzzWord(f *testing.F) {
 		}
 	})
 }
+
+// FuzzStr: Str reads a string as json.Unmarshal reads it into a string,
+// fails only where Unmarshal would, and skipStr stops where Str stops and
+// fails where it fails.
+func FuzzStr(f *testing.F) {
+	for _, s := range []string{`"plain"`, `"a\nb\tc\"d\\e\/f\bg\fh\ri"`, `"\u00e9\ud83d\ude00\ud800x"`, `"\ud800\u00"`,
+		`"\ud800\uzzzz"`, `"é\xffa"`, "\"a\x01b\"", `"\q"`, `"abc`, `"ab\`, `null`, `5`, ` "x" ,`, `"\u12"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, text []byte) {
+		p, q := New(text), New(text)
+		var got string
+		err := p.Str(&got)
+		serr := q.skipStr()
+		if (err == nil) != (serr == nil) || err == nil && p.i != q.i {
+			t.Fatalf("%q: Str ends at %d (%v), skipStr at %d (%v)", text, p.i, err, q.i, serr)
+		}
+		var want string
+		if err != nil {
+			if json.Unmarshal(text, &want) == nil {
+				t.Fatalf("%q: Str fails (%v) where Unmarshal reads %q", text, err, want)
+			}
+			return
+		}
+		if werr := json.Unmarshal(text[:p.i], &want); werr != nil || got != want {
+			t.Fatalf("%q: Str reads %q, Unmarshal %q (%v)", text, got, want, werr)
+		}
+	})
+}
