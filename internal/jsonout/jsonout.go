@@ -106,32 +106,39 @@ func Canonical(dst []byte, text []byte) (out []byte, ok bool) {
 	return out, true
 }
 
-// member is an object's member: its key as read, its value as written.
+// member is an object's member: its key as read, and where its value,
+// as written, lies in the object's values.
 type member struct {
-	key string
-	val []byte
+	key        string
+	start, end int
 }
 
 func canonical(p *jsonlex.Lexer, dst []byte) ([]byte, bool) {
 	switch c := p.Peek(); {
 	case c == '{':
-		var ms []member
+		// the members' values are written one after another into vals,
+		// then copied out in the keys' order; a key is the text's own
+		// bytes or a string the lexer made, either of which outlives
+		// the call (so no copy, whatever Object says of keys)
+		var held [8]member
+		ms := held[:0]
+		var vals []byte
 		err := p.Object(func(key string) error {
-			k := strings.Clone(key) // the lexer's own bytes: kept past the call
-			for i := 0; i < len(k); i++ {
-				if k[i] >= utf8.RuneSelf {
+			for i := 0; i < len(key); i++ {
+				if key[i] >= utf8.RuneSelf {
 					return jsonlex.ErrUnsupported // as decoded, with U+FFFD for bad bytes: left to encoding/json
 				}
 			}
-			v, ok := canonical(p, nil)
-			if !ok {
+			start := len(vals)
+			var ok bool
+			if vals, ok = canonical(p, vals); !ok {
 				return jsonlex.ErrUnsupported
 			}
-			if i := slices.IndexFunc(ms, func(m member) bool { return m.key == k }); i >= 0 {
-				ms[i].val = v // the last one read is the one kept
+			if i := slices.IndexFunc(ms, func(m member) bool { return m.key == key }); i >= 0 {
+				ms[i].start, ms[i].end = start, len(vals) // the last one read is the one kept
 				return nil
 			}
-			ms = append(ms, member{k, v})
+			ms = append(ms, member{key, start, len(vals)})
 			return nil
 		})
 		if err != nil {
@@ -145,7 +152,7 @@ func canonical(p *jsonlex.Lexer, dst []byte) ([]byte, bool) {
 			}
 			dst = AppendString(dst, m.key)
 			dst = append(dst, ':')
-			dst = append(dst, m.val...)
+			dst = append(dst, vals[m.start:m.end]...)
 		}
 		return append(dst, '}'), true
 	case c == '[':
@@ -164,8 +171,15 @@ func canonical(p *jsonlex.Lexer, dst []byte) ([]byte, bool) {
 		})
 		return append(dst, ']'), err == nil
 	case c == '"':
+		raw, err := p.Raw()
+		if err != nil {
+			return dst, false
+		}
+		if written(raw) {
+			return append(dst, raw...), true
+		}
 		var s string
-		if p.Str(&s) != nil {
+		if jsonlex.New(raw).Str(&s) != nil {
 			return dst, false
 		}
 		return AppendString(dst, s), true
@@ -181,6 +195,17 @@ func canonical(p *jsonlex.Lexer, dst []byte) ([]byte, bool) {
 		return append(dst, raw...), true // what AppendFloat writes for it
 	}
 	return AppendFloat(dst, f), true
+}
+
+// written reports whether a string's text is as AppendString writes
+// its value: printable ASCII with no escape and nothing Marshal escapes.
+func written(raw []byte) bool {
+	for _, c := range raw[1 : len(raw)-1] {
+		if c < 0x20 || c >= utf8.RuneSelf || c == '\\' || c == '<' || c == '>' || c == '&' {
+			return false
+		}
+	}
+	return true
 }
 
 // plainInt reports whether a number is written as an integer with no
