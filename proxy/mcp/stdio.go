@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -175,7 +176,6 @@ func (r *Relay) FromClientIn(scope string, line []byte) []byte {
 	}
 	c := call{toolCall: tc}
 	if r.hub != nil {
-		c.begun = make(chan begun, 1)
 		b := session.Begin{Command: "mcp " + tc.tool + " " + string(tc.argsText), Source: "mcp"}
 		qh, canQuiet := r.hub.(quietHub)
 		_, canTell := r.hub.(toldHub)
@@ -185,21 +185,23 @@ func (r *Relay) FromClientIn(scope string, line []byte) []byte {
 			// need not hear of it before it runs, and hears of it once,
 			// with its result (what changed before is a native edit
 			// all the same; one line, one wake-up of the hub)
-			c.begun, c.told = nil, &b
+			c.told = &b
 		case r.quiet.Load() && canQuiet:
 			// nothing can fire any more: told in one line, before the
 			// request goes on, with no answer to wait for
-			c.begun, c.key = nil, fmt.Sprintf("mcp-%d", r.keys.Add(1))
+			c.key = "mcp-" + strconv.FormatInt(r.keys.Add(1), 10)
 			qh.BeginQuiet(b, c.key)
 		case r.quiet.Load():
 			// told without holding the request back (a file the server
 			// writes before the hub has the begin is then a native edit, a
 			// label and no decision)
+			c.begun = make(chan begun, 1)
 			go r.begin(c, b)
 		default:
 			// held until the hub has it: edits made before are taken as
 			// native first, and the server's own writes are the call's,
 			// which an intervention may fire on
+			c.begun = make(chan begun, 1)
 			r.begin(c, b)
 		}
 	}

@@ -21,7 +21,14 @@ import (
 // leanLine is the request line of begin, or of end without events; ok is
 // false for any other request.
 func leanLine(req Request) (line []byte, ok bool) {
-	b := make([]byte, 0, 128)
+	room := 160 // the line's fields and events, besides its texts
+	if req.Begin != nil {
+		room += len(req.Begin.Command) + len(req.Begin.Cwd)
+	}
+	if req.End != nil {
+		room += len(req.End.Output) + len(req.End.Tail) + 64*len(req.End.Events)
+	}
+	b := make([]byte, 0, room)
 	switch {
 	case req.Op == "begin" && req.Begin != nil && (!req.NoReply || req.Key != ""):
 		b = append(b, `{"op":"begin",`...)
