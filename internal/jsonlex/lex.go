@@ -29,6 +29,14 @@ var ErrUnsupported = errors.New("jsonlex: left to encoding/json")
 // New returns a lexer at the start of b.
 func New(b []byte) *Lexer { return &Lexer{b: b} }
 
+// Owned returns a lexer at the start of text whose plain strings (Str)
+// are pieces of text rather than copies: one copy of a line, made by the
+// caller, for all the strings read from it. What is kept holds the whole
+// of text.
+func Owned(text string) *Lexer {
+	return &Lexer{b: unsafe.Slice(unsafe.StringData(text), len(text)), owned: true}
+}
+
 // Raw reads any value and returns its bytes as they came.
 func (p *Lexer) Raw() ([]byte, error) {
 	p.Peek()
@@ -52,7 +60,8 @@ func (p *Lexer) End() error {
 type Lexer struct {
 	b     []byte
 	i     int
-	depth int // objects and arrays open now
+	depth int  // objects and arrays open now
+	owned bool // b is a string's bytes (Owned): never written, and kept
 }
 
 // maxDepth bounds the nesting a Lexer reads: encoding/json refuses more
@@ -151,7 +160,12 @@ func (p *Lexer) Str(v *string) error {
 	// a string of plain ASCII, as nearly every one is, is taken whole
 	start := p.i
 	if p.i = plainRun(p.b, p.i); p.i < len(p.b) && p.b[p.i] == '"' {
-		*v = string(p.b[start:p.i])
+		switch {
+		case p.owned && p.i > start:
+			*v = unsafe.String(&p.b[start], p.i-start)
+		default:
+			*v = string(p.b[start:p.i])
+		}
 		p.i++
 		return nil
 	}

@@ -3,7 +3,9 @@ package jsonlex
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
+	"unsafe"
 )
 
 // FuzzAny: where Any reads a JSON text, it reads what json.Unmarshal
@@ -79,12 +81,15 @@ func FuzzStr(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, text []byte) {
-		p, q := New(text), New(text)
-		var got string
+		p, q, o := New(text), New(text), Owned(string(text))
+		var got, owned string
 		err := p.Str(&got)
 		serr := q.skipStr()
 		if (err == nil) != (serr == nil) || err == nil && p.i != q.i {
 			t.Fatalf("%q: Str ends at %d (%v), skipStr at %d (%v)", text, p.i, err, q.i, serr)
+		}
+		if oerr := o.Str(&owned); (oerr == nil) != (err == nil) || owned != got || o.i != p.i {
+			t.Fatalf("%q: Str of an owned text reads %q to %d (%v), of bytes %q to %d (%v)", text, owned, o.i, oerr, got, p.i, err)
 		}
 		var want string
 		if err != nil {
@@ -97,4 +102,39 @@ func FuzzStr(f *testing.F) {
 			t.Fatalf("%q: Str reads %q, Unmarshal %q (%v)", text, got, want, werr)
 		}
 	})
+}
+
+// TestOwnedStrings: a plain string read from an owned text is a piece of
+// it, made without an allocation; one with an escape is a string of its
+// own.
+func TestOwnedStrings(t *testing.T) {
+	text := `{"command":"ls -la","output":"a\nb"}`
+	var cmd, out string
+	allocs := testing.AllocsPerRun(10, func() {
+		p := Owned(text)
+		if err := p.Object(func(key string) error {
+			if key == "command" {
+				return p.Str(&cmd)
+			}
+			return p.Skip()
+		}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if cmd != "ls -la" || allocs > 1 { // the lexer itself
+		t.Fatalf("command %q read with %v allocations", cmd, allocs)
+	}
+	if i := strings.Index(text, "ls -la"); unsafe.StringData(cmd) != unsafe.StringData(text[i:]) {
+		t.Fatalf("the command is a copy, not a piece of the text")
+	}
+	p := Owned(text)
+	p.Object(func(key string) error {
+		if key == "output" {
+			return p.Str(&out)
+		}
+		return p.Skip()
+	})
+	if out != "a\nb" {
+		t.Fatalf("output %q", out)
+	}
 }

@@ -23,7 +23,9 @@ func ParseRequest(line []byte) (req Request, ok bool) {
 	// the lexer reads JSON strictly (its numbers by JSON's grammar, the
 	// whole line to its end), so a line it reads is one encoding/json
 	// reads: no pass of json.Valid first
-	p := jsonlex.New(line)
+	// one copy of the line holds every plain string read from it (a
+	// command, its output, each event's fields), not a copy each
+	p := jsonlex.Owned(string(line))
 	err := p.Fields(func(key string) error {
 		switch key {
 		case "op":
