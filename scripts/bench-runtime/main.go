@@ -65,9 +65,10 @@ func main() {
 	calls := flag.Int("calls", 1500, "MCP calls through each way of the relays' parts (they take turns call by call)")
 	only := flag.String("only", "", "measure only these parts (comma-separated: shell, grep, mcp, http, watch, sandbox, classify)")
 	asJSON := flag.Bool("json", false, "print the targets' figures as JSON on stdout (the detail goes to stderr)")
+	runs := flag.Int("runs", 1, "measure everything this many times over and end with each target's range over the runs (each figure in -json says its run)")
 	corpus := flag.String("corpus", filepath.Join("..", "shared", "corpus"), "the corpus whose commands classify measures")
 	cpuProfile := flag.String("cpuprofile", "", "write this process's CPU profile (the shell parts' hub, the clients) to the file")
-	hubProfile := flag.String("hubprofile", "", "write the relays' hub processes' CPU profiles to this file name with .live, .bare and .in-process added")
+	hubProfile := flag.String("hubprofile", "", "write the relays' hub processes' CPU profiles to this file name with .live, .bare and .in-process added (with -runs, the last run's)")
 	flag.Parse()
 	if *hubProfile != "" {
 		os.Setenv(hubProfileEnv, *hubProfile)
@@ -86,18 +87,36 @@ func main() {
 			parts[p] = true
 		}
 	}
-	res := &results{out: os.Stdout}
-	if *asJSON {
-		res.out = os.Stderr
+	if *runs < 1 {
+		fmt.Fprintln(os.Stderr, "bench-runtime: -runs must be at least 1")
+		os.Exit(2)
 	}
-	if err := run(res, *n, *calls, *corpus, func(p string) bool { return len(parts) == 0 || parts[p] }); err != nil {
-		fmt.Fprintln(os.Stderr, "bench-runtime:", err)
-		pprof.StopCPUProfile()
-		os.Exit(1)
-	}
-	res.table(res.out)
+	out := io.Writer(os.Stdout)
 	if *asJSON {
-		res.json(os.Stdout)
+		out = os.Stderr
+	}
+	var figs []figure
+	defer testbin.Cleanup() // after every run: the runs share the build
+	for k := 1; k <= *runs; k++ {
+		res := &results{out: out}
+		if *runs > 1 {
+			res.run = k
+			res.say("\n== run %d of %d", k, *runs)
+		}
+		if err := run(res, *n, *calls, *corpus, func(p string) bool { return len(parts) == 0 || parts[p] }); err != nil {
+			fmt.Fprintln(os.Stderr, "bench-runtime:", err)
+			pprof.StopCPUProfile()
+			testbin.Cleanup()
+			os.Exit(1)
+		}
+		res.table(out)
+		figs = append(figs, res.figs...)
+	}
+	if *runs > 1 {
+		summary(out, figs)
+	}
+	if *asJSON {
+		writeJSON(os.Stdout, figs)
 	}
 }
 
@@ -106,7 +125,6 @@ func run(res *results, n, calls int, corpus string, want func(part string) bool)
 	if err != nil {
 		return err
 	}
-	defer testbin.Cleanup()
 	tmp, err := os.MkdirTemp("", "swetouch-bench-")
 	if err != nil {
 		return err

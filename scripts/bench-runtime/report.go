@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 )
 
@@ -11,6 +12,7 @@ import (
 // and the figures each target is checked by, beside its floor and budget.
 type results struct {
 	out  io.Writer // the detail lines
+	run  int       // which of -runs this is, from 1 (0: the only one)
 	figs []figure
 }
 
@@ -28,7 +30,8 @@ type figure struct {
 	// own (it explains one): neither met nor not
 	Info     bool   `json:"info,omitempty"`
 	Met      bool   `json:"met"`
-	Measured string `json:"measured"` // when, UTC
+	Measured string `json:"measured"`      // when, UTC
+	Run      int    `json:"run,omitempty"` // which of -runs measured it, from 1
 }
 
 func (r *results) say(format string, args ...any) { fmt.Fprintf(r.out, format+"\n", args...) }
@@ -40,6 +43,7 @@ func (r *results) target(f figure) {
 		f.Met = f.Value >= f.Budget
 	}
 	f.Measured = time.Now().UTC().Format(time.RFC3339)
+	f.Run = r.run
 	r.figs = append(r.figs, f)
 }
 
@@ -67,8 +71,56 @@ func (r *results) table(w io.Writer) {
 	}
 }
 
-func (r *results) json(w io.Writer) error {
+func writeJSON(w io.Writer, figs []figure) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(r.figs)
+	return enc.Encode(figs)
+}
+
+// summary prints, for each target, what several runs measured: the
+// lowest, the median and the highest value, and in how many runs it was
+// met. On this project's machines one run's figures move by tens of
+// percent from the next's; a figure is its range over runs.
+func summary(w io.Writer, figs []figure) {
+	var order []string
+	byTarget := map[string][]figure{}
+	for _, f := range figs {
+		if _, ok := byTarget[f.Target]; !ok {
+			order = append(order, f.Target)
+		}
+		byTarget[f.Target] = append(byTarget[f.Target], f)
+	}
+	fmt.Fprintf(w, "\n%-46s %10s %10s %10s %10s  %s\n", "target, over runs", "lowest", "median", "highest", "budget", "")
+	for _, t := range order {
+		fs := byTarget[t]
+		vals := make([]float64, len(fs))
+		met := 0
+		for i, f := range fs {
+			vals[i] = f.Value
+			if f.Met {
+				met++
+			}
+		}
+		slices.Sort(vals)
+		f := fs[0]
+		cmp := "≤"
+		if f.AtLeast {
+			cmp = "≥"
+		}
+		verdict, budget := fmt.Sprintf("met in %d of %d runs", met, len(fs)), fmt.Sprintf("%s %.4g", cmp, f.Budget)
+		if f.Info {
+			verdict, budget = fmt.Sprintf("for reference (%d runs)", len(fs)), "-"
+		}
+		v := func(x float64) string { return fmt.Sprintf("%.4g %s", x, f.Unit) }
+		fmt.Fprintf(w, "%-46s %10s %10s %10s %10s  %s\n", t, v(vals[0]), v(middle(vals)), v(vals[len(vals)-1]), budget, verdict)
+	}
+}
+
+// middle is the median of sorted values.
+func middle(sorted []float64) float64 {
+	n := len(sorted)
+	if n%2 == 1 {
+		return sorted[n/2]
+	}
+	return (sorted[n/2-1] + sorted[n/2]) / 2
 }
