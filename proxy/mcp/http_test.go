@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -251,6 +252,90 @@ func BenchmarkHTTPCall(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkHTTPExchange is the relay's own cost of one tools/call over
+// HTTP, with no MCP library on either side: a client and a server that
+// write the bytes mcp-go's write (one keep-alive connection), through the
+// relay alone and with a live hub under vanilla. Its allocations are the
+// relay's, less the little the two ends make; on the project's machines a
+// call's fresh memory is paid for in cache misses, every call.
+func BenchmarkHTTPExchange(b *testing.B) {
+	const call = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"ping_tool"}}`
+	const result = `{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"pong"}]}}`
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer l.Close()
+	answer := []byte(fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nDate: Wed, 02 Dec 2026 01:54:45 GMT\r\nContent-Length: %d\r\n\r\n%s", len(result), result))
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				br := bufio.NewReader(c)
+				for {
+					n, err := rawLength(br)
+					if err != nil {
+						return
+					}
+					if _, err := br.Discard(n); err != nil {
+						return
+					}
+					if _, err := c.Write(answer); err != nil {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	up := "http://" + l.Addr().String()
+	ws, sock, _ := hubFor(b, policy.Vanilla)
+	request := []byte(fmt.Sprintf("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: Go-http-client/1.1\r\nContent-Length: %d\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json\r\nMcp-Protocol-Version: 2025-06-18\r\nMcp-Session-Id: mcp-session-9c3b02f2-50d8-4bd3-ace5-f9aea7ba3265\r\nAccept-Encoding: gzip\r\n\r\n%s", len(call), call))
+	for _, c := range []struct{ name, sock string }{{"relay", ""}, {"relay+hub", sock}} {
+		b.Run(c.name, func(b *testing.B) {
+			conn, err := net.Dial("tcp", strings.TrimPrefix(relayFor(b, up, c.sock, ws).URL, "http://"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer conn.Close()
+			br := bufio.NewReader(conn)
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := conn.Write(request); err != nil {
+					b.Fatal(err)
+				}
+				n, err := rawLength(br)
+				if err == nil {
+					_, err = br.Discard(n)
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// rawLength reads a message head and returns its Content-Length.
+func rawLength(br *bufio.Reader) (int, error) {
+	n := 0
+	for {
+		line, err := br.ReadSlice('\n')
+		if err != nil {
+			return 0, err
+		}
+		if len(line) <= 2 {
+			return n, nil
+		}
+		if k, v, ok := bytes.Cut(line, []byte(":")); ok && bytes.EqualFold(k, []byte("content-length")) {
+			n, _ = strconv.Atoi(string(bytes.TrimSpace(v)))
+		}
 	}
 }
 

@@ -112,23 +112,32 @@ func lineName(l string) hdr {
 	return hOther
 }
 
-// readHead reads a start line and headers, up to the blank line. The
-// head's text is copied once, and its lines are pieces of that copy (a
-// string per line cost a fifth of the HTTP relay's CPU per call); a head
-// that came whole, as nearly every one does, is taken from the buffer
-// as it lies.
+// readHead reads a start line and headers, up to the blank line, into a
+// head of its own (see read).
 func readHead(br *bufio.Reader) (*head, error) {
+	h := new(head)
+	return h, h.read(br)
+}
+
+// read reads a start line and headers, up to the blank line, into h, in
+// place of what it held: each of a relay's goroutines reads every
+// message's head into one (a head made for each was half the bytes the
+// relay allocated per call). The head's text is copied once, and its
+// lines are pieces of that copy (a string per line cost a fifth of the
+// HTTP relay's CPU per call); a head that came whole, as nearly every one
+// does, is taken from the buffer as it lies.
+func (h *head) read(br *bufio.Reader) error {
 	if _, err := br.Peek(1); err != nil {
-		return nil, err
+		return err
 	}
 	if buf, _ := br.Peek(br.Buffered()); buf[0] != '\r' && buf[0] != '\n' {
 		if text, n := headIn(buf); n > 0 {
-			h := splitHead(string(text))
+			h.split(string(text))
 			br.Discard(n)
-			return h, nil
+			return nil
 		}
 	}
-	return readHeadByParts(br)
+	return h.readByParts(br)
 }
 
 // headIn finds a whole head at the start of buf: its text up to the blank
@@ -147,28 +156,29 @@ func headIn(buf []byte) (text []byte, n int) {
 	return nil, 0
 }
 
-// readHeadByParts is readHead for a head that has not all come: line by
-// line, into one copy.
-func readHeadByParts(br *bufio.Reader) (*head, error) {
+// readByParts is read for a head that has not all come: line by line,
+// into one copy.
+func (h *head) readByParts(br *bufio.Reader) error {
 	var raw []byte
 	start := 0 // where the line being read starts in raw
 	for total := 0; ; {
 		part, err := br.ReadSlice('\n')
 		if total += len(part); total > 1<<20 { // stray line ends count too
-			return nil, errors.New("header too large")
+			return errors.New("header too large")
 		}
 		raw = append(raw, part...)
 		if err == bufio.ErrBufferFull {
 			continue // a line longer than the buffer: the rest follows
 		}
 		if err != nil {
-			return nil, err
+			return err
 		}
 		switch l := trimEOL(raw[start:]); {
 		case len(l) == 0 && start == 0:
 			raw = raw[:0] // a stray line end between messages
 		case len(l) == 0:
-			return splitHead(string(raw[:start])), nil
+			h.split(string(raw[:start]))
+			return nil
 		default:
 			start = len(raw)
 		}
@@ -183,10 +193,15 @@ func trimEOL[T string | []byte](l T) T {
 	return l
 }
 
-// splitHead is a head from its text (every line ending in \n).
-func splitHead(text string) *head {
-	h := &head{}
-	h.lines, h.names = h.lineBuf[:0], h.nameBuf[:0]
+// split makes h the head text is (every line ending in \n), in place of
+// what it held.
+func (h *head) split(text string) {
+	h.first = ""
+	clear(h.lines) // what an earlier head's longer lines held
+	h.lines, h.names = h.lines[:0], h.names[:0]
+	if h.lines == nil {
+		h.lines, h.names = h.lineBuf[:0], h.nameBuf[:0]
+	}
 	for text != "" {
 		line, rest, _ := strings.Cut(text, "\n")
 		text = rest
@@ -198,7 +213,6 @@ func splitHead(text string) *head {
 		h.lines = append(h.lines, line)
 		h.names = append(h.names, lineName(line))
 	}
-	return h
 }
 
 // named says whether header line l is the header name (an ASCII name,

@@ -120,9 +120,9 @@ func (s *HTTPRelay) requests(br *bufio.Reader, up net.Conn, pending chan<- excha
 		}
 	}
 	w := bufio.NewWriterSize(quietio.Writer(up), 64<<10)
+	head := new(head) // each request's, in turn
 	for {
-		head, err := readHead(br)
-		if err != nil {
+		if head.read(br) != nil {
 			return
 		}
 		method, _, _ := strings.Cut(head.first, " ")
@@ -175,8 +175,9 @@ func (s *HTTPRelay) responses(br *bufio.Reader, c net.Conn, pending <-chan excha
 	fromServer := func(scope string) func([]byte) []byte {
 		return func(line []byte) []byte { return s.relay.FromServerLater(scope, line, &later) }
 	}
+	head := new(head) // each response's, in turn
 	for {
-		head, err := readHead(br)
+		err := head.read(br)
 		if err != nil {
 			return
 		}
@@ -187,7 +188,7 @@ func (s *HTTPRelay) responses(br *bufio.Reader, c net.Conn, pending <-chan excha
 		for err == nil && strings.HasPrefix(head.status(), "1") && head.status() != "101" {
 			head.writeTo(w) // 100 Continue and the like: the answer follows
 			w.Flush()
-			head, err = readHead(br)
+			err = head.read(br)
 		}
 		if err != nil {
 			return

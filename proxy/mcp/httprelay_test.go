@@ -104,6 +104,15 @@ func FuzzReadHead(f *testing.F) {
 		if got.first != want.first || !slices.Equal(got.lines, want.lines) {
 			t.Fatalf("%q:\n got %q %q\nwant %q %q", in, got.first, got.lines, want.first, want.lines)
 		}
+		// a head read into one that held another (longer than its own
+		// room for lines) is the head a fresh one reads
+		again, _ := readHead(bufio.NewReader(strings.NewReader("HTTP/1.1 200 OK\r\n" + strings.Repeat("X-Pad: 1\r\n", 20) + "Content-Length: 9\r\n\r\n")))
+		if err := again.read(bufio.NewReaderSize(bytes.NewReader(in), size)); err != nil {
+			t.Fatalf("%q: read again: %v", in, err)
+		}
+		if again.first != got.first || !slices.Equal(again.lines, got.lines) || !slices.Equal(again.names, got.names) {
+			t.Fatalf("%q: read into a used head:\n got %q %q %v\nwant %q %q %v", in, again.first, again.lines, again.names, got.first, got.lines, got.names)
+		}
 		ra, _ := io.ReadAll(a)
 		rb, _ := io.ReadAll(b)
 		if !bytes.Equal(ra, rb) {
@@ -139,7 +148,8 @@ func FuzzNamed(f *testing.F) {
 				t.Fatalf("lineName(%q) = %d; named says %q is %v", l, lineName(l), n, ok)
 			}
 		}
-		h := splitHead("POST / HTTP/1.1\n" + strings.ReplaceAll(l, "\n", " ") + "\n")
+		h := new(head)
+		h.split("POST / HTTP/1.1\n" + strings.ReplaceAll(l, "\n", " ") + "\n")
 		if got := h.get(name); got != strings.TrimSpace(v) && want {
 			t.Fatalf("get(%q) of %q = %q, want %q", name, l, got, strings.TrimSpace(v))
 		}
