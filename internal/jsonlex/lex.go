@@ -14,6 +14,7 @@ package jsonlex
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"strconv"
@@ -171,7 +172,7 @@ func (p *Lexer) Str(v *string) error {
 	}
 	// the rest a run of plain bytes at a time, each special byte (an
 	// escape, a control character, a byte beyond ASCII) read on its own
-	out := append(make([]byte, 0, 2*(p.i-start)+32), p.b[start:p.i]...)
+	out := append(make([]byte, 0, strEnd(p.b, p.i)-start), p.b[start:p.i]...)
 	for {
 		run := p.i
 		p.i = plainRun(p.b, p.i)
@@ -234,16 +235,60 @@ func (p *Lexer) Str(v *string) error {
 	return p.Fail("unterminated string")
 }
 
-// plainRun is where the run of plain string bytes (none of a quote, a
-// backslash, a control character or a byte beyond ASCII) at i ends.
-func plainRun(b []byte, i int) int {
-	for i < len(b) {
-		if c := b[i]; c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
-			break
+// strEnd is where the string whose text goes on at i ends: its closing
+// quote (one no backslash escapes), or the end of b. The string's text
+// is no longer than that, escapes decoded (bar bytes that are not UTF-8,
+// each read as three): the room its copy is made with, at once (grown
+// by appending, a file's text read through an MCP relay was copied six
+// times over).
+func strEnd(b []byte, i int) int {
+	for {
+		j := bytes.IndexByte(b[i:], '"')
+		if j < 0 {
+			return len(b)
 		}
+		j += i
+		k := j
+		for k > i && b[k-1] == '\\' {
+			k--
+		}
+		if (j-k)%2 == 0 {
+			return j
+		}
+		i = j + 1
+	}
+}
+
+// plainRun is where the run of plain string bytes (none of a quote, a
+// backslash, a control character or a byte beyond ASCII) at i ends. It
+// looks at eight bytes at a time, a word with none of them passed whole
+// (a file's text read through a relay is scanned so, three times over).
+func plainRun(b []byte, i int) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for i+8 <= len(b) {
+		x := binary.LittleEndian.Uint64(b[i:])
+		// a byte's high bit is set here where it is below 0x20, a quote or
+		// a backslash (its difference borrows), or beyond ASCII; a borrow
+		// may set one more above it, which the look at each byte clears
+		if ((x-ones*0x20)|((x^(ones*'"'))-ones)|((x^(ones*'\\'))-ones)|x)&highs != 0 {
+			for end := i + 8; i < end; i++ {
+				if !plainByte(b[i]) {
+					return i
+				}
+			}
+			continue
+		}
+		i += 8
+	}
+	for i < len(b) && plainByte(b[i]) {
 		i++
 	}
 	return i
+}
+
+// plainByte reports whether c stands for itself in a string, one byte.
+func plainByte(c byte) bool {
+	return c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf
 }
 
 // shortEscape is the byte a one-letter escape (\n, \") stands for.

@@ -138,3 +138,24 @@ func TestOwnedStrings(t *testing.T) {
 		t.Fatalf("output %q", out)
 	}
 }
+
+// FuzzPlainRun: plainRun, eight bytes at a time, stops where a look at
+// each byte stops, from any start.
+func FuzzPlainRun(f *testing.F) {
+	for _, s := range []string{"plain text that runs on past a word", "abcdefg\"hij", "abcdefgh\\", "\x1fabcdefgh", "abcdefgh\x80ijklmnop",
+		"\x7f\x7f\x7f\x7f\x7f\x7f\x7f\x7f\x7f", "!!!!!!!!\"", "########\x00", "ab\"cdefghijk", "abc\\defghijk", "a\x01bcdefghijk", "abcd\xc3\xa9fghijk", "aaaaaaa\x21\x23bbbbbbbb\x5b\x5d"} {
+		f.Add([]byte(s), 0)
+	}
+	f.Fuzz(func(t *testing.T, b []byte, start int) {
+		if start < 0 || start > len(b) {
+			return
+		}
+		want := start
+		for want < len(b) && plainByte(b[want]) {
+			want++
+		}
+		if got := plainRun(b, start); got != want {
+			t.Fatalf("plainRun(%q, %d) = %d, want %d", b, start, got, want)
+		}
+	})
+}

@@ -26,12 +26,11 @@ func AppendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		if i = safeRun(s, i); i == len(s) {
+			break
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
 			dst = append(dst, s[start:i]...)
 			switch c {
 			case '"', '\\':
@@ -70,6 +69,40 @@ func AppendString(dst []byte, s string) []byte {
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
+}
+
+// safeRun is where the run of bytes at i that AppendString writes as
+// they are (printable ASCII but a quote, a backslash, <, > and &) ends.
+// It looks at eight bytes at a time, a word with none of the others
+// passed whole: a file's text told to the hub is written so.
+func safeRun(s string, i int) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	has := func(x uint64, c byte) uint64 { return (x ^ (ones * uint64(c))) - ones }
+	for i+8 <= len(s) {
+		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		// a byte's high bit is set here where it is one of those or
+		// beyond ASCII (a borrow may set one more above it, which the look
+		// at each byte clears)
+		if ((x-ones*0x20)|has(x, '"')|has(x, '\\')|has(x, '<')|has(x, '>')|has(x, '&')|x)&highs != 0 {
+			for end := i + 8; i < end; i++ {
+				if !safeByte(s[i]) {
+					return i
+				}
+			}
+			continue
+		}
+		i += 8
+	}
+	for i < len(s) && safeByte(s[i]) {
+		i++
+	}
+	return i
+}
+
+// safeByte reports whether AppendString writes c as it is, one byte.
+func safeByte(c byte) bool {
+	return c >= 0x20 && c < utf8.RuneSelf && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
 }
 
 // AppendFloat appends f as json.Marshal writes a float64 (the shortest

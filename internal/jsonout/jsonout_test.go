@@ -93,3 +93,24 @@ func TestCanonicalReads(t *testing.T) {
 		}
 	}
 }
+
+// FuzzSafeRun: safeRun, eight bytes at a time, stops where a look at each
+// byte stops, from any start.
+func FuzzSafeRun(f *testing.F) {
+	for _, s := range []string{"plain text that runs on past a word", "abcdefg<hij", "abcdefgh&", "\x1fabcdefgh", "abcdefgh\u00e9ijklmnop",
+		"=======>", ";;;;;;;;;'", "abc&defghijk", "ab<cdefghijk", "abcd>efghijk", "a\"bcdefghijk", "ab\\cdefghijk", "abc\ndefghijk", "abcdefg\u00e9hijk", "%%%%%%%%\"", "[[[[[[[[\\", "aaaaaaa\x21\x23bbbbbbbb\x3d\x3f\x5b\x5d\x7f"} {
+		f.Add(s, 0)
+	}
+	f.Fuzz(func(t *testing.T, s string, start int) {
+		if start < 0 || start > len(s) {
+			return
+		}
+		want := start
+		for want < len(s) && safeByte(s[want]) {
+			want++
+		}
+		if got := safeRun(s, start); got != want {
+			t.Fatalf("safeRun(%q, %d) = %d, want %d", s, start, got, want)
+		}
+	})
+}

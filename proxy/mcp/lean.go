@@ -145,7 +145,7 @@ func leanResult(result json.RawMessage, place placement) (resultReading, bool) {
 	if p.Null() {
 		return r, p.End() == nil
 	}
-	var text strings.Builder
+	var text texts
 	var contentSeen bool
 	var sc json.RawMessage
 	err := p.Fields(func(key string) error {
@@ -172,7 +172,10 @@ func leanResult(result json.RawMessage, place placement) (resultReading, bool) {
 		return r, false
 	}
 	r.text = text.String()
-	if bytes.Contains(result, []byte(`"structuredContent"`)) && len(sc) > 0 && string(sc) != "null" {
+	// the exact key looked for only where a key folded to it came (a
+	// search of the whole result, a file's text and all, was a pass more
+	// of every read)
+	if len(sc) > 0 && string(sc) != "null" && bytes.Contains(result, []byte(`"structuredContent"`)) {
 		// as placement.channel decides
 		if !carries(sc, place) {
 			r.channel = wire.UnconfirmedChannel + "mcp-content-only"
@@ -184,7 +187,7 @@ func leanResult(result json.RawMessage, place placement) (resultReading, bool) {
 // textBlock reads one content block as mcp-go's TextContent decodes, and
 // adds its text when it is a text block. Annotations and _meta, which
 // mcp-go decodes its own way, are left to encoding/json.
-func textBlock(p *jsonlex.Lexer, text *strings.Builder) error {
+func textBlock(p *jsonlex.Lexer, text *texts) error {
 	if p.Null() {
 		return nil
 	}
@@ -204,9 +207,37 @@ func textBlock(p *jsonlex.Lexer, text *strings.Builder) error {
 		return p.Skip()
 	})
 	if err == nil && typ == mcpgo.ContentTypeText {
-		text.WriteString(s)
+		text.add(s)
 	}
 	return err
+}
+
+// texts is a result's text blocks, joined: the one block a result nearly
+// always has is kept as it was read, not copied again.
+type texts struct {
+	first  string
+	joined strings.Builder
+	n      int
+}
+
+func (t *texts) add(s string) {
+	switch t.n {
+	case 0:
+		t.first = s
+	case 1:
+		t.joined.WriteString(t.first)
+		fallthrough
+	default:
+		t.joined.WriteString(s)
+	}
+	t.n++
+}
+
+func (t *texts) String() string {
+	if t.n <= 1 {
+		return t.first
+	}
+	return t.joined.String()
 }
 
 // carries reports whether a structuredContent that is not null can

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/swetouch/swetouch/internal/testhub"
@@ -23,9 +24,11 @@ func BenchmarkRelayCall(b *testing.B) {
 	req := func(i int) []byte {
 		return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"/ws/pricing.py"}}}`, i)
 	}
-	res := func(i int) []byte {
-		return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":"def apply_discount(price, percent):\n    return price * (100 - percent) / 100\n"}]}}`, i)
+	const file = `def apply_discount(price, percent):\n    return price * (100 - percent) / 100\n`
+	result := func(i int, text string) []byte {
+		return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":"%s"}]}}`, i, text)
 	}
+	res := func(i int) []byte { return result(i, file) }
 	b.Run("alone", func(b *testing.B) {
 		r := NewRelay(nil, &Classifier{Root: "/ws"}, nil)
 		b.ReportAllocs()
@@ -35,49 +38,54 @@ func BenchmarkRelayCall(b *testing.B) {
 		}
 	})
 	// the relay's side of a session: a real client, to a socket whose far
-	// end only answers the first begin (not armed) and drains the rest
-	b.Run("quiet", func(b *testing.B) {
-		sock := filepath.Join(b.TempDir(), "drain.sock")
-		l, err := net.Listen("unix", sock)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer l.Close()
-		go func() {
-			c, err := l.Accept()
+	// end only answers the first begin (not armed) and drains the rest;
+	// the read of a short file, and of one of 12 KiB (whose text the relay
+	// tells the hub whole)
+	for _, read := range []struct{ name, text string }{{"quiet", file}, {"quiet-12KiB", strings.Repeat(file, 150)}} {
+		res := func(i int) []byte { return result(i, read.text) }
+		b.Run(read.name, func(b *testing.B) {
+			sock := filepath.Join(b.TempDir(), "drain.sock")
+			l, err := net.Listen("unix", sock)
 			if err != nil {
-				return
+				b.Fatal(err)
 			}
-			r := bufio.NewReader(c)
-			r.ReadBytes('\n')
-			io.WriteString(c, `{"ok":true,"id":1,"armed":false}`+"\n")
-			for {
-				line, err := r.ReadBytes('\n')
+			defer l.Close()
+			go func() {
+				c, err := l.Accept()
 				if err != nil {
 					return
 				}
-				if bytes.Contains(line, []byte(`"op":"status"`)) {
-					io.WriteString(c, `{"ok":true}`+"\n") // Close's last call
+				r := bufio.NewReader(c)
+				r.ReadBytes('\n')
+				io.WriteString(c, `{"ok":true,"id":1,"armed":false}`+"\n")
+				for {
+					line, err := r.ReadBytes('\n')
+					if err != nil {
+						return
+					}
+					if bytes.Contains(line, []byte(`"op":"status"`)) {
+						io.WriteString(c, `{"ok":true}`+"\n") // Close's last call
+					}
 				}
+			}()
+			c, err := session.Dial(sock)
+			if err != nil {
+				b.Fatal(err)
 			}
-		}()
-		c, err := session.Dial(sock)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer c.Close()
-		r := NewRelay(c, &Classifier{Root: "/ws"}, nil)
-		var later Later
-		r.FromClient(req(0))
-		r.FromServerLater("", res(0), &later)
-		b.ReportAllocs()
-		b.ResetTimer()
-		for i := range b.N {
-			r.FromClient(req(i + 1))
-			r.FromServerLater("", res(i+1), &later)
-			later.Send()
-		}
-	})
+			defer c.Close()
+			r := NewRelay(c, &Classifier{Root: "/ws"}, nil)
+			var later Later
+			r.FromClient(req(0))
+			r.FromServerLater("", res(0), &later)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := range b.N {
+				r.FromClient(req(i + 1))
+				r.FromServerLater("", res(i+1), &later)
+				later.Send()
+			}
+		})
+	}
 	b.Run("hub", func(b *testing.B) {
 		_, sock, _ := testhub.Serve(b, "../../examples/tasks/py-discount", policy.Vanilla)
 		c, err := session.Dial(sock)

@@ -26,7 +26,8 @@ func leanLine(req Request) (line []byte, ok bool) {
 		room += len(req.Begin.Command) + len(req.Begin.Cwd)
 	}
 	if req.End != nil {
-		room += len(req.End.Output) + len(req.End.Tail) + 64*len(req.End.Events)
+		n := len(req.End.Output) + len(req.End.Tail)
+		room += n + n/8 + 64*len(req.End.Events) // an eighth for escapes (a line break is two bytes)
 	}
 	b := make([]byte, 0, room)
 	switch {
