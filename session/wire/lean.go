@@ -29,16 +29,16 @@ func leanLine(req Request) (line []byte, ok bool) {
 		n := len(req.End.Output) + len(req.End.Tail)
 		room += n + n/8 + 64*len(req.End.Events) // an eighth for escapes (a line break is two bytes)
 	}
-	b := make([]byte, 0, room)
+	var b []byte
 	switch {
 	case req.Op == "begin" && req.Begin != nil && (!req.NoReply || req.Key != ""):
-		b = append(b, `{"op":"begin",`...)
+		b = append(make([]byte, 0, room), `{"op":"begin",`...)
 		b = appendKey(b, req)
 		b = appendBegin(b, req.Begin)
 		b = append(b, "}\n"...)
 	case req.Op == "end" && req.End != nil && plainEvents(req.End.Events) && (!req.NoReply || req.Key != "" || req.Begin != nil):
 		e := req.End
-		b = append(b, `{"op":"end",`...)
+		b = append(make([]byte, 0, room), `{"op":"end",`...)
 		b = appendKey(b, req)
 		if req.Begin != nil {
 			b = appendBegin(b, req.Begin)
