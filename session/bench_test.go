@@ -1,9 +1,13 @@
 package session_test
 
 import (
+	"encoding/json"
+	"fmt"
 	"io"
+	"net"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/swetouch/swetouch/event"
 	"github.com/swetouch/swetouch/internal/testhub"
@@ -94,4 +98,40 @@ func BenchmarkQuietCall(b *testing.B) {
 			b.Fatal(err)
 		}
 	})
+}
+
+// BenchmarkIdleBegin is a shim's begin answered by a hub that has sat
+// idle, as an agent's commands find it: seconds apart, here 20 ms, past
+// the 10 ms after which Go's runtime takes a thread that has waited in
+// accept for one a goroutine ran on without a break. Each round dials,
+// sends the begin and reads its answer (timed), then tells the end and
+// hangs up (not timed), as the shim does.
+func BenchmarkIdleBegin(b *testing.B) {
+	sock, _ := serveUnix(b)
+	begin := []byte(`{"op":"begin","begin":{"command":"true","cwd":".","source":"shell"}}` + "\n")
+	answer := make([]byte, 4096)
+	for range b.N {
+		b.StopTimer()
+		time.Sleep(20 * time.Millisecond) // the idle being measured, not a wait for anything
+		b.StartTimer()
+		c, err := net.Dial("unix", sock)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := c.Write(begin); err != nil {
+			b.Fatal(err)
+		}
+		n, err := c.Read(answer)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		var r struct{ ID int }
+		if err := json.Unmarshal(answer[:n], &r); err != nil || r.ID == 0 {
+			b.Fatalf("answer %q: %v", answer[:n], err)
+		}
+		fmt.Fprintf(c, `{"op":"end","id":%d,"noreply":true,"end":{"exit":0}}`+"\n", r.ID)
+		c.Close()
+		b.StartTimer()
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"sync"
 	"syscall"
 	"time"
@@ -101,8 +102,18 @@ func (h *Hub) ServeUnix(ctx context.Context, l *UnixListener) error {
 		defer wg.Done()
 		var backoff time.Duration
 		for {
+			waited := time.Now()
 			fd, _, err := syscall.Accept4(l.fd, syscall.SOCK_CLOEXEC)
 			if err == nil {
+				if time.Since(waited) > staleAfter {
+					// the processor this thread comes back to was last
+					// scheduled before the wait: the runtime's monitor
+					// would take it for a goroutine running on for 10 ms
+					// and preempt the begin as it is served, which then
+					// went on on another thread; a yield now schedules
+					// it afresh, on this one
+					runtime.Gosched()
+				}
 				h.serveFD(ctx, &fdConn{fd: fd, spare: func() { wg.Add(1); go accept() }})
 				return
 			}
@@ -138,6 +149,11 @@ func (h *Hub) ServeUnix(ctx context.Context, l *UnixListener) error {
 	}
 	return acceptErr
 }
+
+// staleAfter is how long a wait in accept makes the thread's processor
+// look, to the runtime's monitor, like one a goroutine has run on without
+// a break (it preempts at 10 ms; serving a begin takes well under one).
+const staleAfter = 5 * time.Millisecond
 
 // serveFD serves one client on a blocking descriptor, hung up on when ctx
 // ends.

@@ -24,7 +24,7 @@ import (
 
 // serveUnix serves a bare hub over a fresh workspace on a UnixListener;
 // stop ends serving and returns what ServeUnix returned.
-func serveUnix(t *testing.T, opts ...session.Option) (sock string, stop func() error) {
+func serveUnix(t testing.TB, opts ...session.Option) (sock string, stop func() error) {
 	t.Helper()
 	h, err := session.New(t.TempDir(), opts...)
 	if err != nil {
