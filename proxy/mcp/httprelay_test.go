@@ -148,10 +148,14 @@ func FuzzNamed(f *testing.F) {
 				t.Fatalf("lineName(%q) = %d; named says %q is %v", l, lineName(l), n, ok)
 			}
 		}
+		// in a head the line cannot hold a line end: one becomes a space,
+		// which the name's trimming passes over and the value keeps
+		line := strings.ReplaceAll(l, "\n", " ")
 		h := new(head)
-		h.split("POST / HTTP/1.1\n" + strings.ReplaceAll(l, "\n", " ") + "\n")
-		if got := h.get(name); got != strings.TrimSpace(v) && want {
-			t.Fatalf("get(%q) of %q = %q, want %q", name, l, got, strings.TrimSpace(v))
+		h.split("POST / HTTP/1.1\n" + line + "\n")
+		_, lineV, _ := strings.Cut(trimEOL(line), ":")
+		if got := h.get(name); want && got != strings.TrimSpace(lineV) {
+			t.Fatalf("get(%q) of %q = %q, want %q", name, line, got, strings.TrimSpace(lineV))
 		}
 	})
 }
