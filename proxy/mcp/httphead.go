@@ -65,7 +65,9 @@ func known(name string) hdr {
 
 // lineName is the header line l is, among those known names: the one
 // for which named(l, name) holds, if any. Its name is trimmed (when its
-// ends may be space) and folded once, against the names of its length.
+// ends may be space) and its ASCII letters lowered once, then looked up
+// as known looks up a name: only ASCII folds to an ASCII name of its
+// length (see named), so a name with a byte beyond ASCII is none of them.
 func lineName(l string) hdr {
 	i := strings.IndexByte(l, ':')
 	if i <= 0 {
@@ -75,41 +77,18 @@ func lineName(l string) hdr {
 	if maySpace(k[0]) || maySpace(k[len(k)-1]) {
 		k = strings.TrimSpace(k)
 	}
-	// equal lengths against an ASCII name: only ASCII can fold to it
-	is := func(name string) bool { return strings.EqualFold(k, name) }
-	switch len(k) {
-	case 4:
-		if is("host") {
-			return hHost
-		}
-	case 6:
-		if is("origin") {
-			return hOrigin
-		}
-		if is("expect") {
-			return hExpect
-		}
-	case 10:
-		if is("connection") {
-			return hConnection
-		}
-	case 12:
-		if is("content-type") {
-			return hContentType
-		}
-	case 14:
-		if is("content-length") {
-			return hContentLength
-		}
-		if is("mcp-session-id") {
-			return hSession
-		}
-	case 17:
-		if is("transfer-encoding") {
-			return hTransferEncoding
-		}
+	var lower [len("transfer-encoding")]byte // the longest known name
+	if len(k) > len(lower) {
+		return hOther
 	}
-	return hOther
+	for j := 0; j < len(k); j++ {
+		c := k[j]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		lower[j] = c
+	}
+	return known(string(lower[:len(k)]))
 }
 
 // readHead reads a start line and headers, up to the blank line, into a
