@@ -13,7 +13,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -26,6 +25,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/swetouch/swetouch/event"
+	"github.com/swetouch/swetouch/internal/rawhttp"
 	"github.com/swetouch/swetouch/internal/testhub"
 	"github.com/swetouch/swetouch/policy"
 	mcpproxy "github.com/swetouch/swetouch/proxy/mcp"
@@ -256,9 +256,10 @@ func BenchmarkHTTPCall(b *testing.B) {
 }
 
 // BenchmarkHTTPExchange is the relay's own cost of one tools/call over
-// HTTP, with no MCP library on either side: a client and a server that
-// write the bytes mcp-go's write (one keep-alive connection), through the
-// relay alone and with a live hub under vanilla. Its allocations are the
+// HTTP, with no MCP library on either side: a client that writes the
+// request mcp-go's client writes and a server that answers it with a
+// fixed result (internal/rawhttp), one keep-alive connection, through
+// the relay alone and with a live hub under vanilla. Its allocations are the
 // relay's, less the little the two ends make; on the project's machines a
 // call's fresh memory is paid for in cache misses, every call.
 func BenchmarkHTTPExchange(b *testing.B) {
@@ -269,31 +270,7 @@ func BenchmarkHTTPExchange(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer l.Close()
-	answer := []byte(fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nDate: Wed, 02 Dec 2026 01:54:45 GMT\r\nContent-Length: %d\r\n\r\n%s", len(result), result))
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				br := bufio.NewReader(c)
-				for {
-					n, err := rawLength(br)
-					if err != nil {
-						return
-					}
-					if _, err := br.Discard(n); err != nil {
-						return
-					}
-					if _, err := c.Write(answer); err != nil {
-						return
-					}
-				}
-			}()
-		}
-	}()
+	go rawhttp.Serve(l, rawhttp.Response(result))
 	up := "http://" + l.Addr().String()
 	ws, sock, _ := hubFor(b, policy.Vanilla)
 	request := []byte(fmt.Sprintf("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: Go-http-client/1.1\r\nContent-Length: %d\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json\r\nMcp-Protocol-Version: 2025-06-18\r\nMcp-Session-Id: mcp-session-9c3b02f2-50d8-4bd3-ace5-f9aea7ba3265\r\nAccept-Encoding: gzip\r\n\r\n%s", len(call), call))
@@ -310,32 +287,15 @@ func BenchmarkHTTPExchange(b *testing.B) {
 				if _, err := conn.Write(request); err != nil {
 					b.Fatal(err)
 				}
-				n, err := rawLength(br)
+				n, err := rawhttp.Length(br)
 				if err == nil {
-					_, err = br.Discard(n)
+					_, err = br.Discard(int(n))
 				}
 				if err != nil {
 					b.Fatal(err)
 				}
 			}
 		})
-	}
-}
-
-// rawLength reads a message head and returns its Content-Length.
-func rawLength(br *bufio.Reader) (int, error) {
-	n := 0
-	for {
-		line, err := br.ReadSlice('\n')
-		if err != nil {
-			return 0, err
-		}
-		if len(line) <= 2 {
-			return n, nil
-		}
-		if k, v, ok := bytes.Cut(line, []byte(":")); ok && bytes.EqualFold(k, []byte("content-length")) {
-			n, _ = strconv.Atoi(string(bytes.TrimSpace(v)))
-		}
 	}
 }
 

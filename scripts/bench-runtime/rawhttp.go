@@ -5,9 +5,10 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/swetouch/swetouch/internal/rawhttp"
 )
 
 // The relays' own cost, apart from the MCP libraries' load: a server and
@@ -22,46 +23,7 @@ const helperRawServe = "-serve-raw-http"
 const rawCall = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ping_tool","arguments":{}}}`
 const rawResult = `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"pong"}]}}`
 
-func rawServe() {
-	l := listenURL()
-	for {
-		c, err := l.Accept()
-		if err != nil {
-			return
-		}
-		go func() {
-			defer c.Close()
-			r := bufio.NewReader(c)
-			for {
-				n, err := rawHead(r)
-				if err != nil {
-					return
-				}
-				if _, err := io.CopyN(io.Discard, r, n); err != nil {
-					return
-				}
-				fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(rawResult), rawResult)
-			}
-		}()
-	}
-}
-
-// rawHead reads a message head and returns its Content-Length.
-func rawHead(r *bufio.Reader) (int64, error) {
-	var n int64
-	for {
-		line, err := r.ReadString('\n')
-		if err != nil {
-			return 0, err
-		}
-		if k, v, ok := strings.Cut(line, ":"); ok && strings.EqualFold(k, "content-length") {
-			n, _ = strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-		}
-		if line == "\r\n" {
-			return n, nil
-		}
-	}
-}
+func rawServe() { rawhttp.Serve(listenURL(), rawhttp.Response(rawResult)) }
 
 // rawClient is one keep-alive connection to a base URL.
 type rawClient struct {
@@ -82,7 +44,7 @@ func (rc *rawClient) call() (time.Duration, error) {
 	if _, err := fmt.Fprintf(rc.c, "POST /mcp HTTP/1.1\r\nHost: bench\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: %d\r\n\r\n%s", len(rawCall), rawCall); err != nil {
 		return 0, err
 	}
-	n, err := rawHead(rc.r)
+	n, err := rawhttp.Length(rc.r)
 	if err != nil {
 		return 0, err
 	}
