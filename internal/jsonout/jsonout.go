@@ -231,10 +231,11 @@ func canonical(p *jsonlex.Lexer, dst []byte) ([]byte, bool) {
 }
 
 // written reports whether a string's text is as AppendString writes
-// its value: printable ASCII with no escape and nothing Marshal escapes.
+// its value: every byte between its quotes one it writes as it is (none
+// is a quote: the text is valid JSON).
 func written(raw []byte) bool {
 	for _, c := range raw[1 : len(raw)-1] {
-		if c < 0x20 || c >= utf8.RuneSelf || c == '\\' || c == '<' || c == '>' || c == '&' {
+		if !safeByte(c) {
 			return false
 		}
 	}
