@@ -336,13 +336,8 @@ func (p *Lexer) plain() (text []byte, end int, ok bool) {
 	if p.i >= len(p.b) || p.b[p.i] != '"' {
 		return nil, 0, false
 	}
-	for j := p.i + 1; j < len(p.b); j++ {
-		switch c := p.b[j]; {
-		case c == '"':
-			return p.b[p.i+1 : j], j + 1, true
-		case c < 0x20 || c == '\\' || c >= utf8.RuneSelf:
-			return nil, 0, false
-		}
+	if j := plainRun(p.b, p.i+1); j < len(p.b) && p.b[j] == '"' {
+		return p.b[p.i+1 : j], j + 1, true
 	}
 	return nil, 0, false
 }
