@@ -231,22 +231,24 @@ func maySpace(c byte) bool {
 // and its value, until f returns false.
 func (h *head) each(name string, f func(i int, value string) bool) {
 	id := known(name)
-	for i, l := range h.lines {
-		var v string
-		if id != hOther {
-			if h.names[i] != id {
-				continue
-			}
-			v = strings.TrimSpace(l[strings.IndexByte(l, ':')+1:])
-		} else if v2, ok := named(l, name); ok {
-			v = v2
-		} else {
-			continue
-		}
-		if !f(i, v) {
+	for i := range h.lines {
+		if v, ok := h.value(i, id, name); ok && !f(i, v) {
 			return
 		}
 	}
+}
+
+// value is line i's value when it is header name (id, its known header,
+// or hOther for a name not known).
+func (h *head) value(i int, id hdr, name string) (string, bool) {
+	l := h.lines[i]
+	if id == hOther {
+		return named(l, name)
+	}
+	if h.names[i] != id {
+		return "", false
+	}
+	return strings.TrimSpace(l[strings.IndexByte(l, ':')+1:]), true
 }
 
 func (h *head) get(name string) string {
@@ -306,11 +308,10 @@ func (h *head) length(limit int64) (int64, error) {
 }
 
 func (h *head) del(name string) {
-	gone := make([]bool, len(h.lines))
-	h.each(name, func(i int, _ string) bool { gone[i] = true; return true })
-	lines, names := h.lines[:0], h.names[:0]
+	id := known(name)
+	lines, names := h.lines[:0], h.names[:0] // line i is looked at before any is written over it
 	for i := range h.lines {
-		if !gone[i] {
+		if _, ok := h.value(i, id, name); !ok {
 			lines, names = append(lines, h.lines[i]), append(names, h.names[i])
 		}
 	}
