@@ -175,6 +175,9 @@ func (s *HTTPRelay) responses(br *bufio.Reader, c net.Conn, pending <-chan excha
 	fromServer := func(scope string) func([]byte) []byte {
 		return func(line []byte) []byte { return s.relay.FromServerLater(scope, line, &later) }
 	}
+	// a JSON body is read into memory of its own and kept as it is until
+	// the flush after it sends later: it may go before it is read
+	fromServerFirst := func(scope string, body []byte) []byte { return s.relay.FromServerFirst(scope, body, &later) }
 	head := new(head) // each response's, in turn
 	for {
 		err := head.read(br)
@@ -206,7 +209,7 @@ func (s *HTTPRelay) responses(br *bufio.Reader, c net.Conn, pending <-chan excha
 			if err != nil {
 				return
 			}
-			if out := fromServer(ex.scope)(bytes.TrimSpace(body)); !bytes.Equal(out, bytes.TrimSpace(body)) {
+			if out := fromServerFirst(ex.scope, bytes.TrimSpace(body)); !bytes.Equal(out, bytes.TrimSpace(body)) {
 				body = out
 			}
 			if head.has("transfer-encoding", "chunked") || closing || head.get("content-length") != strconv.Itoa(len(body)) {

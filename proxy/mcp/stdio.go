@@ -243,6 +243,28 @@ func (r *Relay) cancelled(scope string, params json.RawMessage) {
 // can fire on waits there rather than on a goroutine of its own. A nil
 // later sends it from a goroutine.
 func (r *Relay) FromServerLater(scope string, line []byte, later *Later) []byte {
+	return r.fromServer(scope, line, later, false)
+}
+
+// FromServerFirst is FromServerLater for an owner that leaves line as
+// it is until it sends later. Once the hub has said nothing can fire
+// (no intervention can, and no message waits), no end's answer carries
+// a message, whenever its call began: every line the server sends is
+// the line the client gets. So it goes before the relay reads it at
+// all, and is read, and its call ended, when later is sent. What the
+// hub hears, and in what order, is as FromServerLater's, which ends a
+// call after its result too.
+func (r *Relay) FromServerFirst(scope string, line []byte, later *Later) []byte {
+	if r.hub == nil || !r.quiet.Load() {
+		return r.fromServer(scope, line, later, false)
+	}
+	*later = append(*later, func() { r.fromServer(scope, line, nil, true) })
+	return line
+}
+
+// fromServer is FromServerLater; sent says line has gone to the client
+// already (FromServerFirst), so a call's end is sent at once.
+func (r *Relay) fromServer(scope string, line []byte, later *Later, sent bool) []byte {
 	e, ok := proxy.Peek(line)
 	if !ok {
 		if len(line) > 0 {
@@ -271,7 +293,9 @@ func (r *Relay) FromServerLater(scope string, line []byte, later *Later) []byte 
 		// once the result is on its way (by the owner, when it keeps
 		// later; else on a goroutine)
 		end := func() { r.endUnanswered(c, r.end(c, e, place)) }
-		if later != nil {
+		if sent {
+			end()
+		} else if later != nil {
 			*later = append(*later, end)
 		} else {
 			r.late.Add(1)
@@ -451,7 +475,7 @@ func RunStdio(cmd *exec.Cmd, r *Relay, stdin io.Reader, stdout io.Writer) (int, 
 		in.Close() // the client hung up: the server sees EOF
 	}()
 	var later Later
-	proxy.PipeThen(quietio.Writer(stdout), quietio.Reader(out), func(line []byte) []byte { return r.FromServerLater("", line, &later) }, later.Send)
+	proxy.PipeThen(quietio.Writer(stdout), quietio.Reader(out), func(line []byte) []byte { return r.FromServerFirst("", line, &later) }, later.Send)
 	later.Send() // what a failed write to the client held back: the calls still ended
 	err = cmd.Wait()
 	r.Wait()
