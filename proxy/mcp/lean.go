@@ -31,7 +31,22 @@ type toolCall struct {
 // readToolCall reads a tools/call's params, by hand when it can; an error
 // is encoding/json's.
 func readToolCall(params json.RawMessage) (toolCall, error) {
-	if c, ok := leanToolCall(params); ok {
+	c, err := readTool(params)
+	if err != nil {
+		return toolCall{}, err
+	}
+	if c.argsText, err = c.text(); err != nil {
+		return toolCall{}, err
+	}
+	return c, nil
+}
+
+// readTool is readToolCall without the arguments' text: what a call that
+// is told of once it is over needs before it goes on (its text is
+// written after, text). Its error is encoding/json's reading of the
+// params with the arguments kept raw.
+func readTool(params json.RawMessage) (toolCall, error) {
+	if c, ok := leanTool(params); ok {
 		return c, nil
 	}
 	var p struct {
@@ -41,11 +56,24 @@ func readToolCall(params json.RawMessage) (toolCall, error) {
 	if err := json.Unmarshal(params, &p); err != nil {
 		return toolCall{}, err
 	}
-	var a any
-	if err := json.Unmarshal(orNull(p.Arguments), &a); err != nil {
-		return toolCall{}, err // as decoding them into an any in one go fails
+	return toolCall{tool: p.Name, args: p.Arguments}, nil
+}
+
+// text is the text a call's begin names its arguments by, by hand when
+// it can; an error is encoding/json's, whose decoding of the arguments
+// into an any fails (as decoding the params with them in one go does).
+func (c toolCall) text() ([]byte, error) {
+	if len(c.args) == 0 || string(c.args) == "null" {
+		return []byte("{}"), nil
 	}
-	return toolCall{tool: p.Name, args: p.Arguments, argsText: argsJSON(a)}, nil
+	if text, ok := jsonout.Canonical(nil, c.args); ok {
+		return text, nil
+	}
+	var a any
+	if err := json.Unmarshal(c.args, &a); err != nil {
+		return nil, err
+	}
+	return argsJSON(a), nil
 }
 
 func orNull(raw json.RawMessage) json.RawMessage {
@@ -55,9 +83,9 @@ func orNull(raw json.RawMessage) json.RawMessage {
 	return raw
 }
 
-// leanToolCall is readToolCall by hand: false where encoding/json's
-// reading is left to it.
-func leanToolCall(params json.RawMessage) (toolCall, bool) {
+// leanTool is readTool by hand: false where encoding/json's reading is
+// left to it.
+func leanTool(params json.RawMessage) (toolCall, bool) {
 	if len(params) == 0 {
 		return toolCall{}, false
 	}
@@ -82,15 +110,9 @@ func leanToolCall(params json.RawMessage) (toolCall, bool) {
 	if p.End() != nil {
 		return toolCall{}, false
 	}
-	if len(c.args) == 0 || string(c.args) == "null" {
-		c.args, c.argsText = nil, []byte("{}")
-		return c, true
+	if string(c.args) == "null" {
+		c.args = nil
 	}
-	text, ok := jsonout.Canonical(nil, c.args)
-	if !ok {
-		return toolCall{}, false
-	}
-	c.argsText = text
 	return c, true
 }
 

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"reflect"
 	"testing"
+
+	"github.com/swetouch/swetouch/internal/jsonout"
 )
 
 // encodingJSONToolCall is how the relay read a tools/call's params before
@@ -100,7 +102,8 @@ func TestReadByHand(t *testing.T) {
 		`{"name":"read_text_file","arguments":{"path":"/testbed/a.py","head":10}}`,
 		`{"name":"edit_file","arguments":{"path":"/testbed/a.py","edits":[{"oldText":"a","newText":"b"}],"dryRun":false}}`,
 	} {
-		if _, ok := leanToolCall([]byte(s)); !ok {
+		c, ok := leanTool([]byte(s))
+		if _, byHand := jsonout.Canonical(nil, c.args); !ok || !byHand {
 			t.Errorf("params %s: left to encoding/json", s)
 		}
 	}

@@ -65,9 +65,9 @@ func (l *Later) Send() {
 }
 
 type call struct {
-	begun chan begun     // the hub's answer to begin
-	key   string         // begun quietly (quietHub): the key its end gives
-	told  *session.Begin // not begun at all: told with its end (toldHub)
+	begun chan begun // the hub's answer to begin
+	key   string     // begun quietly (quietHub): the key its end gives
+	told  bool       // not begun at all: told with its end (toldHub)
 	toolCall
 }
 
@@ -169,46 +169,71 @@ func (r *Relay) FromClientIn(scope string, line []byte) []byte {
 	if !e.IsRequest() || e.Method != "tools/call" {
 		return line
 	}
-	tc, err := readToolCall(e.Params)
+	tc, err := readTool(e.Params)
 	if err != nil {
 		fmt.Fprintf(r.log, "swetouch mcp: tools/call params: %v (relayed)\n", err)
 		return line
 	}
 	c := call{toolCall: tc}
-	if r.hub != nil {
-		b := session.Begin{Command: "mcp " + tc.tool + " " + string(tc.argsText), Source: "mcp"}
-		qh, canQuiet := r.hub.(quietHub)
-		_, canTell := r.hub.(toldHub)
-		switch {
-		case r.quiet.Load() && canTell && r.classify.ReadsOnly(tc.tool):
-			// nothing can fire and the call changes no file: the hub
-			// need not hear of it before it runs, and hears of it once,
-			// with its result (what changed before is a native edit
-			// all the same; one line, one wake-up of the hub)
-			c.told = &b
-		case r.quiet.Load() && canQuiet:
-			// nothing can fire any more: told in one line, before the
-			// request goes on, with no answer to wait for
-			c.key = "mcp-" + strconv.FormatInt(r.keys.Add(1), 10)
-			qh.BeginQuiet(b, c.key)
-		case r.quiet.Load():
-			// told without holding the request back (a file the server
-			// writes before the hub has the begin is then a native edit, a
-			// label and no decision)
-			c.begun = make(chan begun, 1)
-			go r.begin(c, b)
-		default:
-			// held until the hub has it: edits made before are taken as
-			// native first, and the server's own writes are the call's,
-			// which an intervention may fire on
-			c.begun = make(chan begun, 1)
-			r.begin(c, b)
-		}
+	if r.hub != nil && !r.beginCall(&c) {
+		return line
 	}
 	r.mu.Lock()
 	r.pending[scope+"\x00"+proxy.IDKey(e.ID)] = c
 	r.mu.Unlock()
 	return line
+}
+
+// beginCall tells the hub a call begins, as what the hub has said allows;
+// false when the call's arguments cannot be read (it is relayed, and not
+// reported).
+func (r *Relay) beginCall(c *call) bool {
+	if _, canTell := r.hub.(toldHub); canTell && r.quiet.Load() && r.classify.ReadsOnly(c.tool) {
+		// nothing can fire and the call changes no file: the hub need
+		// not hear of it before it runs, and hears of it once, with its
+		// result (what changed before is a native edit all the same; one
+		// line, one wake-up of the hub). Its arguments' text is written
+		// then too, off the request's way.
+		c.told = true
+		return true
+	}
+	b, ok := r.beginOf(c)
+	if !ok {
+		return false
+	}
+	qh, canQuiet := r.hub.(quietHub)
+	switch {
+	case r.quiet.Load() && canQuiet:
+		// nothing can fire any more: told in one line, before the
+		// request goes on, with no answer to wait for
+		c.key = "mcp-" + strconv.FormatInt(r.keys.Add(1), 10)
+		qh.BeginQuiet(b, c.key)
+	case r.quiet.Load():
+		// told without holding the request back (a file the server
+		// writes before the hub has the begin is then a native edit, a
+		// label and no decision)
+		c.begun = make(chan begun, 1)
+		go r.begin(*c, b)
+	default:
+		// held until the hub has it: edits made before are taken as
+		// native first, and the server's own writes are the call's,
+		// which an intervention may fire on
+		c.begun = make(chan begun, 1)
+		r.begin(*c, b)
+	}
+	return true
+}
+
+// beginOf is the begin the hub is told of a call; false, said in the
+// log, when its arguments cannot be read.
+func (r *Relay) beginOf(c *call) (session.Begin, bool) {
+	text, err := c.text()
+	if err != nil {
+		fmt.Fprintf(r.log, "swetouch mcp: tools/call params: %v (relayed)\n", err)
+		return session.Begin{}, false
+	}
+	c.argsText = text
+	return session.Begin{Command: "mcp " + c.tool + " " + string(text), Source: "mcp"}, true
 }
 
 // cancelled closes the hub's action for a call the client gave up on:
@@ -229,7 +254,7 @@ func (r *Relay) cancelled(scope string, params json.RawMessage) {
 		return
 	}
 	end := session.End{Exit: 130, Events: r.classify.Classify(c.tool, c.arguments())}
-	if c.key != "" || c.told != nil {
+	if c.key != "" || c.told {
 		r.endUnanswered(c, end)
 		return
 	}
@@ -288,7 +313,7 @@ func (r *Relay) fromServer(scope string, line []byte, later *Later, sent bool) [
 		return line
 	}
 	place := r.placement(scope, c.tool)
-	if c.key != "" || c.told != nil {
+	if c.key != "" || c.told {
 		// begun quietly, or not begun: ended (or told) the same way,
 		// once the result is on its way (by the owner, when it keeps
 		// later; else on a goroutine)
@@ -338,8 +363,10 @@ func (r *Relay) fromServer(scope string, line []byte, later *Later, sent bool) [
 // endUnanswered sends the end of a call begun quietly (by its key), or
 // the whole of one never begun (told): no answer follows either.
 func (r *Relay) endUnanswered(c call, e session.End) {
-	if c.told != nil {
-		r.hub.(toldHub).Told(*c.told, e)
+	if c.told {
+		if b, ok := r.beginOf(&c); ok {
+			r.hub.(toldHub).Told(b, e)
+		}
 		return
 	}
 	r.hub.(quietHub).EndQuiet(c.key, e)

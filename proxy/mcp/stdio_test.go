@@ -123,3 +123,39 @@ func TestEndAfterFailedWrite(t *testing.T) {
 		t.Errorf("ends the hub got: %q, want id,mcp-1", got)
 	}
 }
+
+// TestToldUnreadableArguments: a call told of once it is over whose
+// arguments encoding/json cannot read (a number past float64) is relayed
+// and not reported, as one begun before it goes on is: the log says so
+// once its arguments are read, after its result has gone.
+func TestToldUnreadableArguments(t *testing.T) {
+	calls := []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_allowed_directories","arguments":{}}}`, // learns quiet
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"a.py","head":1e400}}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"b.py"}}}`,
+	}
+	var script strings.Builder
+	for i := range calls {
+		fmt.Fprintf(&script, `read l; echo '{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":"ok"}]}}'; `, i+1)
+	}
+	hub := &quietRecorder{}
+	var log, out strings.Builder
+	r := NewRelay(hub, &Classifier{Root: t.TempDir()}, &log)
+	if _, err := RunStdio(exec.Command("bash", "-c", script.String()), r, strings.NewReader(strings.Join(calls, "\n")+"\n"), &out); err != nil {
+		t.Fatal(err)
+	}
+	r.Wait()
+	if n := strings.Count(out.String(), `"text":"ok"`); n != 3 {
+		t.Errorf("the client got %d results, want 3:\n%s", n, out.String())
+	}
+	hub.mu.Lock()
+	defer hub.mu.Unlock()
+	// the first call's end goes from a goroutine: in either order
+	want := []string{"end id", `told mcp read_text_file {"path":"b.py"} (1 events)`}
+	if got := slices.Sorted(slices.Values(hub.said)); !slices.Equal(got, want) {
+		t.Errorf("the hub was told:\n%s\nwant:\n%s", strings.Join(hub.said, "\n"), strings.Join(want, "\n"))
+	}
+	if !strings.Contains(log.String(), "tools/call params:") {
+		t.Errorf("the log does not say the call went unreported:\n%s", log.String())
+	}
+}
