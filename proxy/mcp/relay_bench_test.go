@@ -119,6 +119,8 @@ func drainingHub(b *testing.B) *session.Client {
 // written; what is sent after the result, later, is not timed), without
 // the scheduling that moves the bench's figures; ns/op counts the filling
 // too. Here that is 13 to 26 µs, against 2 to 3 warm (the -warm cases).
+// ns/after is what is sent after the result with a hub: the result read,
+// the call classified and its end written to the hub.
 func BenchmarkRelayCallCold(b *testing.B) {
 	req := func(i int) []byte {
 		return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"/ws/pricing.py"}}}`, i)
@@ -142,7 +144,7 @@ func BenchmarkRelayCallCold(b *testing.B) {
 			r.FromClient(req(0)) // the first begin learns nothing can fire
 			r.FromServerFirst("", res(0), &later)
 			later.Send()
-			var spent time.Duration
+			var spent, after time.Duration
 			for i := range b.N {
 				q, s := req(i+1), res(i+1)
 				for j := 0; j < len(other); j += 64 {
@@ -151,10 +153,14 @@ func BenchmarkRelayCallCold(b *testing.B) {
 				t0 := time.Now()
 				r.FromClient(q)
 				r.FromServerFirst("", s, &later)
-				spent += time.Since(t0)
+				t1 := time.Now()
 				later.Send()
+				spent, after = spent+t1.Sub(t0), after+time.Since(t1)
 			}
 			b.ReportMetric(float64(spent.Nanoseconds())/float64(b.N), "ns/call")
+			if c.hub {
+				b.ReportMetric(float64(after.Nanoseconds())/float64(b.N), "ns/after")
+			}
 		})
 	}
 }
