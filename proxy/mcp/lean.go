@@ -28,23 +28,10 @@ type toolCall struct {
 	argsText []byte
 }
 
-// readToolCall reads a tools/call's params, by hand when it can; an error
-// is encoding/json's.
-func readToolCall(params json.RawMessage) (toolCall, error) {
-	c, err := readTool(params)
-	if err != nil {
-		return toolCall{}, err
-	}
-	if c.argsText, err = c.text(); err != nil {
-		return toolCall{}, err
-	}
-	return c, nil
-}
-
-// readTool is readToolCall without the arguments' text: what a call that
-// is told of once it is over needs before it goes on (its text is
-// written after, text). Its error is encoding/json's reading of the
-// params with the arguments kept raw.
+// readTool reads a tools/call's params but for its arguments' text,
+// by hand when it can: what a call told of once it is over needs before
+// it goes on (its text is written after it, text). Its error is
+// encoding/json's reading of the params with the arguments kept raw.
 func readTool(params json.RawMessage) (toolCall, error) {
 	if c, ok := leanTool(params); ok {
 		return c, nil
@@ -74,13 +61,6 @@ func (c toolCall) text() ([]byte, error) {
 		return nil, err
 	}
 	return argsJSON(a), nil
-}
-
-func orNull(raw json.RawMessage) json.RawMessage {
-	if len(raw) == 0 {
-		return json.RawMessage("null")
-	}
-	return raw
 }
 
 // leanTool is readTool by hand: false where encoding/json's reading is

@@ -20,6 +20,20 @@ func encodingJSONToolCall(params []byte) (tool string, argsText []byte, args map
 	return p.Name, argsJSON(p.Arguments), args, err
 }
 
+// readToolCall is how the relay reads a call begun before it goes on:
+// its tool and arguments (readTool), then their text (text); an error is
+// encoding/json's.
+func readToolCall(params json.RawMessage) (toolCall, error) {
+	c, err := readTool(params)
+	if err != nil {
+		return toolCall{}, err
+	}
+	if c.argsText, err = c.text(); err != nil {
+		return toolCall{}, err
+	}
+	return c, nil
+}
+
 // FuzzToolCall: the relay reads a tools/call's params (tool, the begin's
 // text of its arguments, the arguments the classifier gets) as
 // encoding/json reads them, and fails where encoding/json fails.
