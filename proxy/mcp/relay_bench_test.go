@@ -22,19 +22,13 @@ import (
 // share); and with a vanilla hub in this process. It is the CPU a call
 // costs, not its latency (scripts/bench-runtime has that).
 func BenchmarkRelayCall(b *testing.B) {
-	req := func(i int) []byte {
-		return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"/ws/pricing.py"}}}`, i)
-	}
 	const file = `def apply_discount(price, percent):\n    return price * (100 - percent) / 100\n`
-	result := func(i int, text string) []byte {
-		return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":"%s"}]}}`, i, text)
-	}
-	res := func(i int) []byte { return result(i, file) }
+	res := func(i int) []byte { return benchResult(i, file) }
 	b.Run("alone", func(b *testing.B) {
 		r := NewRelay(nil, &Classifier{Root: "/ws"}, nil)
 		b.ReportAllocs()
 		for i := range b.N {
-			r.FromClient(req(i))
+			r.FromClient(benchRequest(i))
 			r.FromServer(res(i))
 		}
 	})
@@ -43,16 +37,16 @@ func BenchmarkRelayCall(b *testing.B) {
 	// the read of a short file, and of one of 12 KiB (whose text the relay
 	// tells the hub whole)
 	for _, read := range []struct{ name, text string }{{"quiet", file}, {"quiet-12KiB", strings.Repeat(file, 150)}} {
-		res := func(i int) []byte { return result(i, read.text) }
+		res := func(i int) []byte { return benchResult(i, read.text) }
 		b.Run(read.name, func(b *testing.B) {
 			r := NewRelay(drainingHub(b), &Classifier{Root: "/ws"}, nil)
 			var later Later
-			r.FromClient(req(0))
+			r.FromClient(benchRequest(0))
 			r.FromServerLater("", res(0), &later)
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := range b.N {
-				r.FromClient(req(i + 1))
+				r.FromClient(benchRequest(i + 1))
 				r.FromServerLater("", res(i+1), &later)
 				later.Send()
 			}
@@ -68,11 +62,21 @@ func BenchmarkRelayCall(b *testing.B) {
 		r := NewRelay(c, &Classifier{Root: "/ws"}, nil)
 		b.ReportAllocs()
 		for i := range b.N {
-			r.FromClient(req(i))
+			r.FromClient(benchRequest(i))
 			r.FromServer(res(i))
 		}
 		r.Wait()
 	})
+}
+
+// benchRequest is the relay benchmarks' call: a read of one file, id i.
+func benchRequest(i int) []byte {
+	return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"/ws/pricing.py"}}}`, i)
+}
+
+// benchResult is its result, id i, showing text (JSON-escaped already).
+func benchResult(i int, text string) []byte {
+	return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":"%s"}]}}`, i, text)
 }
 
 // drainingHub is a real hub client to a socket whose far end only
@@ -122,12 +126,7 @@ func drainingHub(b *testing.B) *session.Client {
 // ns/after is what is sent after the result with a hub: the result read,
 // the call classified and its end written to the hub.
 func BenchmarkRelayCallCold(b *testing.B) {
-	req := func(i int) []byte {
-		return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"/ws/pricing.py"}}}`, i)
-	}
-	res := func(i int) []byte {
-		return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":"def f():\n    pass\n"}]}}`, i)
-	}
+	res := func(i int) []byte { return benchResult(i, `def f():\n    pass\n`) }
 	for _, c := range []struct {
 		name string
 		hub  bool
@@ -141,12 +140,12 @@ func BenchmarkRelayCallCold(b *testing.B) {
 			}
 			r := NewRelay(hub, &Classifier{Root: "/ws"}, nil)
 			var later Later
-			r.FromClient(req(0)) // the first begin learns nothing can fire
+			r.FromClient(benchRequest(0)) // the first begin learns nothing can fire
 			r.FromServerFirst("", res(0), &later)
 			later.Send()
 			var spent, after time.Duration
 			for i := range b.N {
-				q, s := req(i+1), res(i+1)
+				q, s := benchRequest(i+1), res(i+1)
 				for j := 0; j < len(other); j += 64 {
 					other[j]++
 				}
