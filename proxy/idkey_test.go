@@ -37,8 +37,8 @@ func FuzzIDKey(f *testing.F) {
 		if len(b) == 0 {
 			return
 		}
-		if got, ok := plainIDKey(b); ok {
-			if want := idKeyGeneral(b); got != want {
+		if got, ok := appendPlainIDKey([]byte("x\x00"), b); ok {
+			if want := "x\x00" + idKeyGeneral(b); string(got) != want {
 				t.Fatalf("%q: %q, encoding/json's reading %q", id, got, want)
 			}
 		}

@@ -141,55 +141,60 @@ func ExitStatus(cmd *exec.Cmd, waitErr error) (int, error) {
 	return cmd.ProcessState.ExitCode(), nil
 }
 
-// plainIDKey is IDKey for the ids clients send (1, "abc-7"), read
-// without encoding/json: an integer written plainly, a string with no
-// escapes and nothing but printable ASCII.
-func plainIDKey(t []byte) (string, bool) {
+// appendPlainIDKey is AppendIDKey for the ids clients send (1,
+// "abc-7"), read without encoding/json and written with no allocation:
+// an integer written plainly, a string with no escapes and nothing but
+// printable ASCII. ok is false for any other id.
+func appendPlainIDKey(dst, t []byte) (out []byte, ok bool) {
 	switch c := t[0]; {
 	case c == '"':
 		if len(t) < 2 || t[len(t)-1] != '"' {
-			return "", false
+			return dst, false
 		}
 		for _, c := range t[1 : len(t)-1] {
 			if c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
-				return "", false
+				return dst, false
 			}
 		}
-		return "s:" + string(t[1:len(t)-1]), true
+		return append(append(dst, "s:"...), t[1:len(t)-1]...), true
 	case c == '-' || c >= '0' && c <= '9':
 		d := t
 		if c == '-' {
 			d = t[1:]
 		}
 		if len(d) == 0 || len(d) > 18 || d[0] == '0' && len(d) > 1 {
-			return "", false // past 18 digits int64 may not hold it
+			return dst, false // past 18 digits int64 may not hold it
 		}
 		for _, c := range d {
 			if c < '0' || c > '9' {
-				return "", false
+				return dst, false
 			}
 		}
-		v, err := strconv.ParseInt(string(t), 10, 64)
-		if err != nil {
-			return "", false
+		if string(t) == "-0" {
+			t = d // the integer 0, as strconv writes it
 		}
-		return "n:" + strconv.FormatInt(v, 10), true
+		return append(append(dst, "n:"...), t...), true // as strconv writes it
 	}
-	return "", false
+	return dst, false
 }
 
 // IDKey is a JSON-RPC id as a value, for matching a response to its
 // request: a peer may write the id it echoes differently (spaces, 1.0
 // for 1, an escaped string), and the bytes would then miss.
-func IDKey(id json.RawMessage) string {
+func IDKey(id json.RawMessage) string { return string(AppendIDKey(nil, id)) }
+
+// AppendIDKey appends IDKey(id) to dst: with no allocation for the ids
+// clients send, so that a relay matching every response to its request
+// can look its key up in a buffer of its own.
+func AppendIDKey(dst []byte, id json.RawMessage) []byte {
 	t := bytes.TrimSpace(id)
 	if len(t) == 0 {
-		return ""
+		return dst
 	}
-	if k, ok := plainIDKey(t); ok {
-		return k
+	if out, ok := appendPlainIDKey(dst, t); ok {
+		return out
 	}
-	return idKeyGeneral(t)
+	return append(dst, idKeyGeneral(t)...)
 }
 
 // idKeyGeneral is IDKey by encoding/json's reading of a trimmed id.

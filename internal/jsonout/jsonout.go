@@ -9,6 +9,7 @@ package jsonout
 
 import (
 	"bytes"
+	"errors"
 	"math"
 	"slices"
 	"strconv"
@@ -132,11 +133,65 @@ func AppendFloat(dst []byte, f float64) []byte {
 // what the lexer bounds, and text left over after the value.
 func Canonical(dst []byte, text []byte) (out []byte, ok bool) {
 	p := jsonlex.New(text)
+	if p.Peek() == '{' {
+		// an object whose keys come in order, each once (a call's
+		// arguments nearly always), is written as it is read: nothing
+		// is held to be sorted. Only the outermost object is tried so,
+		// so that no text is read more than twice.
+		start := *p
+		var sorted bool
+		if out, sorted, ok = inOrder(p, dst); sorted {
+			if !ok || p.End() != nil {
+				return dst, false
+			}
+			return out, true
+		}
+		*p = start
+	}
 	out, ok = canonical(p, dst)
 	if !ok || p.End() != nil {
 		return dst, false
 	}
 	return out, true
+}
+
+// errUnsorted stops inOrder at a key not past the one before it.
+var errUnsorted = errors.New("keys out of order")
+
+// inOrder is canonical for an object read at p whose keys come in
+// their sorted order, none twice; sorted is false at the first that
+// does not, and p is then partly read.
+func inOrder(p *jsonlex.Lexer, dst []byte) (out []byte, sorted, ok bool) {
+	out = append(dst, '{')
+	prev, n := "", 0
+	err := p.Object(func(key string) error {
+		if n > 0 && key <= prev {
+			return errUnsorted
+		}
+		for i := 0; i < len(key); i++ {
+			if key[i] >= utf8.RuneSelf {
+				return jsonlex.ErrUnsupported
+			}
+		}
+		if n > 0 {
+			out = append(out, ',')
+		}
+		out = AppendString(out, key)
+		out = append(out, ':')
+		var ok bool
+		if out, ok = canonical(p, out); !ok {
+			return jsonlex.ErrUnsupported
+		}
+		prev, n = key, n+1 // a key outlives the call (see canonical)
+		return nil
+	})
+	switch err {
+	case nil:
+		return append(out, '}'), true, true
+	case errUnsorted:
+		return dst, false, false
+	}
+	return dst, true, false
 }
 
 // member is an object's member: its key as read, and where its value,

@@ -71,6 +71,20 @@ var canonicalSeeds = []string{
 	`{"z":{"y":[1,2.50,-0,1e3,1E-7,12345678901234567890]},"a":null,"t":true,"f":false}`,
 	`{"s":"<tag> & \u00e9 \ud83d\ude00 \u2028"}`, `[1,"x",{"k":[]}]`, `"just a string"`, `3.0`, `-0`,
 	`{"\u00e9":1}`, `{"a":1e400}`, `  {"a" : [ ] }  `, `{"A":1,"a":2}`, `{"":0}`, `{"k\n":"v\u0000"}`,
+	// in order until they are not (written as read, then read again)
+	`{"a":1,"b":2,"a":3}`, `{"a":{"c":1,"b":2},"b":[{"y":1,"x":2}]}`, `{"a":1,"\u00e9":2}`, `{"a":1,"b":1e400}`,
+	`{"a":1,"c":2,"b":3}`, `{"a":1} {"b":2}`,
+}
+
+// TestCanonicalInOrderAllocates: arguments whose keys come in order are
+// written into dst as they are read, with nothing held to be sorted (a
+// relay writes such a text on every call).
+func TestCanonicalInOrderAllocates(t *testing.T) {
+	text := []byte(`{"head":10,"path":"/ws/src/a.py","tail":null}`)
+	dst := make([]byte, 0, 2*len(text))
+	if n := testing.AllocsPerRun(100, func() { Canonical(dst[:0], text) }); n != 0 {
+		t.Errorf("Canonical of %s allocates %v times, want 0", text, n)
+	}
 }
 
 // TestCanonicalReads: the arguments agents send are read by hand, not

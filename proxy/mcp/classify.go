@@ -60,16 +60,27 @@ type Classifier struct {
 // generic rules (a command argument is shell; a path argument, with line
 // arguments if any, is a read).
 func (c *Classifier) Classify(tool string, args map[string]any) []event.Event {
+	a := mapArgs(args)
+	return c.classify(tool, &a)
+}
+
+// classifyText is Classify for arguments as the call's JSON text.
+func (c *Classifier) classifyText(tool string, text json.RawMessage) []event.Event {
+	a := textArgs(text)
+	return c.classify(tool, &a)
+}
+
+func (c *Classifier) classify(tool string, a *args) []event.Event {
 	ev := func(k event.Kind, scopes ...event.Scope) event.Event {
 		return event.Event{Kind: k, Source: "mcp", Actor: event.Agent, Tool: tool, Scopes: scopes}
 	}
 	if c.Mapping != nil {
 		if r, ok := c.Mapping.Tools[tool]; ok {
-			p := str(args, r.Path)
+			p := a.str(r.Path)
 			if p == "" {
 				return []event.Event{ev(r.Kind)}
 			}
-			start, end := num(args, r.Start), num(args, r.End)
+			start, end := a.num(r.Start), a.num(r.End)
 			if start > 0 {
 				return []event.Event{ev(r.Kind, event.LineScope(c.rel(p), start, max(end, start)))}
 			}
@@ -78,38 +89,38 @@ func (c *Classifier) Classify(tool string, args map[string]any) []event.Event {
 	}
 	switch tool {
 	case "read_text_file", "read_file":
-		p := c.rel(str(args, "path"))
-		if head := num(args, "head"); head > 0 {
+		p := c.rel(a.str("path"))
+		if head := a.num("head"); head > 0 {
 			return []event.Event{ev(event.Read, event.LineScope(p, 1, head))}
 		}
-		if tail := num(args, "tail"); tail > 0 {
+		if tail := a.num("tail"); tail > 0 {
 			if n := c.lines(p); n > 0 {
 				return []event.Event{ev(event.Read, event.LineScope(p, max(1, n-tail+1), n))}
 			}
 		}
 		return []event.Event{ev(event.Read, event.FileScope(p))}
 	case "read_media_file":
-		return []event.Event{ev(event.Read, event.FileScope(c.rel(str(args, "path"))))}
+		return []event.Event{ev(event.Read, event.FileScope(c.rel(a.str("path"))))}
 	case "read_multiple_files":
 		var scopes []event.Scope
-		for _, p := range strs(args, "paths") {
+		for _, p := range a.strs("paths") {
 			scopes = append(scopes, event.FileScope(c.rel(p)))
 		}
 		return []event.Event{ev(event.Read, scopes...)}
 	case "write_file":
-		return []event.Event{ev(event.Edit, event.FileScope(c.rel(str(args, "path"))))}
+		return []event.Event{ev(event.Edit, event.FileScope(c.rel(a.str("path"))))}
 	case "edit_file":
-		if b, _ := args["dryRun"].(bool); b {
-			return []event.Event{ev(event.Read, event.FileScope(c.rel(str(args, "path"))))}
+		if a.boolean("dryRun") {
+			return []event.Event{ev(event.Read, event.FileScope(c.rel(a.str("path"))))}
 		}
-		return []event.Event{ev(event.Edit, event.FileScope(c.rel(str(args, "path"))))}
+		return []event.Event{ev(event.Edit, event.FileScope(c.rel(a.str("path"))))}
 	case "move_file":
-		return []event.Event{ev(event.Edit, event.FileScope(c.rel(str(args, "source"))), event.FileScope(c.rel(str(args, "destination"))))}
+		return []event.Event{ev(event.Edit, event.FileScope(c.rel(a.str("source"))), event.FileScope(c.rel(a.str("destination"))))}
 	case "create_directory", "list_directory", "list_directory_with_sizes", "directory_tree", "search_files", "get_file_info", "list_allowed_directories":
 		return []event.Event{ev(event.Run)}
 	}
 	for _, k := range []string{"command", "cmd"} {
-		if cmd := str(args, k); cmd != "" {
+		if cmd := a.str(k); cmd != "" {
 			res := shell.Classify(cmd, shell.WithRoot(c.Root), shell.WithFiles(shell.DirSource(c.Root)))
 			evs := res.Events(cmd)
 			for i := range evs {
@@ -119,10 +130,10 @@ func (c *Classifier) Classify(tool string, args map[string]any) []event.Event {
 		}
 	}
 	for _, k := range []string{"path", "file_path", "filePath", "file"} {
-		if p := str(args, k); p != "" {
-			start := max(num(args, "line"), num(args, "start_line"), num(args, "startLine"))
+		if p := a.str(k); p != "" {
+			start := max(a.num("line"), a.num("start_line"), a.num("startLine"))
 			if start > 0 {
-				end := max(num(args, "end_line"), num(args, "endLine"), start)
+				end := max(a.num("end_line"), a.num("endLine"), start)
 				return []event.Event{ev(event.Read, event.LineScope(c.rel(p), start, end))}
 			}
 			return []event.Event{ev(event.Read, event.FileScope(c.rel(p)))}
@@ -188,39 +199,4 @@ func (c *Classifier) lines(rel string) int {
 		n++
 	}
 	return n
-}
-
-func str(args map[string]any, k string) string {
-	if k == "" {
-		return ""
-	}
-	s, _ := args[k].(string)
-	return s
-}
-
-func strs(args map[string]any, k string) []string {
-	var out []string
-	if list, ok := args[k].([]any); ok {
-		for _, v := range list {
-			if s, ok := v.(string); ok {
-				out = append(out, s)
-			}
-		}
-	}
-	return out
-}
-
-func num(args map[string]any, k string) int {
-	if k == "" {
-		return 0
-	}
-	switch v := args[k].(type) {
-	case float64:
-		return int(v)
-	case string:
-		var n int
-		fmt.Sscanf(v, "%d", &n)
-		return n
-	}
-	return 0
 }

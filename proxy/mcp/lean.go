@@ -19,18 +19,16 @@ import (
 // them as encoding/json does, and by encoding/json everywhere else.
 // FuzzToolCall and FuzzResultReading hold the two readings together.
 
-// toolCall is what the relay takes from a tools/call's params: the tool,
-// its arguments as they came, and the text its begin names them by (what
-// json.Marshal writes for them, {} for none).
+// toolCall is what the relay takes from a tools/call's params: the tool
+// and its arguments as they came.
 type toolCall struct {
-	tool     string
-	args     json.RawMessage
-	argsText []byte
+	tool string
+	args json.RawMessage
 }
 
 // readTool reads a tools/call's params but for its arguments' text,
 // by hand when it can: what a call told of once it is over needs before
-// it goes on (its text is written after it, text). Its error is
+// it goes on (its text is written after it, appendText). Its error is
 // encoding/json's reading of the params with the arguments kept raw.
 func readTool(params json.RawMessage) (toolCall, error) {
 	if c, ok := leanTool(params); ok {
@@ -46,21 +44,22 @@ func readTool(params json.RawMessage) (toolCall, error) {
 	return toolCall{tool: p.Name, args: p.Arguments}, nil
 }
 
-// text is the text a call's begin names its arguments by, by hand when
-// it can; an error is encoding/json's, whose decoding of the arguments
-// into an any fails (as decoding the params with them in one go does).
-func (c toolCall) text() ([]byte, error) {
+// appendText appends the text a call's begin names its arguments by
+// (what json.Marshal writes for them, {} for none), by hand when it can;
+// an error is encoding/json's, whose decoding of the arguments into an
+// any fails (as decoding the params with them in one go does).
+func (c toolCall) appendText(dst []byte) ([]byte, error) {
 	if len(c.args) == 0 || string(c.args) == "null" {
-		return []byte("{}"), nil
+		return append(dst, "{}"...), nil
 	}
-	if text, ok := jsonout.Canonical(nil, c.args); ok {
+	if text, ok := jsonout.Canonical(dst, c.args); ok {
 		return text, nil
 	}
 	var a any
 	if err := json.Unmarshal(c.args, &a); err != nil {
-		return nil, err
+		return dst, err
 	}
-	return argsJSON(a), nil
+	return append(dst, argsJSON(a)...), nil
 }
 
 // leanTool is readTool by hand: false where encoding/json's reading is

@@ -21,17 +21,18 @@ func encodingJSONToolCall(params []byte) (tool string, argsText []byte, args map
 }
 
 // readToolCall is how the relay reads a call begun before it goes on:
-// its tool and arguments (readTool), then their text (text); an error is
-// encoding/json's.
-func readToolCall(params json.RawMessage) (toolCall, error) {
+// its tool and arguments (readTool), then their text (appendText); an
+// error is encoding/json's.
+func readToolCall(params json.RawMessage) (toolCall, []byte, error) {
 	c, err := readTool(params)
 	if err != nil {
-		return toolCall{}, err
+		return toolCall{}, nil, err
 	}
-	if c.argsText, err = c.text(); err != nil {
-		return toolCall{}, err
+	text, err := c.appendText(nil)
+	if err != nil {
+		return toolCall{}, nil, err
 	}
-	return c, nil
+	return c, text, nil
 }
 
 // FuzzToolCall: the relay reads a tools/call's params (tool, the begin's
@@ -52,15 +53,15 @@ func FuzzToolCall(f *testing.F) {
 			return
 		}
 		tool, text, args, err := encodingJSONToolCall(params)
-		got, gotErr := readToolCall(params)
+		got, gotText, gotErr := readToolCall(params)
 		if (err == nil) != (gotErr == nil) {
 			t.Fatalf("%q: encoding/json says %v, the relay %v", params, err, gotErr)
 		}
 		if err != nil {
 			return
 		}
-		if got.tool != tool || string(got.argsText) != string(text) || !reflect.DeepEqual(got.arguments(), args) {
-			t.Fatalf("%q:\n got %q %s %v\nwant %q %s %v", params, got.tool, got.argsText, got.arguments(), tool, text, args)
+		if got.tool != tool || string(gotText) != string(text) || !reflect.DeepEqual(got.arguments(), args) {
+			t.Fatalf("%q:\n got %q %s %v\nwant %q %s %v", params, got.tool, gotText, got.arguments(), tool, text, args)
 		}
 	})
 }

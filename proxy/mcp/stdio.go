@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
@@ -48,20 +49,45 @@ type Relay struct {
 // owner calls it before closing the hub connection.
 func (r *Relay) Wait() { r.late.Wait() }
 
+// callKey appends a call's key in the relay's maps to buf: its scope
+// and its id's IDKey (ids are unique only within a scope), with no
+// allocation for the ids clients send (a lookup by it makes none).
+func callKey(buf []byte, scope string, id json.RawMessage) []byte {
+	return proxy.AppendIDKey(append(append(buf, scope...), 0), id)
+}
+
 // Later is the reports of calls nothing can fire on, kept back while
 // their results are on their way to the client: the owner that wrote the
 // results sends them, on its own goroutine. A report sent from a
 // goroutine of its own costs the relay a second thread's wake-up on
 // every call (on two cores, a call's worth of the client's time).
-type Later []func()
+type Later struct {
+	held []laterReport
+}
+
+// laterReport is one report kept back: a result line to read and end
+// its call by (FromServerFirst, held with no closure made), or a call's
+// end.
+type laterReport struct {
+	r     *Relay
+	scope string
+	line  []byte
+	end   func()
+}
+
+func (l *Later) add(f func()) { l.held = append(l.held, laterReport{end: f}) }
 
 // Send sends the reports kept back and empties l.
 func (l *Later) Send() {
-	for i, f := range *l {
-		f()
-		(*l)[i] = nil
+	for i, h := range l.held {
+		if h.end != nil {
+			h.end()
+		} else {
+			h.r.fromServer(h.scope, h.line, nil, true)
+		}
+		l.held[i] = laterReport{}
 	}
-	*l = (*l)[:0]
+	l.held = l.held[:0]
 }
 
 type call struct {
@@ -161,8 +187,9 @@ func (r *Relay) FromClientIn(scope string, line []byte) []byte {
 		return line
 	}
 	if e.IsRequest() && e.Method == "tools/list" {
+		var kb [48]byte
 		r.mu.Lock()
-		r.lists[scope+"\x00"+proxy.IDKey(e.ID)] = true
+		r.lists[string(callKey(kb[:0], scope, e.ID))] = true
 		r.mu.Unlock()
 		return line
 	}
@@ -178,8 +205,10 @@ func (r *Relay) FromClientIn(scope string, line []byte) []byte {
 	if r.hub != nil && !r.beginCall(&c) {
 		return line
 	}
+	var kb [48]byte
+	key := callKey(kb[:0], scope, e.ID)
 	r.mu.Lock()
-	r.pending[scope+"\x00"+proxy.IDKey(e.ID)] = c
+	r.pending[string(key)] = c
 	r.mu.Unlock()
 	return line
 }
@@ -227,13 +256,16 @@ func (r *Relay) beginCall(c *call) bool {
 // beginOf is the begin the hub is told of a call; false, said in the
 // log, when its arguments cannot be read.
 func (r *Relay) beginOf(c *call) (session.Begin, bool) {
-	text, err := c.text()
+	// the command is written once, in a buffer of its own that is never
+	// written again (so it is the string's, as a strings.Builder's is)
+	cmd := make([]byte, 0, len("mcp  {}")+len(c.tool)+len(c.args)+len(c.args)/8)
+	cmd = append(append(append(cmd, "mcp "...), c.tool...), ' ')
+	cmd, err := c.appendText(cmd)
 	if err != nil {
 		fmt.Fprintf(r.log, "swetouch mcp: tools/call params: %v (relayed)\n", err)
 		return session.Begin{}, false
 	}
-	c.argsText = text
-	return session.Begin{Command: "mcp " + c.tool + " " + string(text), Source: "mcp"}, true
+	return session.Begin{Command: unsafe.String(unsafe.SliceData(cmd), len(cmd)), Source: "mcp"}, true
 }
 
 // cancelled closes the hub's action for a call the client gave up on:
@@ -245,15 +277,16 @@ func (r *Relay) cancelled(scope string, params json.RawMessage) {
 	if json.Unmarshal(params, &p) != nil {
 		return
 	}
-	key := scope + "\x00" + proxy.IDKey(p.RequestID)
+	var kb [48]byte
+	key := callKey(kb[:0], scope, p.RequestID)
 	r.mu.Lock()
-	c, ok := r.pending[key]
-	delete(r.pending, key)
+	c, ok := r.pending[string(key)]
+	delete(r.pending, string(key))
 	r.mu.Unlock()
 	if !ok || r.hub == nil {
 		return
 	}
-	end := session.End{Exit: 130, Events: r.classify.Classify(c.tool, c.arguments())}
+	end := session.End{Exit: 130, Events: r.classify.classifyText(c.tool, c.args)}
 	if c.key != "" || c.told {
 		r.endUnanswered(c, end)
 		return
@@ -283,7 +316,7 @@ func (r *Relay) FromServerFirst(scope string, line []byte, later *Later) []byte 
 	if r.hub == nil || !r.quiet.Load() {
 		return r.fromServer(scope, line, later, false)
 	}
-	*later = append(*later, func() { r.fromServer(scope, line, nil, true) })
+	later.held = append(later.held, laterReport{r: r, scope: scope, line: line})
 	return line
 }
 
@@ -300,12 +333,13 @@ func (r *Relay) fromServer(scope string, line []byte, later *Later, sent bool) [
 	if !e.IsResponse() {
 		return line
 	}
-	key := scope + "\x00" + proxy.IDKey(e.ID)
+	var kb [48]byte
+	key := callKey(kb[:0], scope, e.ID)
 	r.mu.Lock()
-	c, ok := r.pending[key]
-	delete(r.pending, key)
-	if r.lists[key] {
-		delete(r.lists, key)
+	c, ok := r.pending[string(key)]
+	delete(r.pending, string(key))
+	if r.lists[string(key)] {
+		delete(r.lists, string(key))
 		learnTools(e.Result, r.places, scope)
 	}
 	r.mu.Unlock()
@@ -317,14 +351,14 @@ func (r *Relay) fromServer(scope string, line []byte, later *Later, sent bool) [
 		// begun quietly, or not begun: ended (or told) the same way,
 		// once the result is on its way (by the owner, when it keeps
 		// later; else on a goroutine)
-		end := func() { r.endUnanswered(c, r.end(c, e, place)) }
-		if sent {
-			end()
-		} else if later != nil {
-			*later = append(*later, end)
-		} else {
+		switch {
+		case sent:
+			r.endUnanswered(c, r.end(c, e, place))
+		case later != nil:
+			later.add(func() { r.endUnanswered(c, r.end(c, e, place)) })
+		default:
 			r.late.Add(1)
-			go func() { defer r.late.Done(); end() }()
+			go func() { defer r.late.Done(); r.endUnanswered(c, r.end(c, e, place)) }()
 		}
 		return line
 	}
@@ -385,7 +419,7 @@ func (r *Relay) placement(scope, tool string) placement {
 
 // end is what the hub is told when a call's result comes.
 func (r *Relay) end(c call, e proxy.Envelope, place placement) session.End {
-	evs := r.classify.Classify(c.tool, c.arguments())
+	evs := r.classify.classifyText(c.tool, c.args)
 	end := session.End{Events: evs}
 	if len(e.Error) > 0 {
 		end.Exit = 1

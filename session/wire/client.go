@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"strings"
 	"sync"
 	"syscall"
 
@@ -31,7 +32,8 @@ type Client struct {
 	qclosed  bool          // Close began: records are dropped
 	recorded bool          // Record was called: the flusher runs
 
-	unanswered bool // a line was sent with noreply (EndAsync); c.mu
+	unanswered bool   // a line was sent with noreply (EndAsync); c.mu
+	line       []byte // the last lean line's buffer (writeLocked); c.mu
 }
 
 // dialUnix connects to a Unix socket with system calls rather than package
@@ -104,11 +106,7 @@ func (c *Client) do(req Request) (reply, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.flushLocked()
-	if line, ok := leanLine(req); ok {
-		if _, err := c.conn.Write(line); err != nil {
-			return reply{}, err
-		}
-	} else if err := c.enc.Encode(req); err != nil {
+	if err := c.writeLocked(&req); err != nil {
 		return reply{}, err
 	}
 	line, err := c.r.ReadBytes('\n')
@@ -177,12 +175,51 @@ func (c *Client) send(req Request) {
 	defer c.mu.Unlock()
 	c.conn.tellOnly()
 	c.flushLocked()
-	if line, ok := leanLine(req); ok {
-		c.conn.Write(line)
-	} else {
-		c.enc.Encode(req)
-	}
+	c.writeLocked(&req)
 	c.unanswered = true
+}
+
+// writeLocked writes req's line: lean, in a buffer the client keeps,
+// when it can be. A relay writes a line or two on every call, and on
+// this project's machines each fresh allocation of a call is a cache
+// miss; so the line's buffer is kept (but one grown past maxKept), and
+// req's begin and end stay on their caller's stack (see own).
+func (c *Client) writeLocked(req *Request) error {
+	line, ok := appendLeanLine(c.line[:0], req)
+	if !ok {
+		return c.enc.Encode(own(req))
+	}
+	if cap(line) <= maxKept {
+		c.line = line
+	}
+	_, err := c.conn.Write(line)
+	return err
+}
+
+// maxKept is the largest line buffer a client keeps between lines: a
+// long result's line is let go.
+const maxKept = 16 << 10
+
+// own is a copy of req, and of what it points to, for encoding/json,
+// whose reflection keeps on the heap whatever it is given a pointer to.
+// Its strings are cloned: escape analysis does not tell a struct's
+// fields apart, so handing on one of req's strings as it is would send
+// the begin and end req points to to the heap as well.
+func own(req *Request) Request {
+	out := Request{Op: strings.Clone(req.Op), ID: req.ID, Channel: strings.Clone(req.Channel), NoReply: req.NoReply, Key: strings.Clone(req.Key)}
+	if req.Begin != nil {
+		b := *req.Begin
+		out.Begin = &b
+	}
+	if req.End != nil {
+		e := *req.End
+		out.End = &e
+	}
+	if req.Event != nil {
+		ev := *req.Event
+		out.Event = &ev
+	}
+	return out
 }
 
 // End reports a command's result and returns the messages to deliver.

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -20,7 +21,10 @@ import (
 
 // leanLine is the request line of begin, or of end without events; ok is
 // false for any other request.
-func leanLine(req Request) (line []byte, ok bool) {
+func leanLine(req Request) (line []byte, ok bool) { return appendLeanLine(nil, &req) }
+
+// appendLeanLine is leanLine appended to dst.
+func appendLeanLine(dst []byte, req *Request) (line []byte, ok bool) {
 	room := 160 // the line's fields and events, besides its texts
 	if req.Begin != nil {
 		room += len(req.Begin.Command) + len(req.Begin.Cwd)
@@ -32,13 +36,13 @@ func leanLine(req Request) (line []byte, ok bool) {
 	var b []byte
 	switch {
 	case req.Op == "begin" && req.Begin != nil && (!req.NoReply || req.Key != ""):
-		b = append(make([]byte, 0, room), `{"op":"begin",`...)
+		b = append(slices.Grow(dst, room), `{"op":"begin",`...)
 		b = appendKey(b, req)
 		b = appendBegin(b, req.Begin)
 		b = append(b, "}\n"...)
 	case req.Op == "end" && req.End != nil && plainEvents(req.End.Events) && (!req.NoReply || req.Key != "" || req.Begin != nil):
 		e := req.End
-		b = append(make([]byte, 0, room), `{"op":"end",`...)
+		b = append(slices.Grow(dst, room), `{"op":"end",`...)
 		b = appendKey(b, req)
 		if req.Begin != nil {
 			b = appendBegin(b, req.Begin)
@@ -118,7 +122,7 @@ func appendBegin(b []byte, bg *Begin) []byte {
 
 // appendKey writes a keyed request's noreply and key fields, each
 // followed by a comma.
-func appendKey(b []byte, req Request) []byte {
+func appendKey(b []byte, req *Request) []byte {
 	if req.NoReply {
 		b = append(b, `"noreply":true,`...)
 	}
