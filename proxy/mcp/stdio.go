@@ -187,7 +187,7 @@ func (r *Relay) FromClientIn(scope string, line []byte) []byte {
 		return line
 	}
 	if e.IsRequest() && e.Method == "tools/list" {
-		var kb [48]byte
+		var kb [128]byte // a scope (an HTTP session id) and an id
 		r.mu.Lock()
 		r.lists[string(callKey(kb[:0], scope, e.ID))] = true
 		r.mu.Unlock()
@@ -205,7 +205,7 @@ func (r *Relay) FromClientIn(scope string, line []byte) []byte {
 	if r.hub != nil && !r.beginCall(&c) {
 		return line
 	}
-	var kb [48]byte
+	var kb [128]byte // a scope (an HTTP session id) and an id
 	key := callKey(kb[:0], scope, e.ID)
 	r.mu.Lock()
 	r.pending[string(key)] = c
@@ -277,7 +277,7 @@ func (r *Relay) cancelled(scope string, params json.RawMessage) {
 	if json.Unmarshal(params, &p) != nil {
 		return
 	}
-	var kb [48]byte
+	var kb [128]byte // a scope (an HTTP session id) and an id
 	key := callKey(kb[:0], scope, p.RequestID)
 	r.mu.Lock()
 	c, ok := r.pending[string(key)]
@@ -333,7 +333,7 @@ func (r *Relay) fromServer(scope string, line []byte, later *Later, sent bool) [
 	if !e.IsResponse() {
 		return line
 	}
-	var kb [48]byte
+	var kb [128]byte // a scope (an HTTP session id) and an id
 	key := callKey(kb[:0], scope, e.ID)
 	r.mu.Lock()
 	c, ok := r.pending[string(key)]
