@@ -121,6 +121,7 @@ func (s *HTTPRelay) requests(br *bufio.Reader, up net.Conn, pending chan<- excha
 	}
 	w := bufio.NewWriterSize(quietio.Writer(up), 64<<10)
 	head := new(head) // each request's, in turn
+	var sent Later
 	for {
 		if head.read(br) != nil {
 			return
@@ -150,10 +151,12 @@ func (s *HTTPRelay) requests(br *bufio.Reader, up net.Conn, pending chan<- excha
 			return
 		}
 		if method == "POST" && len(body) > 0 {
-			s.relay.FromClientIn(ex.scope, bytes.TrimSpace(body))
+			s.relay.FromClientLater(ex.scope, bytes.TrimSpace(body), &sent)
 		}
 		w.Write(raw)
-		if w.Flush() != nil {
+		err = w.Flush()
+		sent.Send() // while the server works on it
+		if err != nil {
 			return
 		}
 		if head.has("connection", "close") {

@@ -65,14 +65,15 @@ type Later struct {
 	held []laterReport
 }
 
-// laterReport is one report kept back: a result line to read and end
-// its call by (FromServerFirst, held with no closure made), or a call's
-// end.
+// laterReport is one piece of work kept back: a result line to read and
+// end its call by (FromServerFirst, held with no closure made), a call's
+// end, or the parts of one to make.
 type laterReport struct {
 	r     *Relay
 	scope string
 	line  []byte
 	end   func()
+	prep  *prepared // a call's end's parts to make (FromClientLater)
 }
 
 func (l *Later) add(f func()) { l.held = append(l.held, laterReport{end: f}) }
@@ -80,9 +81,12 @@ func (l *Later) add(f func()) { l.held = append(l.held, laterReport{end: f}) }
 // Send sends the reports kept back and empties l.
 func (l *Later) Send() {
 	for i, h := range l.held {
-		if h.end != nil {
+		switch {
+		case h.end != nil:
 			h.end()
-		} else {
+		case h.prep != nil:
+			h.r.prepare(h.prep)
+		default:
 			h.r.fromServer(h.scope, h.line, nil, true)
 		}
 		l.held[i] = laterReport{}
@@ -94,6 +98,7 @@ type call struct {
 	begun chan begun // the hub's answer to begin
 	key   string     // begun quietly (quietHub): the key its end gives
 	told  bool       // not begun at all: told with its end (toldHub)
+	prep  *prepared  // its end's parts, made once it has gone on (nil: at its end)
 	toolCall
 }
 
@@ -175,6 +180,12 @@ func (r *Relay) FromServerIn(scope string, line []byte) []byte {
 // FromClientIn is FromClient for one of several sessions sharing the
 // relay (ids are unique only within a session).
 func (r *Relay) FromClientIn(scope string, line []byte) []byte {
+	return r.fromClient(scope, line, nil)
+}
+
+// fromClient is FromClientIn; with later, a call the hub hears of has
+// the parts of its end made once the line has gone (FromClientLater).
+func (r *Relay) fromClient(scope string, line []byte, later *Later) []byte {
 	e, ok := proxy.Peek(line)
 	if !ok {
 		if len(line) > 0 {
@@ -204,6 +215,10 @@ func (r *Relay) FromClientIn(scope string, line []byte) []byte {
 	c := call{toolCall: tc}
 	if r.hub != nil && !r.beginCall(&c) {
 		return line
+	}
+	if r.hub != nil && later != nil {
+		c.prep = &prepared{tool: c.tool, args: c.args, told: c.told}
+		later.held = append(later.held, laterReport{r: r, prep: c.prep})
 	}
 	var kb [128]byte // a scope (an HTTP session id) and an id
 	key := callKey(kb[:0], scope, e.ID)
@@ -286,7 +301,7 @@ func (r *Relay) cancelled(scope string, params json.RawMessage) {
 	if !ok || r.hub == nil {
 		return
 	}
-	end := session.End{Exit: 130, Events: r.classify.classifyText(c.tool, c.args)}
+	end := session.End{Exit: 130, Events: r.eventsOf(c)}
 	if c.key != "" || c.told {
 		r.endUnanswered(c, end)
 		return
@@ -398,7 +413,7 @@ func (r *Relay) fromServer(scope string, line []byte, later *Later, sent bool) [
 // the whole of one never begun (told): no answer follows either.
 func (r *Relay) endUnanswered(c call, e session.End) {
 	if c.told {
-		if b, ok := r.beginOf(&c); ok {
+		if b, ok := r.toldBegin(c); ok {
 			r.hub.(toldHub).Told(b, e)
 		}
 		return
@@ -419,8 +434,7 @@ func (r *Relay) placement(scope, tool string) placement {
 
 // end is what the hub is told when a call's result comes.
 func (r *Relay) end(c call, e proxy.Envelope, place placement) session.End {
-	evs := r.classify.classifyText(c.tool, c.args)
-	end := session.End{Events: evs}
+	end := session.End{Events: r.eventsOf(c)}
 	if len(e.Error) > 0 {
 		end.Exit = 1
 		end.Channel = place.channel(e.Result)
@@ -532,7 +546,9 @@ func RunStdio(cmd *exec.Cmd, r *Relay, stdin io.Reader, stdout io.Writer) (int, 
 		return code, err
 	}
 	go func() {
-		proxy.Pipe(quietio.Writer(in), quietio.Reader(proxy.Pollable(stdin)), r.FromClient)
+		var sent Later
+		proxy.PipeThen(quietio.Writer(in), quietio.Reader(proxy.Pollable(stdin)), func(line []byte) []byte { return r.FromClientLater("", line, &sent) }, sent.Send)
+		sent.Send()
 		in.Close() // the client hung up: the server sees EOF
 	}()
 	var later Later
