@@ -68,6 +68,7 @@ func main() {
 	runs := flag.Int("runs", 1, "measure everything this many times over and end with each target's range over the runs (each figure in -json says its run)")
 	corpus := flag.String("corpus", filepath.Join("..", "shared", "corpus"), "the corpus whose commands classify measures")
 	cpuProfile := flag.String("cpuprofile", "", "write this process's CPU profile (the shell parts' hub, the clients) to the file")
+	compare := flag.String("compare", "", "a directory holding another build's swetouch and swetouch-shim: its stdio relay (with a live hub of its own) takes turns with this build's, and the part says what each adds, paired (for A/B of a change: this VM's speed moves more between runs than most changes do)")
 	hubProfile := flag.String("hubprofile", "", "write the relays' hub processes' CPU profiles to this file name with .live, .bare and .in-process added (with -runs, the last run's)")
 	flag.Parse()
 	if *hubProfile != "" {
@@ -103,7 +104,7 @@ func main() {
 			res.run = k
 			res.say("\n== run %d of %d", k, *runs)
 		}
-		if err := run(res, *n, *calls, *corpus, func(p string) bool { return len(parts) == 0 || parts[p] }); err != nil {
+		if err := run(res, *n, *calls, *corpus, *compare, func(p string) bool { return len(parts) == 0 || parts[p] }); err != nil {
 			fmt.Fprintln(os.Stderr, "bench-runtime:", err)
 			pprof.StopCPUProfile()
 			testbin.Cleanup()
@@ -120,7 +121,7 @@ func main() {
 	}
 }
 
-func run(res *results, n, calls int, corpus string, want func(part string) bool) error {
+func run(res *results, n, calls int, corpus, compare string, want func(part string) bool) error {
 	bin, err := testbin.Dir()
 	if err != nil {
 		return err
@@ -168,6 +169,11 @@ func run(res *results, n, calls int, corpus string, want func(part string) bool)
 		if want("mcp") {
 			if err := stdioPart(res, calls, bin, ws, live); err != nil {
 				return err
+			}
+			if compare != "" {
+				if err := comparePart(res, calls, bin, compare, ws); err != nil {
+					return err
+				}
 			}
 		}
 		if want("http") {

@@ -1,0 +1,51 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/swetouch/swetouch/agents"
+)
+
+// comparePart times this build's stdio relay and another's (-compare:
+// a directory holding its swetouch and swetouch-shim), each with a live hub of its own,
+// taking turns call by call with the server alone: what each adds is
+// paired within the run, so a change's effect is not lost in how far the
+// VM's speed moves between runs.
+func comparePart(res *results, n int, bin, other, ws string) error {
+	fs, err := agents.FindAgent("mcp-server-filesystem")
+	if err != nil {
+		return nil // said by the stdio part
+	}
+	for _, name := range []string{"swetouch", "swetouch-shim"} {
+		if _, err := os.Stat(filepath.Join(other, name)); err != nil {
+			return fmt.Errorf("-compare: %v (the directory holds another build's swetouch and swetouch-shim)", err)
+		}
+	}
+	// fresh hubs for both, alike
+	ours, err := hubProcess(ws, "live", filepath.Join(bin, "swetouch-shim"))
+	if err != nil {
+		return err
+	}
+	defer ours.stop()
+	// a hub admits only the swetouch beside its shim (session.WithClients):
+	// the other build's relay needs a hub of the other build's shim
+	theirs, err := hubProcess(ws, "live", filepath.Join(other, "swetouch-shim"))
+	if err != nil {
+		return err
+	}
+	defer theirs.stop()
+	relay := func(dir, sock string) []string {
+		return []string{filepath.Join(dir, "swetouch"), "mcp", "--root", ws, "--session", sock, "--", fs, ws}
+	}
+	t, cpu, _, err := mcpTimes(n, ws, []int{ours.pid, theirs.pid}, []string{fs, ws}, relay(bin, ours.sock), relay(other, theirs.sock))
+	if err != nil {
+		return err
+	}
+	us := func(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
+	res.say("compared with %s: its relay with a live hub added %.0f µs, this build's %.0f µs, paired over %d calls; CPU per call, relay + hub: %.0f + %.0f µs theirs, %.0f + %.0f ours",
+		other, us(t[2]), us(t[1]), n, cpu[2], cpu[4], cpu[1], cpu[3])
+	return nil
+}
