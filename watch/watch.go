@@ -294,11 +294,18 @@ func (w *Watcher) Sync(ctx context.Context) ([]Change, error) {
 		w.mu.Unlock()
 	}
 	w.mu.Lock()
-	paths := make([]string, 0, len(w.dirty))
-	for p := range w.dirty {
-		paths = append(paths, p)
+	var paths []string
+	if len(w.dirty) > 0 {
+		paths = make([]string, 0, len(w.dirty))
+		for p := range w.dirty {
+			paths = append(paths, p)
+		}
+		if len(w.dirty) > 1024 {
+			w.dirty = map[string]bool{} // not a checkout's worth of room kept
+		} else {
+			clear(w.dirty) // a relay's hub syncs twice a call, nearly always with nothing dirty
+		}
 	}
-	w.dirty = map[string]bool{}
 	err := w.err
 	w.err = nil
 	w.mu.Unlock()
