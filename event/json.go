@@ -18,11 +18,11 @@ func (ev Event) AppendJSON(b []byte) (out []byte, ok bool) {
 	b = append(b, `{"seq":`...)
 	b = strconv.AppendInt(b, ev.Seq, 10)
 	if !ev.Time.IsZero() {
-		t, err := ev.Time.MarshalJSON()
-		if err != nil {
+		var err error // MarshalJSON's text, written in place (no allocation)
+		if b, err = ev.Time.AppendText(append(b, `,"time":"`...)); err != nil {
 			return b, false // json.Marshal fails the same way
 		}
-		b = append(append(b, `,"time":`...), t...)
+		b = append(b, '"')
 	}
 	b = appendField(b, "source", ev.Source)
 	b = appendField(b, "actor", string(ev.Actor))
