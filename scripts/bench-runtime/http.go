@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -65,6 +66,12 @@ const (
 // helper runs this program as one of its helper processes, which print
 // their URL and serve until killed; false when args name none.
 func helper(args []string) bool {
+	switch args[0] {
+	case helperPipe, helperPipeTold, helperProxy, helperProxyTold, helperProxyFramed, helperReverse:
+		// the relay runs with one P when it owns no session (swetouch
+		// mcp): its floors too, so that they pay no cost it has shed
+		runtime.GOMAXPROCS(1)
+	}
 	var h http.Handler
 	switch args[0] {
 	case helperServe:
