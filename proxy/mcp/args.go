@@ -51,37 +51,41 @@ func (a *args) decoded() map[string]any {
 	return a.m
 }
 
+// lookup is key's value: read by lean at its last place in the text
+// (found false when the text has none), or, where jsonlex leaves the
+// text to encoding/json, by fromMap from the decoded map.
+func lookup[T any](a *args, key string, lean func(v jsonlex.Lexer, found bool) (T, error), fromMap func(v any) T) T {
+	if !a.read {
+		v, found, err := a.value(key)
+		if err == nil {
+			var got T
+			if got, err = lean(v, found); err == nil {
+				return got
+			}
+		}
+	}
+	return fromMap(a.decoded()[key])
+}
+
 func (a *args) str(key string) string {
 	if key == "" {
 		return ""
 	}
-	if !a.read {
-		v, found, err := a.value(key)
-		var s string
+	return lookup(a, key, func(v jsonlex.Lexer, found bool) (s string, err error) {
 		if found && v.Peek() == '"' {
 			err = v.Str(&s)
 		}
-		if err == nil {
-			return s
-		}
-	}
-	s, _ := a.decoded()[key].(string)
-	return s
+		return s, err
+	}, func(v any) string { s, _ := v.(string); return s })
 }
 
 func (a *args) boolean(key string) bool {
-	if !a.read {
-		v, found, err := a.value(key)
-		var b bool
+	return lookup(a, key, func(v jsonlex.Lexer, found bool) (b bool, err error) {
 		if c := v.Peek(); found && (c == 't' || c == 'f') {
 			err = v.Bool(&b)
 		}
-		if err == nil {
-			return b
-		}
-	}
-	b, _ := a.decoded()[key].(bool)
-	return b
+		return b, err
+	}, func(v any) bool { b, _ := v.(bool); return b })
 }
 
 // num is a number's whole part, or a string's leading integer.
@@ -89,9 +93,7 @@ func (a *args) num(key string) int {
 	if key == "" {
 		return 0
 	}
-	if !a.read {
-		v, found, err := a.value(key)
-		var n int
+	return lookup(a, key, func(v jsonlex.Lexer, found bool) (n int, err error) {
 		switch c := v.Peek(); {
 		case !found:
 		case c == '"':
@@ -104,17 +106,16 @@ func (a *args) num(key string) int {
 			_, f, err = v.Number()
 			n = int(f)
 		}
-		if err == nil {
-			return n
+		return n, err
+	}, func(v any) int {
+		switch v := v.(type) {
+		case float64:
+			return int(v)
+		case string:
+			return leadingInt(v)
 		}
-	}
-	switch v := a.decoded()[key].(type) {
-	case float64:
-		return int(v)
-	case string:
-		return leadingInt(v)
-	}
-	return 0
+		return 0
+	})
 }
 
 // leadingInt is the integer a string begins with (fmt's %d), 0 if none.
@@ -126,9 +127,7 @@ func leadingInt(s string) int {
 
 // strs is an array's strings, what is not a string left out.
 func (a *args) strs(key string) []string {
-	if !a.read {
-		v, found, err := a.value(key)
-		var out []string
+	return lookup(a, key, func(v jsonlex.Lexer, found bool) (out []string, err error) {
 		if found && v.Peek() == '[' {
 			err = v.Array(func() error {
 				if v.Peek() != '"' {
@@ -140,17 +139,14 @@ func (a *args) strs(key string) []string {
 				return err
 			})
 		}
-		if err == nil {
-			return out
-		}
-	}
-	var out []string
-	if list, ok := a.decoded()[key].([]any); ok {
+		return out, err
+	}, func(v any) (out []string) {
+		list, _ := v.([]any)
 		for _, v := range list {
 			if s, ok := v.(string); ok {
 				out = append(out, s)
 			}
 		}
-	}
-	return out
+		return out
+	})
 }
