@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"encoding/json"
 	"sync"
 
 	"github.com/swetouch/swetouch/event"
@@ -16,8 +15,7 @@ import (
 // woken on for some ten µs a call here.
 type prepared struct {
 	once sync.Once
-	tool string
-	args json.RawMessage
+	toolCall
 	told bool
 
 	events []event.Event
@@ -30,8 +28,7 @@ func (r *Relay) prepare(p *prepared) {
 	p.once.Do(func() {
 		p.events = r.classify.classifyText(p.tool, p.args)
 		if p.told {
-			c := call{toolCall: toolCall{tool: p.tool, args: p.args}}
-			p.begin, p.ok = r.beginOf(&c)
+			p.begin, p.ok = r.beginOf(p.toolCall)
 		}
 	})
 }
@@ -49,7 +46,7 @@ func (r *Relay) eventsOf(c call) []event.Event {
 // arguments cannot be read (said in the log).
 func (r *Relay) toldBegin(c call) (session.Begin, bool) {
 	if c.prep == nil {
-		return r.beginOf(&c)
+		return r.beginOf(c.toolCall)
 	}
 	r.prepare(c.prep)
 	return c.prep.begin, c.prep.ok

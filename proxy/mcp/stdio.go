@@ -217,7 +217,7 @@ func (r *Relay) fromClient(scope string, line []byte, later *Later) []byte {
 		return line
 	}
 	if r.hub != nil && later != nil {
-		c.prep = &prepared{tool: c.tool, args: c.args, told: c.told}
+		c.prep = &prepared{toolCall: c.toolCall, told: c.told}
 		later.held = append(later.held, laterReport{r: r, prep: c.prep})
 	}
 	var kb [128]byte // a scope (an HTTP session id) and an id
@@ -241,7 +241,7 @@ func (r *Relay) beginCall(c *call) bool {
 		c.told = true
 		return true
 	}
-	b, ok := r.beginOf(c)
+	b, ok := r.beginOf(c.toolCall)
 	if !ok {
 		return false
 	}
@@ -270,7 +270,7 @@ func (r *Relay) beginCall(c *call) bool {
 
 // beginOf is the begin the hub is told of a call; false, said in the
 // log, when its arguments cannot be read.
-func (r *Relay) beginOf(c *call) (session.Begin, bool) {
+func (r *Relay) beginOf(c toolCall) (session.Begin, bool) {
 	// the command is written once, in a buffer of its own that is never
 	// written again (so it is the string's, as a strings.Builder's is)
 	cmd := make([]byte, 0, len("mcp  {}")+len(c.tool)+len(c.args)+len(c.args)/8)
