@@ -19,11 +19,8 @@ import (
 // what encoding/json reads. (Fuzzed against encoding/json: FuzzLeanLine,
 // FuzzParseReply.)
 
-// leanLine is the request line of begin, or of end without events; ok is
-// false for any other request.
-func leanLine(req Request) (line []byte, ok bool) { return appendLeanLine(nil, &req) }
-
-// appendLeanLine is leanLine appended to dst.
+// appendLeanLine appends the request line of begin, or of end without
+// events, to dst; ok is false for any other request.
 func appendLeanLine(dst []byte, req *Request) (line []byte, ok bool) {
 	room := 160 // the line's fields and events, besides its texts
 	if req.Begin != nil {
