@@ -271,7 +271,10 @@ func stdioPart(res *results, n int, bin, ws string, live *helperProc) error {
 		cpu[1], cpu[6], cpu[4], cpu[7], cpu[3], cpu[2], cpu[5], cpu[8])
 	res.say("  context switches per call, given up + taken: the relay %s with the live hub (the hub %s), %s with no session; the pipe copy %s; the telling pipe copy %s (its listener %s)",
 		switches(sw[1]), switches(sw[6]), switches(sw[3]), switches(sw[2]), switches(sw[5]), switches(sw[8]))
-	res.target(figure{Target: "MCP stdio added, live hub", Value: withHub, Unit: "µs", Floor: told, FloorIs: "pipe copy telling a listener", Budget: 60, Runs: n})
+	// +60 µs was set where the pipe copy added +38 µs: on a machine whose
+	// pipe copy alone comes near it, it is held at that ratio
+	res.target(figure{Target: "MCP stdio added, live hub", Value: withHub, Unit: "µs", Floor: told, FloorIs: "pipe copy telling a listener", Budget: 60, Runs: n}.
+		rebase(38, floor, fmt.Sprintf("the pipe copy, +38 µs where set, +%.0f µs here", floor)))
 	res.target(figure{Target: "MCP stdio added / pipe-copy floor", Value: withHub / floor, Unit: "×", Floor: told / floor, FloorIs: "pipe copy telling a listener", Budget: 1.6, Runs: n})
 	res.target(figure{Target: "MCP stdio added / pipe copy telling a listener", Value: withHub / told, Unit: "×", Floor: 1, FloorIs: "pipe copy telling a listener", Budget: 1.6, Runs: n})
 	res.target(figure{Target: "MCP stdio CPU/call, relay+hub / telling floor", Value: (cpu[1] + cpu[6]) / (cpu[5] + cpu[8]), Unit: "×", Floor: 1, FloorIs: "the telling pipe copy and its listener", Runs: n, Info: true})

@@ -28,10 +28,37 @@ type figure struct {
 	Runs    int     `json:"runs"`               // paired samples behind the value
 	// Info marks a figure kept beside the targets with no budget of its
 	// own (it explains one): neither met nor not
-	Info     bool   `json:"info,omitempty"`
-	Met      bool   `json:"met"`
-	Measured string `json:"measured"`      // when, UTC
-	Run      int    `json:"run,omitempty"` // which of -runs measured it, from 1
+	Info bool `json:"info,omitempty"`
+	// SetAt is the budget as the target set it, where Budget was held
+	// at a floor's ratio instead (rebase); HeldBy names that floor
+	SetAt    float64 `json:"budget_as_set,omitempty"`
+	HeldBy   string  `json:"budget_held_by,omitempty"`
+	Met      bool    `json:"met"`
+	Measured string  `json:"measured"`      // when, UTC
+	Run      int     `json:"run,omitempty"` // which of -runs measured it, from 1
+}
+
+// rebase holds f's budget, set beside a floor that measured setFloor,
+// at that floor's ratio on a machine where the floor measures floor
+// instead: a target the floor alone comes near on a slower machine is
+// below what that machine allows (the runtime issue's rule). On a
+// machine as quick as the one it was set on, or quicker, the budget
+// stands as set.
+func (f figure) rebase(setFloor, floor float64, floorIs string) figure {
+	if floor <= setFloor {
+		return f
+	}
+	f.SetAt, f.HeldBy = f.Budget, floorIs
+	f.Budget *= floor / setFloor
+	return f
+}
+
+// heldNote says, for a budget held at a floor's ratio, what it was set at.
+func (f figure) heldNote() string {
+	if f.SetAt == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; set at %.4g %s, held at the ratio of %s", f.SetAt, f.Unit, f.HeldBy)
 }
 
 func (r *results) say(format string, args ...any) { fmt.Fprintf(r.out, format+"\n", args...) }
@@ -66,8 +93,8 @@ func (r *results) table(w io.Writer) {
 		case !f.Met:
 			verdict = "NOT met"
 		}
-		fmt.Fprintf(w, "%-46s %10s %10s %10s  %s (%d runs)\n", f.Target, fmt.Sprintf("%.4g %s", f.Value, f.Unit), floor,
-			budget, verdict, f.Runs)
+		fmt.Fprintf(w, "%-46s %10s %10s %10s  %s (%d runs%s)\n", f.Target, fmt.Sprintf("%.4g %s", f.Value, f.Unit), floor,
+			budget, verdict, f.Runs, f.heldNote())
 	}
 }
 
@@ -111,9 +138,33 @@ func summary(w io.Writer, figs []figure) {
 		if f.Info {
 			verdict, budget = fmt.Sprintf("for reference (%d runs)", len(fs)), "-"
 		}
+		if held, h := heldRange(fs); held != "" {
+			budget, verdict = cmp+" "+held, verdict+h.heldNote()
+		}
 		v := func(x float64) string { return fmt.Sprintf("%.4g %s", x, f.Unit) }
 		fmt.Fprintf(w, "%-46s %10s %10s %10s %10s  %s\n", t, v(vals[0]), v(middle(vals)), v(vals[len(vals)-1]), budget, verdict)
 	}
+}
+
+// heldRange is the range of a target's budgets over runs when any run
+// held it at a floor's ratio (each run's floor holds its own), "" when
+// none did; and a run that held it.
+func heldRange(fs []figure) (string, figure) {
+	var held figure
+	lo, hi := fs[0].Budget, fs[0].Budget
+	for _, f := range fs {
+		if f.SetAt != 0 {
+			held = f
+		}
+		lo, hi = min(lo, f.Budget), max(hi, f.Budget)
+	}
+	switch {
+	case held.SetAt == 0:
+		return "", held
+	case lo == hi:
+		return fmt.Sprintf("%.4g", lo), held
+	}
+	return fmt.Sprintf("%.3g-%.3g", lo, hi), held
 }
 
 // middle is the median of sorted values.

@@ -87,7 +87,10 @@ func sandboxPart(res *results, n int, bin, ws string, host *session.Host, env []
 			ms(f.floor), f.ratio(f.floor), ms(f.asking), f.ratio(f.asking), float64(f.added)/float64(f.asking))
 	}
 	f := inside
-	res.target(figure{Target: "shim added / bash -c true, sandboxed", Value: f.ratio(f.added), Unit: "×", Floor: f.ratio(f.asking), FloorIs: "C wrapper asking a listener", Budget: 0.5, Runs: n})
+	// 0.5× bash is the shim's own budget (1.2× the asking floor) where
+	// that floor adds 0.42× bash: held at the floor's ratio where it adds more
+	res.target(figure{Target: "shim added / bash -c true, sandboxed", Value: f.ratio(f.added), Unit: "×", Floor: f.ratio(f.asking), FloorIs: "C wrapper asking a listener", Budget: 0.5, Runs: n}.
+		rebase(0.5/1.2, f.ratio(f.asking), fmt.Sprintf("the asking C wrapper, %.2f× bash here", f.ratio(f.asking))))
 	res.target(figure{Target: "shim added / asking C wrapper floor, sandboxed", Value: float64(f.added) / float64(f.asking), Unit: "×", Floor: 1, FloorIs: "C wrapper asking a listener", Budget: 1.2, Runs: n})
 	res.target(figure{Target: "shim added / asking C wrapper floor, own process", Value: float64(outside.added) / float64(outside.asking), Unit: "×", Floor: 1, FloorIs: "C wrapper asking a listener", Budget: 1.2, Runs: n})
 

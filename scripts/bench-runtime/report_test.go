@@ -1,0 +1,55 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// A budget set beside a quicker floor is held at that floor's ratio, and
+// only then: met is decided against the budget held, and the report says
+// what the budget was set at.
+func TestRebase(t *testing.T) {
+	tests := []struct {
+		name            string
+		value, floor    float64
+		wantBudget      float64
+		wantMet, wantAt bool
+	}{
+		{"a floor as quick as where it was set", 70, 38, 60, false, false},
+		{"a quicker floor leaves the budget", 50, 20, 60, true, false},
+		{"a slower floor holds it at the ratio", 170, 152, 240, true, true},
+		{"held, and still not met", 250, 152, 240, false, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &results{out: &bytes.Buffer{}}
+			r.target(figure{Target: "x", Value: tt.value, Unit: "µs", Budget: 60}.rebase(38, tt.floor, "the floor"))
+			f := r.figs[0]
+			if f.Budget != tt.wantBudget || f.Met != tt.wantMet || (f.SetAt != 0) != tt.wantAt {
+				t.Fatalf("budget %v met %v set at %v; want %v %v held %v", f.Budget, f.Met, f.SetAt, tt.wantBudget, tt.wantMet, tt.wantAt)
+			}
+			var table bytes.Buffer
+			r.table(&table)
+			if got := strings.Contains(table.String(), "set at 60 µs, held at the ratio of the floor"); got != tt.wantAt {
+				t.Fatalf("the table says the budget was held: %v, want %v:\n%s", got, tt.wantAt, table.String())
+			}
+		})
+	}
+}
+
+// Over runs, a held budget is shown as the range each run's floor held
+// it at, with what it was set at, even when the first run did not hold it.
+func TestSummaryHeldRange(t *testing.T) {
+	r := &results{out: &bytes.Buffer{}}
+	for _, floor := range []float64{30, 76, 57} {
+		r.target(figure{Target: "x", Value: 100, Unit: "µs", Budget: 60}.rebase(38, floor, "the floor"))
+	}
+	var out bytes.Buffer
+	summary(&out, r.figs)
+	for _, want := range []string{"≤ 60-120", "met in 1 of 3 runs; set at 60 µs, held at the ratio of the floor"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, out.String())
+		}
+	}
+}
