@@ -68,6 +68,10 @@ type Runner struct {
 	// System are the host directories every sandbox sees read-only
 	// (nil = DefaultSystem).
 	System []string
+	// Remember is the file a passing Check is remembered in, so that
+	// later runs on this boot need not run bwrap to know it can ("" =
+	// swetouch's under the user's cache folder; "-" = never remembered).
+	Remember string
 
 	once sync.Once
 	err  error
@@ -85,24 +89,6 @@ func (r *Runner) bwrap() string {
 		return p
 	}
 	return "bwrap"
-}
-
-// Check reports whether sandboxes can be made here: bwrap is installed
-// and the kernel lets it make its namespaces. It runs bwrap once.
-func (r *Runner) Check() error {
-	r.once.Do(func() {
-		bw := r.bwrap()
-		if _, err := exec.LookPath(bw); err != nil {
-			r.err = fmt.Errorf("%w: bwrap not found (Debian: apt-get install bubblewrap), or run with --no-sandbox: %v", ErrUnavailable, err)
-			return
-		}
-		out, err := exec.Command(bw, "--unshare-user", "--unshare-pid", "--die-with-parent", "--cap-drop", "ALL",
-			"--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "true").CombinedOutput()
-		if err != nil {
-			r.err = fmt.Errorf("%w: bwrap cannot make its namespaces here (%v: %s); in a container, allow user namespaces, or run with --no-sandbox", ErrUnavailable, err, strings.TrimSpace(string(out)))
-		}
-	})
-	return r.err
 }
 
 // Command returns cmd wrapped to run inside the sandbox spec describes;
@@ -138,7 +124,7 @@ func (r *Runner) Command(cmd *exec.Cmd, spec Spec) (*Sandboxed, error) {
 	w := exec.Command(r.bwrap(), append([]string{"--args", "3", "--json-status-fd", "5", "--", "/bin/sh", "-c", startedScript, cmd.Path}, cmd.Args[1:]...)...)
 	w.Env, w.Stdin, w.Stdout, w.Stderr, w.SysProcAttr, w.WaitDelay = cmd.Env, cmd.Stdin, cmd.Stdout, cmd.Stderr, cmd.SysProcAttr, cmd.WaitDelay
 	w.ExtraFiles = []*os.File{p[0][0], p[1][1], p[2][1]}
-	return &Sandboxed{Cmd: w, args: args, argsR: p[0][0], argsW: p[0][1], startedR: p[1][0], startedW: p[1][1], statusR: p[2][0], statusW: p[2][1]}, nil
+	return &Sandboxed{Cmd: w, runner: r, args: args, argsR: p[0][0], argsW: p[0][1], startedR: p[1][0], startedW: p[1][1], statusR: p[2][0], statusW: p[2][1]}, nil
 }
 
 // pipes makes n pipes, each as {read, write}; none when one fails.
@@ -304,6 +290,7 @@ type Sandboxed struct {
 	statusW        *os.File
 	started        chan bool // whether the shell inside said the sandbox is made
 	init           chan int  // a pidfd on the sandbox's pid 1, or -1
+	runner         *Runner
 	startedProcess bool
 }
 
@@ -368,6 +355,7 @@ func (s *Sandboxed) Wait() error {
 	}
 	s.startedProcess = <-s.started
 	if !s.startedProcess {
+		s.runner.forget() // the next Check asks bwrap again
 		return &SetupError{Exit: s.Cmd.ProcessState.ExitCode()}
 	}
 	return err

@@ -115,6 +115,17 @@ func sandboxPart(res *results, n int, bin, ws string, host *session.Host, env []
 	}
 	res.say("swetouch run, agent true, verified   median %.1f ms; sandboxed %.1f ms; added %.1f ms, paired over %d runs (the agent's sandbox and the verifier's)",
 		ms(median(without)), ms(median(with)), ms(median(diff)), runs)
+	// what a run pays that finds no check remembered (the first on a
+	// boot, or after a sandbox bwrap could not make)
+	var probe []time.Duration
+	for range 11 {
+		t0 := time.Now()
+		if err := (&sandbox.Runner{Remember: "-"}).Check(); err != nil {
+			return err
+		}
+		probe = append(probe, time.Since(t0))
+	}
+	res.say("  a run that finds no passing check of bwrap remembered (the first on a boot) runs it first: +%.1f ms more", ms(median(probe)))
 	res.target(figure{Target: "sandboxed swetouch run start, added", Value: ms(median(diff)), Unit: "ms", Floor: ms(median(without)), FloorIs: "unsandboxed run", Budget: 50, Runs: runs})
 	return nil
 }
