@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/swetouch/swetouch/internal/atomicfile"
 	"github.com/swetouch/swetouch/result"
 	"github.com/swetouch/swetouch/score"
 
@@ -125,30 +126,11 @@ func (r *Report) Write(dir string) error {
 		{TrialsCSV, r.WriteTrialsCSV},
 	}
 	for _, f := range files {
-		if err := writeFileAtomic(filepath.Join(dir, f.name), f.write); err != nil {
+		if err := atomicfile.Write(filepath.Join(dir, f.name), 0o644, f.write); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-func writeFileAtomic(path string, write func(io.Writer) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := write(tmp); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
 
 // WriteTrialsCSV writes one line per trial.

@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/swetouch/swetouch/internal/atomicfile"
 )
 
 // Check reports whether sandboxes can be made here: bwrap is installed
@@ -29,9 +31,13 @@ func (r *Runner) Check() error {
 			r.err = fmt.Errorf("%w: bwrap not found (Debian: apt-get install bubblewrap), or run with --no-sandbox: %v", ErrUnavailable, err)
 			return
 		}
-		key, keyed := probeKey(path)
+		// the key only where there is a file to keep it in
 		file := r.rememberIn()
-		if keyed && file != "" {
+		key, keyed := "", false
+		if file != "" {
+			key, keyed = probeKey(path)
+		}
+		if keyed {
 			if b, err := os.ReadFile(file); err == nil && string(b) == key {
 				return
 			}
@@ -42,7 +48,7 @@ func (r *Runner) Check() error {
 			r.err = fmt.Errorf("%w: bwrap cannot make its namespaces here (%v: %s); in a container, allow user namespaces, or run with --no-sandbox", ErrUnavailable, err, strings.TrimSpace(string(out)))
 			return
 		}
-		if keyed && file != "" {
+		if keyed {
 			remember(file, key)
 		}
 	})
@@ -74,16 +80,8 @@ func (r *Runner) forget() {
 // remember keeps key in file, whole or not at all (best effort: a
 // check not remembered is only run again).
 func remember(file, key string) {
-	if os.MkdirAll(filepath.Dir(file), 0o700) != nil {
-		return
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(file), ".bwrap-check-")
-	if err != nil {
-		return
-	}
-	_, werr := tmp.WriteString(key)
-	if cerr := tmp.Close(); werr != nil || cerr != nil || os.Rename(tmp.Name(), file) != nil {
-		os.Remove(tmp.Name())
+	if os.MkdirAll(filepath.Dir(file), 0o700) == nil {
+		atomicfile.WriteBytes(file, 0o600, []byte(key))
 	}
 }
 
