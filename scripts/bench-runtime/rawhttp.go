@@ -25,24 +25,47 @@ const rawResult = `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","
 
 func rawServe() { rawhttp.Serve(listenURL(), rawhttp.Response(rawResult)) }
 
-// rawClient is one keep-alive connection to a base URL.
+// rawClient is one keep-alive connection to a base URL, sending the
+// same request each call.
 type rawClient struct {
-	c net.Conn
-	r *bufio.Reader
+	c   net.Conn
+	r   *bufio.Reader
+	req []byte
 }
 
-func dialRaw(base string) (*rawClient, error) {
+func dialRaw(base string, req []byte) (*rawClient, error) {
 	c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
 	if err != nil {
 		return nil, err
 	}
-	return &rawClient{c, bufio.NewReader(c)}, nil
+	return &rawClient{c, bufio.NewReader(c), req}, nil
+}
+
+// rawRequest is the tools/call the hand-written client sends.
+func rawRequest() []byte {
+	return fmt.Appendf(nil, "POST /mcp HTTP/1.1\r\nHost: bench\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: %d\r\n\r\n%s", len(rawCall), rawCall)
+}
+
+// libraryRequest is the tools/call as mcp-go's streamable client sends
+// it to base in session sid, byte for byte (as read off the wire): the
+// hand-written client sending it carries the library's request without
+// the library's load. Its Host is base's, as the library's would be:
+// mcp-go's server answers a loopback request naming another host with a
+// 403 (DNS rebinding), at once.
+func libraryRequest(base, sid string) []byte {
+	const call = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"ping_tool"}}`
+	return fmt.Appendf(nil, "POST /mcp HTTP/1.1\r\nHost: %s\r\nUser-Agent: Go-http-client/1.1\r\nContent-Length: %d\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json\r\nMcp-Protocol-Version: 2025-06-18\r\nMcp-Session-Id: %s\r\nAccept-Encoding: gzip\r\n\r\n%s", strings.TrimPrefix(base, "http://"), len(call), sid, call)
 }
 
 func (rc *rawClient) call() (time.Duration, error) {
 	t0 := time.Now()
-	if _, err := fmt.Fprintf(rc.c, "POST /mcp HTTP/1.1\r\nHost: bench\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: %d\r\n\r\n%s", len(rawCall), rawCall); err != nil {
+	if _, err := rc.c.Write(rc.req); err != nil {
 		return 0, err
+	}
+	// a floor answered with a refusal is no floor: every call must be
+	// the tool's result
+	if st, err := rc.r.Peek(len("HTTP/1.1 200")); err != nil || string(st) != "HTTP/1.1 200" {
+		return 0, fmt.Errorf("answered %q, not 200 (%v)", st, err)
 	}
 	n, err := rawhttp.Length(rc.r)
 	if err != nil {
@@ -56,11 +79,11 @@ func (rc *rawClient) call() (time.Duration, error) {
 
 // rawTimes times n calls through each base, taking turns, and returns the
 // first's median and each other's added time (median of paired
-// differences).
-func rawTimes(n int, bases ...string) ([]time.Duration, error) {
+// differences); req is the request sent through the kth base.
+func rawTimes(n int, req func(k int) []byte, bases ...string) ([]time.Duration, error) {
 	var cs []*rawClient
-	for _, b := range bases {
-		c, err := dialRaw(b)
+	for k, b := range bases {
+		c, err := dialRaw(b, req(k))
 		if err != nil {
 			return nil, err
 		}
