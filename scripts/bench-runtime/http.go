@@ -13,7 +13,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -446,8 +445,8 @@ func httpPart(res *results, n int, bin string, hub *helperProc, ws string) error
 			c.Close()
 		}
 	}()
-	bases := []string{up, floor, alone, relayed, inProcess, floorThreads, reverse, told, framed}
-	for _, base := range bases {
+	sessions := map[string]string{} // each client's, by the URL it calls
+	for _, base := range []string{up, floor, alone, relayed, inProcess, floorThreads, reverse, told, framed} {
 		c, err := client.NewStreamableHttpClient(base + "/mcp")
 		if err != nil {
 			return err
@@ -459,6 +458,7 @@ func httpPart(res *results, n int, bin string, hub *helperProc, ws string) error
 		if err := initialize(c, "2025-06-18"); err != nil {
 			return err
 		}
+		sessions[base] = c.GetSessionId()
 	}
 	req := mcp.CallToolRequest{}
 	req.Params.Name = "ping_tool"
@@ -487,8 +487,7 @@ func httpPart(res *results, n int, bin string, hub *helperProc, ws string) error
 	res.say("  floor of any relay that reads HTTP and tells a hub: a TCP proxy reading each message whole by its framing and telling the listener as the telling proxy does added %.0f µs (%.2f× the telling TCP proxy's); the relay with the hub adds %.2f× that", us(t[8]), us(t[8])/us(t[7]), us(t[3])/us(t[8]))
 	res.target(figure{Target: "MCP HTTP added / HTTP-framing telling proxy", Value: us(t[3]) / us(t[8]), Unit: "×", Floor: us(t[8]) / us(t[7]), FloorIs: "a TCP proxy reading HTTP framing, telling a listener", Budget: 1.5, Runs: n})
 	res.target(figure{Target: "MCP HTTP added / HTTP reverse proxy's", Value: us(t[3]) / us(t[6]), Unit: "×", Floor: 1, FloorIs: "HTTP reverse proxy", Budget: 1.5, Runs: n})
-	sid := func(base string) string { return clients[slices.Index(bases, base)].GetSessionId() }
-	if err := libraryBytesPart(res, n, sid, pids, hubPid, listener.pid, up, floor, alone, relayed, told); err != nil {
+	if err := libraryBytesPart(res, n, sessions, pids, hubPid, listener.pid, up, floor, alone, relayed, told); err != nil {
 		return err
 	}
 	return rawHTTPPart(res, n, self, filepath.Join(bin, "swetouch"), hub, listener, ws, start, pids)
@@ -501,15 +500,12 @@ func httpPart(res *results, n int, bin string, hub *helperProc, ws string) error
 // processes in the path (on this project's machines the relay, whose
 // code and heap are larger than the TCP proxy's, paid more of it), not
 // anything the relay reads.
-func libraryBytesPart(res *results, n int, sid func(string) string, pids map[string]int, hubPid, listenerPid int, up, floor, alone, relayed, told string) error {
-	bases := []string{up, floor, alone, relayed, told}
-	var m cpuMeter
-	m.start(pids[floor], pids[alone], pids[relayed], hubPid, pids[told], listenerPid)
-	t, err := rawTimes(n, func(k int) []byte { return libraryRequest(bases[k], sid(bases[k])) }, bases...)
+func libraryBytesPart(res *results, n int, sessions map[string]string, pids map[string]int, hubPid, listenerPid int, up, floor, alone, relayed, told string) error {
+	req := func(base string) []byte { return libraryRequest(base, sessions[base]) }
+	t, cpu, sw, err := rawPaths(n, req, pids, hubPid, listenerPid, up, floor, alone, relayed, told)
 	if err != nil {
 		return err
 	}
-	cpu, sw := m.perCall(n), m.switchesPerCall(n)
 	us := func(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
 	res.say("  mcp-go's server and its client's request, byte for byte, from a client that does nothing else: direct %.0f µs; the TCP proxy added %.0f µs, the relay with no session %.0f µs (%.2f×), with the hub %.0f µs (%.2f×); the telling TCP proxy %.0f µs (the relay with the hub %.2f× that)",
 		us(t[0]), us(t[1]), us(t[2]), us(t[2])/us(t[1]), us(t[3]), us(t[3])/us(t[1]), us(t[4]), us(t[3])/us(t[4]))
@@ -547,13 +543,10 @@ func rawHTTPPart(res *results, n int, self, swetouch string, hub, listener *help
 	if err != nil {
 		return err
 	}
-	var m cpuMeter
-	m.start(pids[floor], pids[alone], pids[relayed], hub.pid, pids[told], listener.pid)
-	t, err := rawTimes(n, func(int) []byte { return rawRequest() }, up, floor, alone, relayed, told)
+	t, cpu, sw, err := rawPaths(n, func(string) []byte { return rawRequest() }, pids, hub.pid, listener.pid, up, floor, alone, relayed, told)
 	if err != nil {
 		return err
 	}
-	cpu, sw := m.perCall(n), m.switchesPerCall(n)
 	us := func(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
 	res.say("  with a server and a client that speak HTTP/1.1 by hand (no MCP library's load): direct %.0f µs; the TCP proxy added %.0f µs, the relay with no session %.0f µs (%.2f×), with the hub %.0f µs (%.2f×)",
 		us(t[0]), us(t[1]), us(t[2]), us(t[2])/us(t[1]), us(t[3]), us(t[3])/us(t[1]))

@@ -79,11 +79,11 @@ func (rc *rawClient) call() (time.Duration, error) {
 
 // rawTimes times n calls through each base, taking turns, and returns the
 // first's median and each other's added time (median of paired
-// differences); req is the request sent through the kth base.
-func rawTimes(n int, req func(k int) []byte, bases ...string) ([]time.Duration, error) {
+// differences); req is the request sent through each base.
+func rawTimes(n int, req func(base string) []byte, bases ...string) ([]time.Duration, error) {
 	var cs []*rawClient
-	for k, b := range bases {
-		c, err := dialRaw(b, req(k))
+	for _, b := range bases {
+		c, err := dialRaw(b, req(b))
 		if err != nil {
 			return nil, err
 		}
@@ -97,4 +97,18 @@ func rawTimes(n int, req func(k int) []byte, bases ...string) ([]time.Duration, 
 		}
 		return d, nil
 	})
+}
+
+// rawPaths times n hand-written calls (req is each base's request)
+// directly to a server and through the processes beside it, in the
+// order up, floor, alone, relayed, told as startRelays names them, and
+// measures the CPU and context switches per call of those processes
+// (the hub's and the listener's after the relayed one's).
+func rawPaths(n int, req func(base string) []byte, pids map[string]int, hubPid, listenerPid int, up, floor, alone, relayed, told string) (t []time.Duration, cpu []float64, sw [][2]float64, err error) {
+	var m cpuMeter
+	m.start(pids[floor], pids[alone], pids[relayed], hubPid, pids[told], listenerPid)
+	if t, err = rawTimes(n, req, up, floor, alone, relayed, told); err != nil {
+		return nil, nil, nil, err
+	}
+	return t, m.perCall(n), m.switchesPerCall(n), nil
 }
