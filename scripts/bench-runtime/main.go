@@ -264,7 +264,7 @@ func stdioPart(res *results, n int, bin, ws string, live *helperProc) error {
 	res.say("  floor: a process that only copies the two pipes added %.0f µs", floor)
 	res.say("  the relay with no session: added %.0f µs (the relay's own share %.0f µs)", alone, alone-floor)
 	res.say("  with a hub that neither watches nor records: added %.0f µs (the round trips %.0f µs); the live hub's watching and recording %.0f µs", bareHub, bareHub-alone, withHub-bareHub)
-	res.say("  floor of any relay that tells a hub: the pipe copy writing a line to a process that only reads them, before each request and after each result, added %.0f µs (%.2f× the pipe copy's); the relay with the live hub adds %.2f× that", told, told/floor, withHub/told)
+	res.say("  floor of any relay that tells a hub: the pipe copy writing a line to a process that only reads them once each result is out (as the relay tells its hub of a read), added %.0f µs (%.2f× the pipe copy's); the relay with the live hub adds %.2f× that", told, told/floor, withHub/told)
 	// cpu: the ways' own processes (the server aside), then the live
 	// hub, the bare hub and the listener
 	res.say("  CPU per call: the relay %.0f µs with the live hub (the hub %.0f µs), %.0f with the bare hub (the hub %.0f), %.0f with no session; the pipe copy %.0f; the telling pipe copy %.0f (its listener %.0f)",
