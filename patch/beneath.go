@@ -28,7 +28,7 @@ func parentBeneath(root, rel string) (int, string, error) {
 	dir, base := filepath.Split(rel)
 	dir = strings.TrimSuffix(dir, "/")
 	how := &unix.OpenHow{Flags: unix.O_PATH | unix.O_DIRECTORY | unix.O_CLOEXEC, Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_MAGICLINKS}
-	fd, err := unix.Openat2(rootFD, orDot(dir), how)
+	fd, err := openat2(rootFD, orDot(dir), how)
 	if errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EPERM) {
 		return -1, "", errNoOpenat2
 	}
@@ -37,9 +37,9 @@ func parentBeneath(root, rel string) (int, string, error) {
 		parts := strings.Split(dir, "/")
 		for i := range parts {
 			sub := strings.Join(parts[:i+1], "/")
-			d, err := unix.Openat2(rootFD, sub, how)
+			d, err := openat2(rootFD, sub, how)
 			if errors.Is(err, unix.ENOENT) {
-				parent, perr := unix.Openat2(rootFD, orDot(strings.Join(parts[:i], "/")), how)
+				parent, perr := openat2(rootFD, orDot(strings.Join(parts[:i], "/")), how)
 				if perr != nil {
 					return -1, "", beneathError(rel, perr)
 				}
@@ -55,13 +55,33 @@ func parentBeneath(root, rel string) (int, string, error) {
 			}
 			unix.Close(d)
 		}
-		fd, err = unix.Openat2(rootFD, orDot(dir), how)
+		fd, err = openat2(rootFD, orDot(dir), how)
 	}
 	if err != nil {
 		return -1, "", beneathError(rel, err)
 	}
 	return fd, base, nil
 }
+
+// openat2 is unix.Openat2 tried again while the kernel answers EAGAIN:
+// a resolution beneath the root that climbs a ".." (a link's target may)
+// gets EAGAIN whenever a rename or a mount anywhere on the system ran
+// meanwhile, since the kernel cannot then rule out an escape; it says to
+// retry. A patch applied while the agent's tests rename files failed so.
+// The tries are bounded: a machine renaming without a pause gets the
+// error, not a hang.
+func openat2(dirfd int, path string, how *unix.OpenHow) (int, error) {
+	for range openat2Tries - 1 {
+		fd, err := unix.Openat2(dirfd, path, how)
+		if err != unix.EAGAIN {
+			return fd, err
+		}
+	}
+	return unix.Openat2(dirfd, path, how)
+}
+
+// openat2Tries is how many times openat2 tries.
+const openat2Tries = 1000
 
 func orDot(p string) string {
 	if p == "" {

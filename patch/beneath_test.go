@@ -48,3 +48,39 @@ func TestWriteBeneath(t *testing.T) {
 		t.Fatalf("remove: %v", err)
 	}
 }
+
+// TestWriteBeneathWhileRenaming: the kernel answers EAGAIN to a
+// resolution beneath the root that climbs a ".." while any rename on the
+// system runs (it cannot rule out an escape then, and says to retry). A
+// patch applied while the agent's tests rename files must not fail for
+// it: each write through a link that climbs lands.
+func TestWriteBeneathWhileRenaming(t *testing.T) {
+	root, busy := t.TempDir(), t.TempDir()
+	os.MkdirAll(filepath.Join(root, "a", "b"), 0o755)
+	os.Symlink("b/..", filepath.Join(root, "a", "up")) // a/up is a itself
+	if err := writeBeneath(root, "a/up/x.py", []byte("x\n"), 0o644); errors.Is(err, errNoOpenat2) {
+		t.Skip("no openat2 here")
+	}
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		p, q := filepath.Join(busy, "p"), filepath.Join(busy, "q")
+		os.WriteFile(p, nil, 0o644)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			os.Rename(p, q)
+			p, q = q, p
+		}
+	}()
+	defer func() { close(stop); <-done }()
+	for i := range 3000 {
+		if err := writeBeneath(root, "a/up/b/../x.py", []byte("x\n"), 0o644); err != nil {
+			t.Fatalf("write %d while renaming: %v", i, err)
+		}
+	}
+}
