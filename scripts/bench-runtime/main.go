@@ -252,13 +252,7 @@ func grepPart(res *results, tmp, ws, bash, shim string, env []string) error {
 		fl := t[1]
 		floorRatio := 1 + float64(fl.added)/float64(fl.direct)
 		res.say("  floor: the asking C wrapper in the same turns added %.2f ms (ratio %.3f); the shim adds %.2f ms more", ms(fl.added), floorRatio, ms(g.added-fl.added))
-		f.Floor, f.FloorIs = floorRatio, "the asking C wrapper"
-		// where the wrapper alone comes near 1.03, the budget is held
-		// at the shim's own budget against it (1.2× what it adds, as
-		// the shim's part has it)
-		if held := 1 + 1.2*(floorRatio-1); held > f.Budget {
-			f.SetAt, f.HeldBy, f.Budget = f.Budget, fmt.Sprintf("the asking C wrapper (1.2× its %.3f)", floorRatio), held
-		}
+		f = f.heldByWrapper(floorRatio)
 	}
 	res.target(f)
 	return nil

@@ -53,6 +53,19 @@ func (f figure) rebase(setFloor, floor float64, floorIs string) figure {
 	return f
 }
 
+// heldByWrapper sets a command's ratio to direct beside the asking C
+// wrapper's ratio, measured in the same turns: where the wrapper alone
+// comes near the budget, the budget is held at the shim's own budget
+// against that wrapper (1.2× what it adds), as the shim's part holds
+// its own.
+func (f figure) heldByWrapper(wrapper float64) figure {
+	f.Floor, f.FloorIs = wrapper, "the asking C wrapper"
+	if held := 1 + 1.2*(wrapper-1); held > f.Budget {
+		f.SetAt, f.HeldBy, f.Budget = f.Budget, fmt.Sprintf("the asking C wrapper, 1.2× what its %.3f adds", wrapper), held
+	}
+	return f
+}
+
 // heldNote says, for a budget held at a floor's ratio, what it was set at.
 func (f figure) heldNote() string {
 	if f.SetAt == 0 {

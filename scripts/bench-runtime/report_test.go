@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"math"
 	"strings"
 	"testing"
 )
@@ -51,5 +52,31 @@ func TestSummaryHeldRange(t *testing.T) {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("summary lacks %q:\n%s", want, out.String())
 		}
+	}
+}
+
+// grep's 1.03 is held only where the asking wrapper alone comes near it:
+// at 1.2× what the wrapper adds, as the shim's budget against it.
+func TestHeldByWrapper(t *testing.T) {
+	tests := []struct {
+		name             string
+		value, wrapper   float64
+		wantBudget       float64
+		wantMet, wantSet bool
+	}{
+		{"a wrapper well under the budget", 1.029, 1.018, 1.03, true, false},
+		{"the shim over 1.03 there", 1.031, 1.018, 1.03, false, false},
+		{"a wrapper near the budget holds it", 1.037, 1.032, 1.0384, true, true},
+		{"held, and still not met", 1.042, 1.032, 1.0384, false, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &results{out: &bytes.Buffer{}}
+			r.target(figure{Target: "grep", Value: tt.value, Unit: "×", Budget: 1.03}.heldByWrapper(tt.wrapper))
+			f := r.figs[0]
+			if math.Abs(f.Budget-tt.wantBudget) > 1e-9 || f.Met != tt.wantMet || (f.SetAt != 0) != tt.wantSet || f.Floor != tt.wrapper {
+				t.Fatalf("budget %v met %v set at %v floor %v; want %v %v held %v", f.Budget, f.Met, f.SetAt, f.Floor, tt.wantBudget, tt.wantMet, tt.wantSet)
+			}
+		})
 	}
 }
