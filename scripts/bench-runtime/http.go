@@ -125,10 +125,12 @@ func helper(args []string) bool {
 		http.Serve(l, h)
 		return true
 	}
-	bytesOnly := func(dst io.Writer, src io.Reader) { io.Copy(dst, src) }
 	proxyTCP(l, args[1], bytesOnly, bytesOnly)
 	return true
 }
+
+// bytesOnly copies src to dst as it comes, a plain proxy's direction.
+func bytesOnly(dst io.Writer, src io.Reader) { io.Copy(dst, src) }
 
 // listenURL listens on a loopback port and prints its URL, the first
 // line a helper prints.
@@ -187,7 +189,7 @@ func proxyTold(sock, upstream string) {
 			}
 		}
 	}
-	proxyTCP(l, upstream, func(dst io.Writer, src io.Reader) { io.Copy(dst, src) }, toClient)
+	proxyTCP(l, upstream, bytesOnly, toClient)
 }
 
 // proxyThreads is the plain TCP proxy with every wait a blocking system

@@ -35,7 +35,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime/pprof"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -232,14 +231,10 @@ func grepPart(res *results, tmp, ws, bash, shim string, env []string) error {
 	const runs = 121
 	const script = "grep -rn needle . | wc -l"
 	ways := []way{{shim, env}}
-	echo, err := listenerProcess(helperEcho)
-	if err != nil {
-		return err
-	}
-	defer echo.stop()
-	asking, ferr := cFloor(tmp, bash, true)
+	asking, stop, ferr := askingWrapper(tmp, bash)
 	if ferr == nil {
-		ways = append(ways, way{asking, append(os.Environ(), "BENCH_ASK_SOCKET="+echo.sock)})
+		defer stop()
+		ways = append(ways, asking)
 	}
 	t := turns(runs, ws, bash, script, ways...)
 	g := t[0]
@@ -502,20 +497,30 @@ int main(int argc, char **argv) {
 	return bin, nil
 }
 
+// askingWrapper builds the C floor that asks a listener before the
+// command and tells it after, and starts the listener it asks (stop ends
+// it): the way to run a script through that floor.
+func askingWrapper(tmp, bash string) (w way, stop func(), err error) {
+	floor, err := cFloor(tmp, bash, true)
+	if err != nil {
+		return way{}, nil, err
+	}
+	echo, err := listenerProcess(helperEcho)
+	if err != nil {
+		return way{}, nil, err
+	}
+	return way{floor, append(os.Environ(), "BENCH_ASK_SOCKET="+echo.sock)}, echo.stop, nil
+}
+
 // askingFloor measures the C floor that also asks a listener, which
 // answers every line at once, before the command and tells it after.
 func askingFloor(res *results, n int, tmp, ws, bash string, shim paired) error {
-	echo, err := listenerProcess(helperEcho)
+	asking, stop, err := askingWrapper(tmp, bash)
 	if err != nil {
 		return err
 	}
-	defer echo.stop()
-	sock := echo.sock
-	floor, err := cFloor(tmp, bash, true)
-	if err != nil {
-		return err
-	}
-	f := pair(n, ws, bash, floor, append(os.Environ(), "BENCH_ASK_SOCKET="+sock), "true")
+	defer stop()
+	f := pair(n, ws, bash, asking.shell, asking.env, "true")
 	res.say("  floor of a wrapper that asks a hub: the C program asking a listener that answers at once, then telling it, added %.2f ms (%.2f× bash); the shim adds %.2f× that", ms(f.added), float64(f.added)/float64(f.direct), float64(shim.added)/float64(f.added))
 	// no target: these pairs run in the hub's own process, which makes its
 	// wake-ups cheaper than an agent's process sees them (the sandbox
@@ -577,9 +582,10 @@ func turns(n int, dir, bash, script string, ways ...way) []paired {
 			added[k] = append(added[k], t-direct[i])
 		}
 	}
+	d := median(direct) // sorts direct: the pairs are taken already
 	out := make([]paired, len(ways))
 	for k := range ways {
-		out[k] = paired{median(slices.Clone(direct)), median(through[k]), median(added[k])}
+		out[k] = paired{d, median(through[k]), median(added[k])}
 	}
 	return out
 }
