@@ -121,6 +121,7 @@ type runningCmd struct {
 	Begin
 	from origin    // the connection it came on; nil for an in-process caller
 	at   time.Time // when it began, by the hub's clock
+	told bool      // begun and ended at once, having changed no file (Told)
 }
 
 // origin is a client's connection, which knows whether the client has
@@ -145,9 +146,19 @@ func (h *Hub) Begin(ctx context.Context, b Begin) (int, error) {
 func (h *Hub) beginArmed(ctx context.Context, b Begin) (int, bool, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	id, err := h.beginLocked(ctx, runningCmd{Begin: b})
+	if err != nil {
+		return 0, false, err
+	}
+	return id, h.armedLocked(), nil
+}
+
+// beginLocked begins r's command (its origin and start are set here)
+// and returns its id.
+func (h *Hub) beginLocked(ctx context.Context, r runningCmd) (int, error) {
 	h.awaitEndsLocked(ctx)
 	if h.closed {
-		return 0, false, ErrClosed
+		return 0, ErrClosed
 	}
 	// Changes made before the command (an agent's native edit) are the
 	// agent's own action, not the command's. A barrier, not Pending: an
@@ -156,13 +167,31 @@ func (h *Hub) beginArmed(ctx context.Context, b Begin) (int, bool, error) {
 	// running the tests at once).
 	if len(h.running) == 0 && h.w != nil {
 		if err := h.nativeLocked(ctx); err != nil {
-			return 0, false, err
+			return 0, err
 		}
 	}
 	h.nextCmd++
-	from, _ := ctx.Value(originKey{}).(origin)
-	h.running[h.nextCmd] = runningCmd{b, from, time.Now()}
-	return h.nextCmd, h.armedLocked(), nil
+	r.from, _ = ctx.Value(originKey{}).(origin)
+	r.at = time.Now()
+	h.running[h.nextCmd] = r
+	return h.nextCmd, nil
+}
+
+// Told records a command told in one line once it is over (a read
+// nothing can fire on, Client.Told), begun and ended under one hold of
+// the hub, so that no other connection's begin falls between the two
+// (where it would skip its barrier). What changed before it is taken
+// first, as a native edit, as for any begin; it changed no file, so its
+// end takes no changes: what the watcher holds then is left to a command
+// still running, or to the next barrier. answer is as EndAnswering's.
+func (h *Hub) Told(ctx context.Context, b Begin, e End, answer func([]Message)) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	id, err := h.beginLocked(ctx, runningCmd{Begin: b, told: true})
+	if err != nil {
+		return err
+	}
+	return h.endAnsweringLocked(ctx, id, e, answer)
 }
 
 // awaitEndsLocked waits, up to 50 ms, until no running command's
@@ -265,6 +294,11 @@ func (h *Hub) abandon(ctx context.Context, from origin) {
 func (h *Hub) EndAnswering(ctx context.Context, id int, e End, answer func([]Message)) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	return h.endAnsweringLocked(ctx, id, e, answer)
+}
+
+// endAnsweringLocked is EndAnswering with h.mu held.
+func (h *Hub) endAnsweringLocked(ctx context.Context, id int, e End, answer func([]Message)) error {
 	if r, ok := h.running[id]; !ok {
 		return fmt.Errorf("unknown command %d", id)
 	} else if from, _ := ctx.Value(originKey{}).(origin); r.from != nil && from != nil && from != r.from {
@@ -296,7 +330,7 @@ func (h *Hub) endLocked(ctx context.Context, id int, e End, note string) error {
 	h.progressedLocked()
 	var changes []watch.Change
 	var syncErr error
-	if h.w != nil {
+	if h.w != nil && !r.told {
 		changes, syncErr = h.w.Sync(ctx)
 	}
 	if h.own != nil && len(e.Events) == 0 && h.own(b.Command) {

@@ -371,6 +371,54 @@ func TestTurnEnd(t *testing.T) {
 	}
 }
 
+// TestToldReadTakesNoEdit: a read told once it is over changes no file,
+// so an edit the watcher sees while another command runs stays that
+// command's: the read, begun and ended in one line, neither takes it at
+// its end nor lets another connection's begin fall between its begin and
+// its end (where that begin would skip its barrier).
+func TestToldReadTakesNoEdit(t *testing.T) {
+	l := start(t, policy.Vanilla)
+	shell, err := session.Dial(l.sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer shell.Close()
+	const sed = "sed -i s/percent/pct/ pricing.py"
+	id, err := shell.Begin(session.Begin{Command: sed, Cwd: l.ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(l.ws, "pricing.py")
+	b, _ := os.ReadFile(p)
+	if err := os.WriteFile(p, []byte(strings.ReplaceAll(string(b), "percent", "pct")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mcp, err := session.Dial(l.sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mcp.Close()
+	const read = `mcp read_text_file {"path":"pricing.py"}`
+	mcp.Told(session.Begin{Command: read, Source: "mcp"},
+		session.End{Output: "def apply_discount", Events: []event.Event{{Kind: event.Read, Source: "mcp", Actor: event.Agent,
+			Tool: "read_text_file", Scopes: []event.Scope{event.FileScope("pricing.py")}}}})
+	if _, err := mcp.Status(); err != nil { // answered after the told line
+		t.Fatal(err)
+	}
+	if _, err := shell.End(id, session.End{}); err != nil {
+		t.Fatal(err)
+	}
+	var edits []event.Event
+	for _, ev := range l.events(t) {
+		if ev.Kind == event.Edit && ev.Source == "watch" {
+			edits = append(edits, ev)
+		}
+	}
+	if len(edits) != 1 || edits[0].Command != sed {
+		t.Errorf("the edit made while %q ran: %+v; want one edit, that command's", sed, edits)
+	}
+}
+
 // TestToldCall: a call told in one line once it is over (Client.Told, a
 // read nothing can fire on) is one action, begun and ended when the line
 // comes; what changed before it is taken first as a native edit, as it

@@ -159,11 +159,9 @@ func (h *Hub) serveConn(ctx context.Context, c io.ReadWriter) {
 		if err == nil {
 			err = checkRequest(req)
 		}
-		if err == nil && req.Op == "end" && req.Begin != nil {
-			// a command told in one line once it is over (Client.Told):
-			// begun now, with what changed before it taken as native
-			// edits, then ended as any other
-			err = h.beginTold(ctx, &req)
+		told := req.Op == "end" && req.Begin != nil
+		if err == nil && told {
+			err = checkTold(req)
 		}
 		if err == nil && req.Key != "" && req.Op == "end" {
 			id, ok := keys[req.Key]
@@ -175,10 +173,10 @@ func (h *Hub) serveConn(ctx context.Context, c io.ReadWriter) {
 		}
 		if err != nil {
 			resp.Error = fmt.Sprintf("line %d: %v", line, err)
-		} else if req.Op == "end" && req.End != nil && (!req.NoReply || yields) {
+		} else if req.Op == "end" && req.End != nil && (!req.NoReply || yields || told) {
 			// answered as soon as the messages are known (see EndAnswering)
 			answered := false
-			err := h.EndAnswering(ctx, req.ID, *req.End, func(m []Message) {
+			answer := func(m []Message) {
 				answered = true
 				if !req.NoReply {
 					send(Response{OK: true, Messages: m})
@@ -186,7 +184,14 @@ func (h *Hub) serveConn(ctx context.Context, c io.ReadWriter) {
 				if yields {
 					y.yield()
 				}
-			})
+			}
+			var err error
+			if told {
+				// a command told in one line once it is over (Client.Told)
+				err = h.Told(ctx, *req.Begin, *req.End, answer)
+			} else {
+				err = h.EndAnswering(ctx, req.ID, *req.End, answer)
+			}
 			if answered {
 				h.lineDone()
 				continue
@@ -210,18 +215,16 @@ func (h *Hub) serveConn(ctx context.Context, c io.ReadWriter) {
 	}
 }
 
-// beginTold begins the command an end told in one line carries, and
-// points the end at it.
-func (h *Hub) beginTold(ctx context.Context, req *Request) error {
+// checkTold refuses an end that begins its command and names one too,
+// or carries no end.
+func checkTold(req Request) error {
 	if req.ID != 0 || req.Key != "" {
 		return errors.New(`field "begin": an end that begins its command names no id or key`)
 	}
 	if req.End == nil {
 		return errors.New(`field "end": missing`)
 	}
-	id, _, err := h.beginArmed(ctx, *req.Begin)
-	req.ID = id
-	return err
+	return nil
 }
 
 // checkRequest refuses what a client may not say: events only the hub
