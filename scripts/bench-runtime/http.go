@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -57,6 +58,11 @@ const (
 	helperListener = "-null-listener"
 	// the same answering each line it reads with one line at once
 	helperEcho = "-echo-listener"
+	// the least a hub a relay reports to can be: it answers the relay's
+	// first begin as a hub that nothing can fire on does (so the relay
+	// tells it of each read in one line after the result, as it tells a
+	// hub) and reads the rest, doing nothing with them
+	helperDrain = "-drain-listener"
 	// URL: an HTTP reverse proxy to URL (net/http/httputil, nothing
 	// else): the least a relay that reads HTTP costs here
 	helperReverse = "-reverse-proxy"
@@ -91,8 +97,8 @@ func helper(args []string) bool {
 	case helperPipeTold:
 		pipeTold(args[1], args[2:])
 		return true
-	case helperListener, helperEcho:
-		nullListener(args[0] == helperEcho)
+	case helperListener, helperEcho, helperDrain:
+		nullListener(args[0])
 		return true
 	case helperReverse:
 		u, err := url.Parse(args[1])
@@ -307,8 +313,10 @@ func dialTold(sock string) (io.Writer, error) {
 }
 
 // nullListener prints a unix socket's path and reads from whoever
-// connects until stdin closes; with answer, it answers each line read.
-func nullListener(answer bool) {
+// connects until stdin closes, answering as kind says: helperListener
+// never, helperEcho each line read, helperDrain as a hub nothing can fire
+// on answers a relay (its first line, and a status).
+func nullListener(kind string) {
 	dir, err := os.MkdirTemp("", "bench-listener-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -327,23 +335,52 @@ func nullListener(answer bool) {
 			if err != nil {
 				return
 			}
-			if !answer {
+			switch kind {
+			case helperEcho:
+				go answerLines(c, func(int, []byte) string { return "{}\n" })
+			case helperDrain:
+				go answerLines(c, drainAnswer)
+			default:
 				go io.Copy(io.Discard, quietio.Reader(c))
-				continue
 			}
-			go func() {
-				r, w := bufio.NewReader(quietio.Reader(c)), quietio.Writer(c)
-				for {
-					if _, err := r.ReadSlice('\n'); err != nil {
-						return
-					}
-					w.Write([]byte("{}\n"))
-				}
-			}()
 		}
 	}()
 	fmt.Println(sock)
 	io.Copy(io.Discard, os.Stdin)
+}
+
+// answerLines reads c's lines, writing what answer gives for each (the
+// line's number from 1, and the line) unless that is empty.
+func answerLines(c net.Conn, answer func(n int, line []byte) string) {
+	r, w := bufio.NewReader(quietio.Reader(c)), quietio.Writer(c)
+	for n := 1; ; n++ {
+		line, err := r.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			for err == bufio.ErrBufferFull { // a long told line: only its end matters
+				_, err = r.ReadSlice('\n')
+			}
+			line = nil
+		}
+		if err != nil {
+			return
+		}
+		if a := answer(n, line); a != "" {
+			w.Write([]byte(a))
+		}
+	}
+}
+
+// drainAnswer is helperDrain's answer: the first begin is told that
+// nothing can fire, and a status (a client's Close asks one) is answered;
+// nothing else is.
+func drainAnswer(n int, line []byte) string {
+	switch {
+	case n == 1:
+		return `{"ok":true,"id":1,"armed":false}` + "\n"
+	case len(line) < 100 && bytes.Contains(line, []byte(`"op":"status"`)):
+		return `{"ok":true,"status":{}}` + "\n"
+	}
+	return ""
 }
 
 func pingServer() *server.MCPServer {
