@@ -11,23 +11,26 @@ import (
 // proxy that reads each message whole by its HTTP/1.1 framing (a head to
 // its blank line, then a body by its length, or chunk by chunk), as a
 // relay must to see a request's body before it goes on, and tells a
-// listener of each response as the telling TCP proxy does (a line once
-// it is out). Nothing else: no
+// listener of each as the telling TCP proxy does (a line before each
+// request goes on, one after each response is out). Nothing else: no
 // header is looked at but the framing's, no JSON read. Args: SOCKET
 // ADDR.
 const helperProxyFramed = "-proxy-http-told"
 
 func proxyFramed(sock, upstream string) {
 	tell := teller(sock)
-	// pump copies src to dst message by message, telling after each when
-	// after is not empty
-	pump := func(dst io.Writer, src io.Reader, after string) {
+	// pump copies src to dst message by message, telling before or after
+	// each
+	pump := func(dst io.Writer, src io.Reader, before, after string) {
 		br := bufio.NewReaderSize(src, 64<<10)
 		var msg []byte
 		for {
 			var err error
 			if msg, err = readMessage(br, msg[:0]); err != nil {
 				return
+			}
+			if before != "" {
+				tell(before)
 			}
 			if _, err := dst.Write(msg); err != nil {
 				return
@@ -38,8 +41,8 @@ func proxyFramed(sock, upstream string) {
 		}
 	}
 	proxyTCP(listenURL(), upstream,
-		func(dst io.Writer, src io.Reader) { pump(dst, src, "") },
-		func(dst io.Writer, src io.Reader) { pump(dst, src, "e\n") })
+		func(dst io.Writer, src io.Reader) { pump(dst, src, "b\n", "") },
+		func(dst io.Writer, src io.Reader) { pump(dst, src, "", "e\n") })
 }
 
 // readMessage appends one HTTP/1.1 message read from br to msg: its head

@@ -39,9 +39,10 @@ import (
 const (
 	helperServe = "-serve-mcp" // serve a one-tool MCP server over HTTP
 	helperProxy = "-proxy-tcp" // ADDR: relay TCP to ADDR, bytes only
-	// SOCKET ADDR: the same, writing one short line to SOCKET after each
-	// read of the server's is out, as the relay tells its hub of a call
-	// that changes no file (each message is one read here)
+	// SOCKET ADDR: the same, writing one short line to SOCKET before each
+	// read of the client's goes on and after each read of the server's
+	// is out, as the relay tells its hub of a call it must begin before
+	// it runs (each message is one read here; see proxyTold)
 	helperProxyTold = "-proxy-tcp-told"
 	// ADDR: the same with threads waiting in the kernel (read, accept)
 	// rather than in Go's poller
@@ -173,29 +174,42 @@ func proxyTCP(l net.Listener, upstream string, toServer, toClient func(dst io.Wr
 	}
 }
 
-// proxyTold is the plain TCP proxy telling a listener of each response
-// once it is out, as the relay tells its hub of a call that changes no
-// file once nothing can fire (out of the poller; see pipeTold).
+// proxyTold is the plain TCP proxy telling a listener of each request
+// before it goes on and of each response once it is out (out of the
+// poller; see pipeTold): what the relay tells its hub, once nothing can
+// fire, of the HTTP part's call. Its tool (ping_tool) is none the relay
+// knows to be a read, and a tool that may write is begun before it runs
+// (Client.BeginQuiet, one line, unanswered), so that the files its server
+// writes are the call's and not native edits; its end is told after
+// (EndQuiet). The stdio part's call is a read the relay is sure of, told
+// once after its result (pipeTold).
 func proxyTold(sock, upstream string) {
 	tell := teller(sock)
 	l := listenURL()
-	// toClient copies the server's bytes read by read, telling after each
-	toClient := func(dst io.Writer, src io.Reader) {
+	// pump copies src to dst read by read, telling before or after each
+	pump := func(dst io.Writer, src io.Reader, before, after string) {
 		b := make([]byte, 64<<10)
 		for {
 			n, err := src.Read(b)
 			if n > 0 {
+				if before != "" {
+					tell(before)
+				}
 				if _, werr := dst.Write(b[:n]); werr != nil {
 					return
 				}
-				tell("e\n")
+				if after != "" {
+					tell(after)
+				}
 			}
 			if err != nil {
 				return
 			}
 		}
 	}
-	proxyTCP(l, upstream, bytesOnly, toClient)
+	proxyTCP(l, upstream,
+		func(dst io.Writer, src io.Reader) { pump(dst, src, "b\n", "") },
+		func(dst io.Writer, src io.Reader) { pump(dst, src, "", "e\n") })
 }
 
 // proxyThreads is the plain TCP proxy with every wait a blocking system
@@ -506,7 +520,7 @@ func httpPart(res *results, n int, bin string, hub *helperProc, ws string) error
 	res.say("  floor: a plain TCP proxy process added %.0f µs waiting in Go's poller, %.0f µs with threads waiting in the kernel (the floor is the quicker); the relay with no session %.0f µs", us(t[1]), us(t[5]), us(t[2]))
 	res.say("  the relay inside the client's process, with the hub (BenchmarkHTTPCall's setting): added %.0f µs", us(t[4]))
 	res.say("  floor of any relay that reads HTTP: net/http/httputil's reverse proxy in a process added %.0f µs (%.2f× the TCP proxy's); the relay with the hub adds %.2f× that", us(t[6]), us(t[6])/tcp, us(t[3])/us(t[6]))
-	res.say("  floor of any relay that tells a hub: the TCP proxy writing a line to a process that only reads them once each response is out (as the relay tells its hub of a read), added %.0f µs (%.2f× the TCP proxy's); the relay with the hub adds %.2f× that", us(t[7]), us(t[7])/tcp, us(t[3])/us(t[7]))
+	res.say("  floor of any relay that tells a hub: the TCP proxy writing a line to a process that only reads them before each request goes on and once each response is out (as the relay tells its hub of a call of a tool it does not know to be a read, as ping_tool is), added %.0f µs (%.2f× the TCP proxy's); the relay with the hub adds %.2f× that", us(t[7]), us(t[7])/tcp, us(t[3])/us(t[7]))
 	res.say("  CPU per call (context switches given up + taken): the TCP proxy %.0f µs (%s), the relay with no session %.0f (%s), with the hub %.0f (%s; the hub %.0f, %s); the telling TCP proxy %.0f (%s; its listener %.0f, %s)",
 		cpu[0], switches(sw[0]), cpu[1], switches(sw[1]), cpu[2], switches(sw[2]), cpu[3], switches(sw[3]), cpu[4], switches(sw[4]), cpu[5], switches(sw[5]))
 	// set against a proxy that tells no hub: held at the ratio of the
