@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/swetouch/swetouch/internal/quietio"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/replay"
 	"github.com/swetouch/swetouch/task"
@@ -119,7 +120,7 @@ func Start(cfg HostConfig) (host *Host, err error) {
 		cfg.Header.Condition = orDefault(h.Condition, string(policy.Vanilla))
 	}
 	if cfg.Trajectory != nil {
-		rec, err := replay.NewWriter(cfg.Trajectory, cfg.Header)
+		rec, err := replay.NewWriter(quietio.Writer(cfg.Trajectory), cfg.Header)
 		if err != nil {
 			return nil, err
 		}

@@ -5,6 +5,7 @@ package quietio
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -55,6 +56,11 @@ func pipeKinds() []struct {
 func TestWrap(t *testing.T) {
 	pr, pw := pollPipe(t)
 	br, bw := blockingPipe(t)
+	file, err := os.Create(filepath.Join(t.TempDir(), "f"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer file.Close()
 	var buf bytes.Buffer
 	for _, c := range []struct {
 		name      string
@@ -65,6 +71,7 @@ func TestWrap(t *testing.T) {
 		{"poller's pipe, write end", Writer(pw), pw, true},
 		{"blocking pipe, read end", Reader(br), br, false},
 		{"blocking pipe, write end", Writer(bw), bw, noWaitWrites}, // a race build writes it as it is
+		{"regular file, write", Writer(file), file, noWaitWrites},
 		{"not a descriptor, read", Reader(&buf), &buf, false},
 		{"not a descriptor, write", Writer(&buf), &buf, false},
 	} {
@@ -74,6 +81,49 @@ func TestWrap(t *testing.T) {
 	}
 	if _, ok := Reader(pr).(io.Writer); ok {
 		t.Error("a quiet reader is also a writer")
+	}
+}
+
+// TestRegularFile: a regular file written quietly holds what was
+// written, in order, at the file's position (O_APPEND's end, or after
+// what the file itself wrote), whole past a page's and a write's size;
+// and a write the descriptor refuses (a file opened to read) is the
+// file's own error, not a short count.
+func TestRegularFile(t *testing.T) {
+	dir := t.TempDir()
+	for _, flag := range []int{os.O_WRONLY | os.O_CREATE | os.O_TRUNC, os.O_WRONLY | os.O_CREATE | os.O_APPEND} {
+		name := filepath.Join(dir, fmt.Sprint(flag))
+		f, err := os.OpenFile(name, flag, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := Writer(f)
+		if _, raw := w.(*regularFile); raw != noWaitWrites {
+			t.Fatalf("flag %#x: %T, want raw writes (regularFile) but in a race build", flag, w)
+		}
+		var want []byte
+		for i, n := range []int{1, 100, 4096, 5000, 1 << 20} {
+			b := bytes.Repeat([]byte{byte('a' + i)}, n)
+			if got, err := w.Write(b); err != nil || got != n {
+				t.Fatalf("flag %#x: write %d: %d, %v", flag, n, got, err)
+			}
+			if _, err := f.Write([]byte("|")); err != nil { // the file's own write, between
+				t.Fatal(err)
+			}
+			want = append(append(want, b...), '|')
+		}
+		f.Close()
+		if got, _ := os.ReadFile(name); !bytes.Equal(got, want) {
+			t.Errorf("flag %#x: the file holds %d bytes, want the %d written", flag, len(got), len(want))
+		}
+	}
+	ro, err := os.Open(filepath.Join(dir, fmt.Sprint(os.O_WRONLY|os.O_CREATE|os.O_APPEND)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	if n, err := Writer(ro).Write([]byte("x")); err == nil || n != 0 {
+		t.Errorf("a write to a file opened to read: %d, %v; want 0 and the file's error", n, err)
 	}
 }
 
@@ -119,27 +169,6 @@ func TestBrokenPipe(t *testing.T) {
 				t.Fatalf("wrote %d, %v; want 0 and EPIPE", n, err)
 			}
 		})
-	}
-}
-
-// TestRegularFile: a file on disk (blocking, where RWF_NOWAIT may be
-// refused) is written whole, in order.
-func TestRegularFile(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "out")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	w := Writer(f)
-	for _, s := range []string{"one\n", "two\n", "three\n"} {
-		if _, err := w.Write([]byte(s)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	b, err := os.ReadFile(path)
-	if err != nil || string(b) != "one\ntwo\nthree\n" {
-		t.Fatalf("file holds %q (%v)", b, err)
 	}
 }
 

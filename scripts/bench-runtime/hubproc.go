@@ -37,7 +37,16 @@ func hubHelper(args []string) {
 	var sock string
 	switch mode {
 	case "live":
-		host, err := session.Start(session.HostConfig{Root: ws, Trajectory: io.Discard, Shim: shim})
+		// recording to a file beside the workspace, as swetouch run
+		// records (each event is written through at once)
+		traj, err := os.CreateTemp(filepath.Dir(ws), "trajectory-*.ndjson")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		defer os.Remove(traj.Name())
+		defer traj.Close()
+		host, err := session.Start(session.HostConfig{Root: ws, Trajectory: traj, Shim: shim})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)

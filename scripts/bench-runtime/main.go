@@ -137,7 +137,13 @@ func run(res *results, n, calls int, corpus, compare string, want func(part stri
 	}
 	// the hub as swetouch run has it (watching the workspace, recording),
 	// for the shell's parts; the relays get hubs in processes of their own
-	host, err := session.Start(session.HostConfig{Root: ws, Trajectory: io.Discard, Shim: filepath.Join(bin, "swetouch-shim")})
+	// recorded to a file, as swetouch run records
+	traj, err := os.Create(filepath.Join(tmp, "trajectory.ndjson"))
+	if err != nil {
+		return err
+	}
+	defer traj.Close()
+	host, err := session.Start(session.HostConfig{Root: ws, Trajectory: traj, Shim: filepath.Join(bin, "swetouch-shim")})
 	if err != nil {
 		return err
 	}
