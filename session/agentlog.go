@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+
+	"github.com/swetouch/swetouch/internal/quietio"
 )
 
 // AgentLog is the file in a run's folder that keeps what the agent
@@ -31,6 +33,7 @@ var ErrSetup = errors.New("the run could not be set up")
 type agentLog struct {
 	mu  sync.Mutex
 	f   *os.File
+	w   io.Writer // f, written raw (quietio): the hub shares this process
 	n   int64
 	cut bool
 }
@@ -40,7 +43,7 @@ func openAgentLog(dir string) (*agentLog, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &agentLog{f: f}, nil
+	return &agentLog{f: f, w: quietio.Writer(f)}, nil
 }
 
 // Write keeps b, up to the bound; it never fails the agent's output.
@@ -50,11 +53,11 @@ func (l *agentLog) Write(b []byte) (int, error) {
 	switch {
 	case l.cut:
 	case l.n+int64(len(b)) > maxAgentLog:
-		l.f.Write(b[:maxAgentLog-l.n])
-		fmt.Fprintf(l.f, "\n[swetouch: agent.log stops here, at %d bytes]\n", maxAgentLog)
+		l.w.Write(b[:maxAgentLog-l.n])
+		fmt.Fprintf(l.w, "\n[swetouch: agent.log stops here, at %d bytes]\n", maxAgentLog)
 		l.n, l.cut = maxAgentLog, true
 	default:
-		l.f.Write(b)
+		l.w.Write(b)
 		l.n += int64(len(b))
 	}
 	return len(b), nil
