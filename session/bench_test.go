@@ -3,13 +3,15 @@ package session_test
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"net"
+	"os"
+	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
 
 	"github.com/swetouch/swetouch/event"
+	"github.com/swetouch/swetouch/internal/quietio"
 	"github.com/swetouch/swetouch/internal/testhub"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/replay"
@@ -28,7 +30,7 @@ func BenchmarkCommand(b *testing.B) {
 		{"hub", func(*testing.B) []testhub.Option { return nil }},
 		{"watched", func(*testing.B) []testhub.Option { return []testhub.Option{testhub.Watched()} }},
 		{"watched+recorded", func(b *testing.B) []testhub.Option {
-			return []testhub.Option{testhub.Watched(), testhub.Recorded(discard(b))}
+			return []testhub.Option{testhub.Watched(), testhub.Recorded(trajectoryFile(b))}
 		}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
@@ -51,8 +53,16 @@ func BenchmarkCommand(b *testing.B) {
 	}
 }
 
-func discard(b *testing.B) *replay.Writer {
-	w, err := replay.NewWriter(io.Discard, replay.Header{})
+// trajectoryFile is a recorder writing a file, as a run's hub records
+// (through quietio, as Start opens it): a recorder into memory would not
+// show what each event's write costs.
+func trajectoryFile(b *testing.B) *replay.Writer {
+	f, err := os.Create(filepath.Join(b.TempDir(), "trajectory.jsonl"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { f.Close() })
+	w, err := replay.NewWriter(quietio.Writer(f), replay.Header{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -65,7 +75,7 @@ func discard(b *testing.B) *replay.Writer {
 // (Told), as the MCP relay sends them, watched and recorded. The client does not wait, so the rate is the hub's: its
 // parse, its watcher's drain and its recording of each call.
 func BenchmarkQuietCall(b *testing.B) {
-	_, sock, _ := testhub.Serve(b, example, policy.Vanilla, testhub.Watched(), testhub.Recorded(discard(b)))
+	_, sock, _ := testhub.Serve(b, example, policy.Vanilla, testhub.Watched(), testhub.Recorded(trajectoryFile(b)))
 	cl, err := session.Dial(sock)
 	if err != nil {
 		b.Fatal(err)
