@@ -65,9 +65,7 @@ func Writer(w io.Writer) io.Writer {
 	case !noWaitWrites:
 		return w
 	case isRegular(rc):
-		f := &regularFile{rc: rc, w: w}
-		f.fn = f.writeAll
-		return f
+		return &regularFile{newWriteOp(rc), w}
 	}
 	q := &noWait{rc: rc, w: w}
 	q.fn = q.pwrite
@@ -160,43 +158,16 @@ func isRegular(rc syscall.RawConn) bool {
 // RWF_NOWAIT for such writes.) What a raw write cannot do, a full disk
 // say, goes through w, which reports it its own way.
 type regularFile struct {
-	rc syscall.RawConn
-	w  io.Writer
-
-	mu sync.Mutex // one write at a time: the call's state below
-	p  []byte
-	n  int
-	fn func(fd uintptr)
-}
-
-// writeAll writes f.p from f.n on, until it is written or a write fails:
-// f.fn, bound once (see op).
-func (f *regularFile) writeAll(fd uintptr) {
-	for f.n < len(f.p) {
-		r, e := sysWrite(fd, f.p[f.n:])
-		switch {
-		case e == syscall.EINTR:
-		case e != 0 || r <= 0:
-			return // w writes the rest, or says why it cannot
-		default:
-			f.n += r
-		}
-	}
+	o *op // writeSome's raw writes (a regular file never answers EAGAIN)
+	w io.Writer
 }
 
 func (f *regularFile) Write(p []byte) (int, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.p, f.n = p, 0
-	if err := f.rc.Control(f.fn); err != nil {
-		f.n = 0
-	}
-	n := f.n
-	f.p = nil
-	if n == len(p) {
+	n, errno, err := f.o.do(f.o.rc.Write, p)
+	if err == nil && errno == 0 && n == len(p) {
 		return n, nil
 	}
-	m, err := f.w.Write(p[n:])
+	m, err := f.w.Write(p[n:]) // the rest, or why it cannot be written
 	return n + m, err
 }
 
