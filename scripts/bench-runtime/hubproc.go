@@ -37,21 +37,12 @@ func hubHelper(args []string) {
 	var sock string
 	switch mode {
 	case "live":
-		// recording to a file beside the workspace, as swetouch run
-		// records (each event is written through at once)
-		traj, err := os.CreateTemp(filepath.Dir(ws), "trajectory-*.ndjson")
+		host, stop, err := recordingHost(ws, shim)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
-		defer os.Remove(traj.Name())
-		defer traj.Close()
-		host, err := session.Start(session.HostConfig{Root: ws, Trajectory: traj, Shim: shim})
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		defer host.Close("bench done")
+		defer stop()
 		sock = host.Socket
 	default:
 		bare, err := session.New(ws)
@@ -71,6 +62,28 @@ func hubHelper(args []string) {
 	}
 	fmt.Println(sock)
 	io.Copy(io.Discard, os.Stdin)
+}
+
+// recordingHost starts the hub as swetouch run has it: watching ws and
+// recording its trajectory to a file beside it, outside the watched tree
+// (a run's hub writes each event through at once; a recorder into memory
+// hid what that costs). stop closes the host and removes the file.
+func recordingHost(ws, shim string) (host *session.Host, stop func(), err error) {
+	traj, err := os.CreateTemp(filepath.Dir(ws), "trajectory-*.ndjson")
+	if err != nil {
+		return nil, nil, err
+	}
+	host, err = session.Start(session.HostConfig{Root: ws, Trajectory: traj, Shim: shim})
+	if err != nil {
+		traj.Close()
+		os.Remove(traj.Name())
+		return nil, nil, err
+	}
+	return host, func() {
+		host.Close("bench done")
+		traj.Close()
+		os.Remove(traj.Name())
+	}, nil
 }
 
 // hubProfileEnv names the file prefix under which each hub process

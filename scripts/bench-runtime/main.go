@@ -45,7 +45,6 @@ import (
 
 	"github.com/swetouch/swetouch/agents"
 	"github.com/swetouch/swetouch/internal/testbin"
-	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/watch"
 )
 
@@ -135,19 +134,13 @@ func run(res *results, n, calls int, corpus, compare string, want func(part stri
 	if err := tree(ws, 5000, 50); err != nil {
 		return err
 	}
-	// the hub as swetouch run has it (watching the workspace, recording),
-	// for the shell's parts; the relays get hubs in processes of their own
-	// recorded to a file, as swetouch run records
-	traj, err := os.Create(filepath.Join(tmp, "trajectory.ndjson"))
+	// the hub as swetouch run has it, for the shell's parts; the relays
+	// get hubs in processes of their own
+	host, stop, err := recordingHost(ws, filepath.Join(bin, "swetouch-shim"))
 	if err != nil {
 		return err
 	}
-	defer traj.Close()
-	host, err := session.Start(session.HostConfig{Root: ws, Trajectory: traj, Shim: filepath.Join(bin, "swetouch-shim")})
-	if err != nil {
-		return err
-	}
-	defer host.Close("bench done")
+	defer stop()
 	env := host.Env(os.Environ())
 	bash, _ := exec.LookPath("bash")
 	shim := filepath.Join(host.ShimDir, "bash")
