@@ -20,36 +20,68 @@ var errNotString = errors.New("method: not a string")
 // asks encoding/json. The fields are slices of line, not copies.
 func peekLex(line []byte) (e Envelope, ok bool) {
 	p := jsonlex.New(line)
-	err := p.Fields(func(key string) error {
-		var raw *json.RawMessage
-		switch key {
-		case "id":
-			raw = &e.ID
-		case "result":
-			raw = &e.Result
-		case "error":
-			raw = &e.Error
-		case "params":
-			raw = &e.Params
-		case "method":
-			if p.Null() {
-				return nil // leaves it as it was, as encoding/json does
-			}
-			if p.Peek() != '"' {
-				return errNotString
-			}
-			return p.Str(&e.Method)
-		default:
-			return p.Skip()
-		}
-		var err error
-		*raw, err = p.Raw() // the last one given, as encoding/json keeps
-		return err
-	})
+	err := p.Fields(func(key string) error { return e.field(p, key) })
 	if err != nil || p.End() != nil {
 		return Envelope{}, false
 	}
 	return e, true
+}
+
+// field reads the value of the envelope's field key at p (skips it when
+// the envelope has no such field).
+func (e *Envelope) field(p *jsonlex.Lexer, key string) error {
+	var raw *json.RawMessage
+	switch key {
+	case "id":
+		raw = &e.ID
+	case "result":
+		raw = &e.Result
+	case "error":
+		raw = &e.Error
+	case "params":
+		raw = &e.Params
+	case "method":
+		if p.Null() {
+			return nil // leaves it as it was, as encoding/json does
+		}
+		if p.Peek() != '"' {
+			return errNotString
+		}
+		return p.Str(&e.Method)
+	default:
+		return p.Skip()
+	}
+	var err error
+	*raw, err = p.Raw() // the last one given, as encoding/json keeps
+	return err
+}
+
+// PeekReading is Peek for a relay that reads a result too: read is
+// handed a lexer at the result's value (at each, where a line has
+// several: the last counts, as encoding/json keeps) and reads that one
+// value whole, in the same pass. Where it fails, the value is skipped
+// instead and read is false; read is false too where the line is left
+// to encoding/json. A relay that read a result after Peek lexed each
+// result twice (a file's text, on every read).
+func PeekReading(line []byte, read func(jsonlex.Lexer) (jsonlex.Lexer, error)) (e Envelope, readOK, ok bool) {
+	if len(line) == 0 || line[0] != '{' {
+		return Envelope{}, false, false
+	}
+	p := jsonlex.New(line)
+	err := p.Fields(func(key string) error {
+		if key != "result" {
+			return e.field(p, key)
+		}
+		var readErr, err error
+		e.Result, readErr, err = p.RawWith(read)
+		readOK = readErr == nil
+		return err
+	})
+	if err == nil && p.End() == nil {
+		return e, readOK, true
+	}
+	slow, ok := slowPeek(line)
+	return slow, false, ok
 }
 
 // slowPeek is Peek by encoding/json.

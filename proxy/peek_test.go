@@ -1,8 +1,12 @@
 package proxy
 
 import (
+	"encoding/json"
+	"errors"
 	"reflect"
 	"testing"
+
+	"github.com/swetouch/swetouch/internal/jsonlex"
 )
 
 // FuzzPeek: the fast envelope reader says what encoding/json says, for
@@ -26,6 +30,26 @@ func FuzzPeek(f *testing.F) {
 		}
 		if ok != wantOK || ok && !reflect.DeepEqual(got, want) {
 			t.Fatalf("%q:\nfast %v %+v\n std %v %+v", line, ok, got, wantOK, want)
+		}
+		// reading the result as it is lexed changes no field; what is
+		// read is the last result, as encoding/json reads it; a read
+		// that fails leaves the envelope as it was
+		var value any
+		readAny := func(p jsonlex.Lexer) (_ jsonlex.Lexer, err error) { value, err = p.Any(); return p, err }
+		fail := func(p jsonlex.Lexer) (jsonlex.Lexer, error) { p.Skip(); p.Skip(); return p, errors.New("no") }
+		for _, read := range []func(jsonlex.Lexer) (jsonlex.Lexer, error){readAny, fail} {
+			value = nil
+			got, read, ok := PeekReading(line, read)
+			if ok != wantOK || ok && !reflect.DeepEqual(got, want) {
+				t.Fatalf("%q, reading:\nfast %v %+v\n std %v %+v", line, ok, got, wantOK, want)
+			}
+			if !read {
+				continue
+			}
+			var std any
+			if err := json.Unmarshal(want.Result, &std); err != nil || !reflect.DeepEqual(value, std) {
+				t.Fatalf("%q: read %#v, encoding/json %#v (%v)", line, value, std, err)
+			}
 		}
 	})
 }

@@ -17,6 +17,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/bits"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -46,6 +47,24 @@ func (p *Lexer) Raw() ([]byte, error) {
 		return nil, err
 	}
 	return p.b[start:p.i], nil
+}
+
+// RawWith is Raw with the value read by read as well, in the same pass:
+// read is handed a copy of the lexer at the value and gives it back past
+// the value, read whole, or fails, and then the value is skipped instead
+// and readErr says why. err is the skip's. A reader that wants one part
+// of a text and the raw bytes of the part around it so lexes it once.
+// (The lexer goes by value, so that handing it on keeps it off the heap.)
+func (p *Lexer) RawWith(read func(Lexer) (Lexer, error)) (raw []byte, readErr, err error) {
+	p.Peek()
+	start := p.i
+	past, readErr := read(*p)
+	if readErr == nil {
+		*p = past
+		return p.b[start:p.i], nil, nil
+	}
+	raw, err = p.Raw()
+	return raw, readErr, err
 }
 
 // End fails unless only space is left.
@@ -269,14 +288,9 @@ func plainRun(b []byte, i int) int {
 		x := binary.LittleEndian.Uint64(b[i:])
 		// a byte's high bit is set here where it is below 0x20, a quote or
 		// a backslash (its difference borrows), or beyond ASCII; a borrow
-		// may set one more above it, which the look at each byte clears
-		if ((x-ones*0x20)|((x^(ones*'"'))-ones)|((x^(ones*'\\'))-ones)|x)&highs != 0 {
-			for end := i + 8; i < end; i++ {
-				if !plainByte(b[i]) {
-					return i
-				}
-			}
-			continue
+		// sets more only above such a byte, so the lowest is the first
+		if m := ((x - ones*0x20) | ((x ^ (ones * '"')) - ones) | ((x ^ (ones * '\\')) - ones) | x) & highs; m != 0 {
+			return i + bits.TrailingZeros64(m)/8
 		}
 		i += 8
 	}

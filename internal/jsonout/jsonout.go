@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"errors"
 	"math"
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -83,15 +84,10 @@ func safeRun(s string, i int) int {
 		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
 			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
 		// a byte's high bit is set here where it is one of those or
-		// beyond ASCII (a borrow may set one more above it, which the look
-		// at each byte clears)
-		if ((x-ones*0x20)|has(x, '"')|has(x, '\\')|has(x, '<')|has(x, '>')|has(x, '&')|x)&highs != 0 {
-			for end := i + 8; i < end; i++ {
-				if !safeByte(s[i]) {
-					return i
-				}
-			}
-			continue
+		// beyond ASCII; a borrow sets more only above such a byte, so the
+		// lowest is the first
+		if m := ((x - ones*0x20) | has(x, '"') | has(x, '\\') | has(x, '<') | has(x, '>') | has(x, '&') | x) & highs; m != 0 {
+			return i + bits.TrailingZeros64(m)/8
 		}
 		i += 8
 	}

@@ -120,11 +120,19 @@ type resultReading struct {
 	text    string
 	isError bool
 	channel string
+	// raw is, where the reading was asked to keep it, the text of a
+	// result's one text block as the JSON string it came in (valid JSON,
+	// as jsonlex checked it), text then unread: a hub line can carry it as
+	// it is (wire.Client.ToldText) rather than have it decoded and
+	// written again, which for a file's read was the most of what the
+	// relay did per call
+	raw json.RawMessage
 }
 
-// readResult reads a tools/call result, by hand when it can.
-func readResult(result json.RawMessage, place placement) resultReading {
-	if r, ok := leanResult(result, place); ok {
+// readResult reads a tools/call result, by hand when it can; with
+// keepRaw, a one-block text stays the JSON it came as (resultReading.raw).
+func readResult(result json.RawMessage, place placement, keepRaw bool) resultReading {
+	if r, ok := leanResult(result, place, keepRaw); ok {
 		return r
 	}
 	r := resultReading{channel: place.channel(result)}
@@ -137,18 +145,36 @@ func readResult(result json.RawMessage, place placement) resultReading {
 
 // leanResult is readResult by hand: false where encoding/json's reading
 // is left to it.
-func leanResult(result json.RawMessage, place placement) (resultReading, bool) {
-	r := resultReading{channel: "mcp-result"}
+func leanResult(result json.RawMessage, place placement, keepRaw bool) (resultReading, bool) {
 	if len(result) == 0 {
-		return r, false
+		return resultReading{}, false
 	}
-	p := jsonlex.New(result)
+	var lr leanReading
+	past, err := lr.read(*jsonlex.New(result))
+	if err != nil || past.End() != nil {
+		return resultReading{}, false
+	}
+	return lr.reading(result, place, keepRaw)
+}
+
+// leanReading is a result read by hand, as far as it can be without the
+// tool's placement: read as the relay lexes the line it came in
+// (proxy.PeekReading), so that the line is lexed once.
+type leanReading struct {
+	text    texts
+	isError bool
+	sc      json.RawMessage // structuredContent, raw
+}
+
+// read reads the result value at lx whole (and nothing past it), and
+// gives the lexer back past it (jsonlex.Lexer.RawWith).
+func (lr *leanReading) read(lx jsonlex.Lexer) (jsonlex.Lexer, error) {
+	*lr = leanReading{}
+	p := &lx
 	if p.Null() {
-		return r, p.End() == nil
+		return lx, nil
 	}
-	var text texts
 	var contentSeen bool
-	var sc json.RawMessage
 	err := p.Fields(func(key string) error {
 		switch key {
 		case "content":
@@ -159,24 +185,35 @@ func leanResult(result json.RawMessage, place placement) (resultReading, bool) {
 			if p.Null() {
 				return nil
 			}
-			return p.Array(func() error { return textBlock(p, &text) })
+			return p.Array(func() error { return textBlock(p, &lr.text) })
 		case "iserror":
-			return p.Bool(&r.isError)
+			return p.Bool(&lr.isError)
 		case "structuredcontent":
 			raw, err := p.Raw()
-			sc = raw
+			lr.sc = raw
 			return err
 		}
 		return p.Skip()
 	})
-	if err != nil || p.End() != nil {
-		return r, false
+	return lx, err
+}
+
+// reading is what lr read of result, as place decides its channel; with
+// keepRaw, a one-block text is left as it came (resultReading.raw).
+func (lr *leanReading) reading(result json.RawMessage, place placement, keepRaw bool) (resultReading, bool) {
+	r := resultReading{channel: "mcp-result", isError: lr.isError}
+	if raw := lr.text.raw(); keepRaw && raw != nil {
+		r.raw = raw
+	} else {
+		var err error
+		if r.text, err = lr.text.String(); err != nil {
+			return r, false
+		}
 	}
-	r.text = text.String()
 	// the exact key looked for only where a key folded to it came (a
 	// search of the whole result, a file's text and all, was a pass more
 	// of every read)
-	if len(sc) > 0 && string(sc) != "null" && bytes.Contains(result, []byte(`"structuredContent"`)) {
+	if sc := lr.sc; len(sc) > 0 && string(sc) != "null" && bytes.Contains(result, []byte(`"structuredContent"`)) {
 		// as placement.channel decides
 		if !carries(sc, place) {
 			r.channel = wire.UnconfirmedChannel + "mcp-content-only"
@@ -192,13 +229,21 @@ func textBlock(p *jsonlex.Lexer, text *texts) error {
 	if p.Null() {
 		return nil
 	}
-	var typ, s string
+	var typ string
+	var s json.RawMessage // the text as the JSON string it came as
 	err := p.Fields(func(key string) error {
 		switch key {
 		case "type":
 			return p.Str(&typ)
 		case "text":
-			return p.Str(&s)
+			if p.Peek() != '"' {
+				// null leaves the text as it was, as encoding/json
+				// leaves a string; anything else is refused
+				return p.Str(new(string))
+			}
+			raw, err := p.Raw()
+			s = raw // the last one given, as encoding/json keeps
+			return err
 		case "annotations", "_meta":
 			if p.Null() {
 				return nil
@@ -207,38 +252,65 @@ func textBlock(p *jsonlex.Lexer, text *texts) error {
 		}
 		return p.Skip()
 	})
-	if err == nil && typ == mcpgo.ContentTypeText {
-		text.add(s)
+	if err == nil && typ == mcpgo.ContentTypeText && s != nil {
+		err = text.add(s)
 	}
 	return err
 }
 
 // texts is a result's text blocks, joined: the one block a result nearly
-// always has is kept as it was read, not copied again.
+// always has is kept as it was read (a JSON string), decoded only when
+// its text is asked for, and then not copied again.
 type texts struct {
-	first  string
+	first  json.RawMessage
 	joined strings.Builder
 	n      int
 }
 
-func (t *texts) add(s string) {
-	switch t.n {
-	case 0:
-		t.first = s
-	case 1:
-		t.joined.WriteString(t.first)
-		fallthrough
-	default:
-		t.joined.WriteString(s)
-	}
+// add adds a block's text, a JSON string jsonlex has read whole.
+func (t *texts) add(s json.RawMessage) error {
 	t.n++
+	if t.n == 1 {
+		t.first = s
+		return nil
+	}
+	if t.n == 2 {
+		if err := decodeInto(&t.joined, t.first); err != nil {
+			return err
+		}
+	}
+	return decodeInto(&t.joined, s)
 }
 
-func (t *texts) String() string {
-	if t.n <= 1 {
-		return t.first
+// raw is the one block's text as it came; nil unless there is one.
+func (t *texts) raw() json.RawMessage {
+	if t.n != 1 {
+		return nil
 	}
-	return t.joined.String()
+	return t.first
+}
+
+// String is the text the blocks show.
+func (t *texts) String() (string, error) {
+	switch t.n {
+	case 0:
+		return "", nil
+	case 1:
+		var s string
+		err := jsonlex.New(t.first).Str(&s)
+		return s, err
+	}
+	return t.joined.String(), nil
+}
+
+// decodeInto appends the text of the JSON string s to b.
+func decodeInto(b *strings.Builder, s json.RawMessage) error {
+	var text string
+	if err := jsonlex.New(s).Str(&text); err != nil {
+		return err
+	}
+	b.WriteString(text)
+	return nil
 }
 
 // carries reports whether a structuredContent that is not null can

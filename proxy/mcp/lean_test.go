@@ -93,6 +93,8 @@ func FuzzResultReading(f *testing.F) {
 		`{"structuredContent":[1]}`, `{"content":[{"type":"text","text":"a"}],"content":[{"type":"x"}]}`,
 		`{"content":[{"type":5}]}`, `{"isError":"yes"}`, `null`, `[]`, `{"content":null,"isError":null}`,
 		`{"structuredContent":{"text":null,"text":7}}`, `{"structuredContent":{"te\u0078t":"s"}}`,
+		`{"content":[{"type":"text","text":"a\u00e9\n\ud83d\ude00\ud800 \"q\""}]}`, `{"content":[{"text":"x","type":"text","text":null}]}`,
+		`{"content":[{"type":"text","text":"a"},{"type":"text","text":"\tb"}]}`, `{"content":[{"type":"text","text":""}]}`,
 	} {
 		for i := range placements {
 			f.Add([]byte(s), uint8(i))
@@ -104,10 +106,27 @@ func FuzzResultReading(f *testing.F) {
 		}
 		place := placements[int(which)%len(placements)]
 		want := encodingJSONResult(result, place)
-		if got := readResult(result, place); got != want {
+		if got := readResult(result, place, false); got.raw != nil || !sameReading(got, want) {
 			t.Fatalf("%q (%+v):\n got %+v\nwant %+v", result, place, got, want)
 		}
+		// kept raw, the text is the JSON string it decodes from, which
+		// a hub line carries as it is
+		got := readResult(result, place, true)
+		if got.raw != nil {
+			if got.text != "" || !json.Valid(got.raw) || got.raw[0] != '"' {
+				t.Fatalf("%q: kept %q beside text %q", result, got.raw, got.text)
+			}
+			json.Unmarshal(got.raw, &got.text)
+		}
+		if !sameReading(got, want) {
+			t.Fatalf("%q (%+v), kept raw:\n got %+v\nwant %+v", result, place, got, want)
+		}
 	})
+}
+
+// sameReading compares two readings but for raw.
+func sameReading(a, b resultReading) bool {
+	return a.text == b.text && a.isError == b.isError && a.channel == b.channel
 }
 
 // TestReadByHand: the results and params servers and agents send are
@@ -126,7 +145,7 @@ func TestReadByHand(t *testing.T) {
 		`{"content":[{"type":"text","text":"Allowed directories:\n/testbed"}],"structuredContent":{"content":"Allowed directories:\n/testbed"}}`,
 		`{"content":[{"type":"text","text":"pong"}],"isError":false}`,
 	} {
-		if _, ok := leanResult([]byte(s), placement{key: MessageKey}); !ok {
+		if _, ok := leanResult([]byte(s), placement{key: MessageKey}, false); !ok {
 			t.Errorf("result %s: left to encoding/json", s)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -17,10 +18,12 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/swetouch/swetouch/agents"
+	"github.com/swetouch/swetouch/event"
 	"github.com/swetouch/swetouch/internal/jsoncheck"
 	"github.com/swetouch/swetouch/internal/testbin"
 	"github.com/swetouch/swetouch/internal/testhub"
 	"github.com/swetouch/swetouch/policy"
+	"github.com/swetouch/swetouch/replay"
 	"github.com/swetouch/swetouch/session"
 )
 
@@ -309,6 +312,16 @@ func TestCancellation(t *testing.T) {
 	}
 }
 
+// initialized opens an MCP session over a relay's stdio, and gives the
+// way to send it a line.
+func initialized(in io.Writer, r *bufio.Reader) (send func(line string)) {
+	send = func(s string) { io.WriteString(in, s+"\n") }
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	r.ReadString('\n')
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	return send
+}
+
 // TestHugeResult: a 3 MiB tools/call result passes to the client whole;
 // the session is told its head and tail, the relay says so on stderr,
 // and the calls after it are still reported.
@@ -320,10 +333,7 @@ func TestHugeResult(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd, in, r, stderr := startRelay(t, sock, fs, ws)
-	send := func(s string) { io.WriteString(in, s+"\n") }
-	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
-	r.ReadString('\n')
-	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	send := initialized(in, r)
 	send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"` + filepath.Join(ws, "big.txt") + `"}}}`)
 	line, err := r.ReadString('\n')
 	if err != nil || len(line) < len(big) || !strings.Contains(line, `"id":2`) {
@@ -342,5 +352,66 @@ func TestHugeResult(t *testing.T) {
 	// before it exits)
 	if got := hub.Status().Steps; got != 2 {
 		t.Errorf("%d steps in the session, want the two calls: reporting stopped", got)
+	}
+}
+
+// TestToldReadText: a read's text reaches the trajectory as the client
+// got it, escapes, text beyond ASCII and invalid UTF-8 included, whether
+// the relay tells it as the server's JSON string (a short one) or
+// decoded, its head and tail (a long one).
+func TestToldReadText(t *testing.T) {
+	fs := serverBin(t, "mcp-server-filesystem")
+	var traj strings.Builder
+	rec, err := replay.NewWriter(&traj, replay.Header{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, sock, hub := testhub.Serve(t, "../../examples/tasks/py-discount", policy.Vanilla, testhub.Recorded(rec))
+	tricky := "say(\"hi\")\t\\n <&> \u2028 caf\u00e9 \U0001F600 \x01 \xff\xfe end\r\n"
+	long := strings.Repeat("x = \"\\\\\"\n", 40<<10/10)
+	for name, text := range map[string]string{"tricky.py": tricky, "long.py": long} {
+		if err := os.WriteFile(filepath.Join(ws, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd, in, r, _ := startRelay(t, sock, fs, ws)
+	send := initialized(in, r)
+	var got []string // what the client got, in order
+	for i, name := range []string{"pricing.py", "tricky.py", "long.py"} {
+		send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":%q}}}`, i+2, filepath.Join(ws, name)))
+		line, err := r.ReadString('\n')
+		var resp struct {
+			Result struct {
+				Content []struct{ Text string } `json:"content"`
+			} `json:"result"`
+		}
+		if err != nil || json.Unmarshal([]byte(line), &resp) != nil || len(resp.Result.Content) != 1 {
+			t.Fatalf("%s: %v %.200q", name, err, line)
+		}
+		got = append(got, resp.Result.Content[0].Text)
+	}
+	in.Close()
+	cmd.Wait()
+	hub.Status() // the relay's reports are in before it exits
+	tr, err := replay.Read(strings.NewReader(traj.String()), "trajectory")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var outs []*event.Output
+	for _, ev := range tr.Events {
+		if ev.Tool == "read_text_file" && ev.Output != nil {
+			outs = append(outs, ev.Output)
+		}
+	}
+	if len(outs) != 3 {
+		t.Fatalf("%d reads recorded with output, want 3:\n%s", len(outs), traj.String())
+	}
+	for i, text := range got[:2] {
+		if outs[i].Text != text || outs[i].Elided {
+			t.Errorf("read %d recorded %+q, the client got %+q", i, outs[i].Text, text)
+		}
+	}
+	if o, text := outs[2], got[2]; !o.Elided || o.Head != text[:16<<10] || o.Tail != text[len(text)-16<<10:] || o.Bytes != len(text) {
+		t.Errorf("the long read recorded elided %v, %d bytes, head %.40q", o.Elided, o.Bytes, o.Head)
 	}
 }

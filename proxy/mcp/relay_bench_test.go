@@ -46,8 +46,9 @@ func BenchmarkRelayCall(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := range b.N {
+				// as the stdio relay: the result out first, then read
 				r.FromClient(benchRequest(i + 1))
-				r.FromServerLater("", res(i+1), &later)
+				r.FromServerFirst("", res(i+1), &later)
 				later.Send()
 			}
 		})
@@ -60,10 +61,16 @@ func BenchmarkRelayCall(b *testing.B) {
 		}
 		defer c.Close()
 		r := NewRelay(c, &Classifier{Root: "/ws"}, nil)
+		// as the relays run: each call's end sent once its result is
+		// out, on the same goroutine (FromServer's goroutine a call
+		// piled up calls waiting on the client, whose stacks each
+		// collection then scanned)
+		var later Later
 		b.ReportAllocs()
 		for i := range b.N {
 			r.FromClient(benchRequest(i))
-			r.FromServer(res(i))
+			r.FromServerLater("", res(i), &later)
+			later.Send()
 		}
 		r.Wait()
 	})

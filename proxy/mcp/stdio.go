@@ -155,6 +155,12 @@ type toldHub interface {
 	Told(b session.Begin, e session.End)
 }
 
+// toldTextHub is a toldHub that takes the call's output as the JSON
+// string it came in (wire.Client.ToldText).
+type toldTextHub interface {
+	ToldText(b session.Begin, e session.End, output json.RawMessage)
+}
+
 // NewRelay returns a relay reporting to hub (nil relays only) and logging
 // malformed traffic to log.
 func NewRelay(hub Hub, c *Classifier, log io.Writer) *Relay {
@@ -338,7 +344,20 @@ func (r *Relay) FromServerFirst(scope string, line []byte, later *Later) []byte 
 // fromServer is FromServerLater; sent says line has gone to the client
 // already (FromServerFirst), so a call's end is sent at once.
 func (r *Relay) fromServer(scope string, line []byte, later *Later, sent bool) []byte {
-	e, ok := proxy.Peek(line)
+	// a line gone to the client already is read for its call's end at
+	// once: its result as its envelope is, in the one pass
+	var lr leanReading
+	var e proxy.Envelope
+	var ok, read bool
+	if sent && r.hub != nil {
+		e, read, ok = proxy.PeekReading(line, lr.read)
+	} else {
+		e, ok = proxy.Peek(line)
+	}
+	reading := &lr
+	if !read {
+		reading = nil
+	}
 	if !ok {
 		if len(line) > 0 {
 			fmt.Fprintf(r.log, "swetouch mcp: server sent a line that is not a JSON-RPC object (relayed): %.80q\n", line)
@@ -362,13 +381,27 @@ func (r *Relay) fromServer(scope string, line []byte, later *Later, sent bool) [
 		return line
 	}
 	place := r.placement(scope, c.tool)
-	if c.key != "" || c.told {
-		// begun quietly, or not begun: ended (or told) the same way,
-		// once the result is on its way (by the owner, when it keeps
-		// later; else on a goroutine)
+	if c.told {
+		// told whole once its result is out (ended by the owner, when it
+		// keeps later; else on a goroutine)
 		switch {
 		case sent:
-			r.endUnanswered(c, r.end(c, e, place))
+			r.tell(c, e, place, reading)
+		case later != nil:
+			later.add(func() { r.tell(c, e, place, nil) })
+		default:
+			r.late.Add(1)
+			go func() { defer r.late.Done(); r.tell(c, e, place, nil) }()
+		}
+		return line
+	}
+	if c.key != "" {
+		// begun quietly: ended the same way, once the result is on its
+		// way
+		switch {
+		case sent:
+			end, _ := r.endKeeping(c, e, place, false, reading)
+			r.endUnanswered(c, end)
 		case later != nil:
 			later.add(func() { r.endUnanswered(c, r.end(c, e, place)) })
 		default:
@@ -421,6 +454,21 @@ func (r *Relay) endUnanswered(c call, e session.End) {
 	r.hub.(quietHub).EndQuiet(c.key, e)
 }
 
+// tell tells the hub of a call never begun, with its result: its text,
+// where the result is one text block and the hub's client can carry it
+// so, as the JSON string the server wrote (toldTextHub).
+func (r *Relay) tell(c call, e proxy.Envelope, place placement, lr *leanReading) {
+	th, ok := r.hub.(toldTextHub)
+	end, raw := r.endKeeping(c, e, place, ok, lr)
+	if raw == nil {
+		r.endUnanswered(c, end)
+		return
+	}
+	if b, ok := r.toldBegin(c); ok {
+		th.ToldText(b, end, raw)
+	}
+}
+
 // placement is where a tool's results carry messages: as its schema
 // allows, or as though it had none when it was never listed.
 func (r *Relay) placement(scope, tool string) placement {
@@ -434,16 +482,44 @@ func (r *Relay) placement(scope, tool string) placement {
 
 // end is what the hub is told when a call's result comes.
 func (r *Relay) end(c call, e proxy.Envelope, place placement) session.End {
-	end := session.End{Events: r.eventsOf(c)}
+	end, _ := r.endKeeping(c, e, place, false, nil)
+	return end
+}
+
+// endKeeping is end; with keepRaw, a result of one text block short
+// enough to be told whole has its text left as the JSON string it came
+// as, raw, and end's Output empty. lr, when not nil, is the result read
+// already, as its line was lexed.
+func (r *Relay) endKeeping(c call, e proxy.Envelope, place placement, keepRaw bool, lr *leanReading) (end session.End, raw json.RawMessage) {
+	end = session.End{Events: r.eventsOf(c)}
 	if len(e.Error) > 0 {
 		end.Exit = 1
 		end.Channel = place.channel(e.Result)
-	} else {
-		res := readResult(e.Result, place)
-		end.Output, end.Channel = res.text, res.channel
-		if res.isError {
-			end.Exit = 1
+		return end, nil
+	}
+	var res resultReading
+	if ok := false; lr != nil {
+		if res, ok = lr.reading(e.Result, place, keepRaw); !ok {
+			res = readResult(e.Result, place, keepRaw)
 		}
+	} else {
+		res = readResult(e.Result, place, keepRaw)
+	}
+	end.Output, end.Channel = res.text, res.channel
+	if res.isError {
+		end.Exit = 1
+	}
+	if res.raw != nil {
+		if len(res.raw) <= 2*maxReported+2 {
+			// its text is no longer than the JSON string it is in
+			return end, res.raw
+		}
+		text, err := (&texts{first: res.raw, n: 1}).String()
+		if err != nil {
+			// jsonlex read it whole before: as encoding/json would
+			json.Unmarshal(res.raw, &text)
+		}
+		end.Output = text
 	}
 	if n := len(end.Output); n > 2*maxReported {
 		// the hub is told its head and tail, as the shim tells a long
@@ -451,7 +527,7 @@ func (r *Relay) end(c call, e proxy.Envelope, place placement) session.End {
 		end.Output, end.Tail, end.Elided, end.Bytes = end.Output[:maxReported], end.Output[n-maxReported:], true, n
 		fmt.Fprintf(r.log, "swetouch mcp: %s's result is %d bytes: relayed whole, reported to the session as its first and last %d\n", c.tool, n, maxReported)
 	}
-	return end
+	return end, nil
 }
 
 // maxReported is how much of a long result's text, at each end, the

@@ -40,7 +40,7 @@ func comparePart(res *results, n int, bin, other, ws string) error {
 	relay := func(dir, sock string) []string {
 		return []string{filepath.Join(dir, "swetouch"), "mcp", "--root", ws, "--session", sock, "--", fs, ws}
 	}
-	t, cpu, _, err := mcpTimes(n, ws, []int{ours.pid, theirs.pid}, []string{fs, ws}, relay(bin, ours.sock), relay(other, theirs.sock))
+	t, cpu, _, err := mcpTimes(n, ws, listDirs(), []int{ours.pid, theirs.pid}, []string{fs, ws}, relay(bin, ours.sock), relay(other, theirs.sock))
 	if err != nil {
 		return err
 	}

@@ -291,7 +291,7 @@ func stdioPart(res *results, n int, bin, ws string, live *helperProc) error {
 	}
 	defer drain.stop()
 	// all seven ways take turns, so each sees the machine as the others do
-	t, cpu, sw, err := mcpTimes(n, ws, []int{live.pid, bare.pid, listener.pid, drain.pid}, []string{fs, ws}, relay(live.sock), []string{self, helperPipe, fs, ws}, relay(""), relay(bare.sock),
+	t, cpu, sw, err := mcpTimes(n, ws, listDirs(), []int{live.pid, bare.pid, listener.pid, drain.pid}, []string{fs, ws}, relay(live.sock), []string{self, helperPipe, fs, ws}, relay(""), relay(bare.sock),
 		[]string{self, helperPipeTold, listener.sock, fs, ws}, relay(drain.sock))
 	if err != nil {
 		return err
@@ -316,7 +316,50 @@ func stdioPart(res *results, n int, bin, ws string, live *helperProc) error {
 	res.target(figure{Target: "MCP stdio added / pipe-copy floor", Value: withHub / floor, Unit: "×", Floor: told / floor, FloorIs: "pipe copy telling a listener", Budget: 1.6, Runs: n})
 	res.target(figure{Target: "MCP stdio added / pipe copy telling a listener", Value: withHub / told, Unit: "×", Floor: 1, FloorIs: "pipe copy telling a listener", Budget: 1.6, Runs: n})
 	res.target(figure{Target: "MCP stdio CPU/call, relay+hub / telling floor", Value: (cpu[1] + cpu[7]) / (cpu[5] + cpu[9]), Unit: "×", Floor: 1, FloorIs: "the telling pipe copy and its listener", Runs: n, Info: true})
+	return readPart(res, n, ws, fs, live, listener, relay(live.sock), []string{self, helperPipe, fs, ws}, []string{self, helperPipeTold, listener.sock, fs, ws})
+}
+
+// readPart times the call an agent makes most, a read of a source file
+// (16 KiB, its text escaped on every line), through the relay with the
+// live hub and through the two pipe copies, in turns: the relay reads
+// the result and tells the hub its text, and the hub records it, so what
+// a call costs grows with the file where the copies' does not.
+func readPart(res *results, n int, ws, fs string, live, listener *helperProc, relayed, copied, told []string) error {
+	file := filepath.Join(ws, "bench-read.py")
+	if err := os.WriteFile(file, sourceText(16<<10), 0o644); err != nil {
+		return err
+	}
+	req := mcp.CallToolRequest{}
+	req.Params.Name, req.Params.Arguments = "read_text_file", map[string]any{"path": file}
+	t, cpu, _, err := mcpTimes(n, ws, req, []int{live.pid, listener.pid}, []string{fs, ws}, relayed, copied, told)
+	if err != nil {
+		return err
+	}
+	us := func(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
+	withHub, floor, toldFloor := us(t[1]), us(t[2]), us(t[3])
+	res.say("MCP read_text_file, 16 KiB  median %.0f µs direct; through the relay with a live hub added %.0f µs, paired over %d calls; the pipe copy %.0f µs, the telling pipe copy %.0f µs", us(t[0]), withHub, n, floor, toldFloor)
+	res.say("  CPU per call: the relay %.0f µs (the hub %.0f µs); the pipe copy %.0f; the telling pipe copy %.0f (its listener %.0f)", cpu[1], cpu[4], cpu[2], cpu[3], cpu[5])
+	res.target(figure{Target: "MCP stdio 16 KiB read added / pipe copy", Value: withHub / floor, Unit: "×", Floor: toldFloor / floor, FloorIs: "pipe copy telling a listener", Runs: n, Info: true})
+	res.target(figure{Target: "MCP stdio 16 KiB read CPU/call, relay+hub / telling floor", Value: (cpu[1] + cpu[4]) / (cpu[3] + cpu[5]), Unit: "×", Floor: 1, FloorIs: "the telling pipe copy and its listener", Runs: n, Info: true})
 	return nil
+}
+
+// sourceText is n bytes of Python-like source: short lines, each a
+// newline the JSON of a read escapes, as a source file's are.
+func sourceText(n int) []byte {
+	var b []byte
+	for i := 0; len(b) < n; i++ {
+		b = fmt.Appendf(b, "def price_%d(amount, rate=0.%02d):\n", i, i%100)
+		b = fmt.Appendf(b, "    \"\"\"Return amount at rate %d.\"\"\"\n    return round(amount * (1 - rate), 2)\n\n", i)
+	}
+	return b[:n]
+}
+
+// listDirs is the stdio part's call: one whose result is a line.
+func listDirs() mcp.CallToolRequest {
+	req := mcp.CallToolRequest{}
+	req.Params.Name, req.Params.Arguments = "list_allowed_directories", map[string]any{}
+	return req
 }
 
 func watchPart(res *results, tmp string) error {
@@ -342,7 +385,7 @@ func watchPart(res *results, tmp string) error {
 // through each way of starting it (a command line each), alternating, as
 // alternate reports them, and gives the CPU per call of each way's own
 // process (0 for the first, the server itself), then of each of also's.
-func mcpTimes(n int, ws string, also []int, ways ...[]string) ([]time.Duration, []float64, [][2]float64, error) {
+func mcpTimes(n int, ws string, req mcp.CallToolRequest, also []int, ways ...[]string) ([]time.Duration, []float64, [][2]float64, error) {
 	var clients []*client.Client
 	defer func() {
 		for _, c := range clients {
@@ -366,8 +409,6 @@ func mcpTimes(n int, ws string, also []int, ways ...[]string) ([]time.Duration, 
 			pids = append(pids, newChild(before))
 		}
 	}
-	req := mcp.CallToolRequest{}
-	req.Params.Name, req.Params.Arguments = "list_allowed_directories", map[string]any{}
 	var m cpuMeter
 	m.start(append(pids, also...)...)
 	t, err := alternate(n, req, clients...)

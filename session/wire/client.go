@@ -2,6 +2,7 @@ package wire
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -167,6 +168,16 @@ func (c *Client) Told(b Begin, e End) {
 	c.send(Request{Op: "end", Begin: &b, End: &e, NoReply: true})
 }
 
+// ToldText is Told for an end whose output is given as the JSON string
+// that holds it (a tool result's one text block as its server wrote it,
+// which jsonlex has read whole): the line carries that string as it is.
+// A relay's read of a file was otherwise decoded and written again on
+// every call, the most of what the relay did for it; the hub reads the
+// same text either way.
+func (c *Client) ToldText(b Begin, e End, output json.RawMessage) {
+	c.send(Request{Op: "end", Begin: &b, End: &e, NoReply: true, outputJSON: output})
+}
+
 // send writes a request that gets no answer (lean when it can be). Its
 // callers send such lines once nothing can fire, and from then on nearly
 // all they say is unanswered: the connection leaves the poller.
@@ -213,6 +224,13 @@ func own(req *Request) Request {
 	}
 	if req.End != nil {
 		e := *req.End
+		if req.outputJSON != nil {
+			// encoding/json writes the text: decoded here, from a copy
+			// (req's own memory given on would move every caller's
+			// begin and end to the heap, escape analysis being blind to
+			// which field goes)
+			json.Unmarshal(bytes.Clone(req.outputJSON), &e.Output)
+		}
 		out.End = &e
 	}
 	if req.Event != nil {

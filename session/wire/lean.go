@@ -28,7 +28,7 @@ func appendLeanLine(dst []byte, req *Request) (line []byte, ok bool) {
 	}
 	if req.End != nil {
 		n := len(req.End.Output) + len(req.End.Tail)
-		room += n + n/8 + 64*len(req.End.Events) // an eighth for escapes (a line break is two bytes)
+		room += n + n/8 + 64*len(req.End.Events) + len(req.outputJSON) // an eighth for escapes (a line break is two bytes)
 	}
 	var b []byte
 	switch {
@@ -49,7 +49,11 @@ func appendLeanLine(dst []byte, req *Request) (line []byte, ok bool) {
 		b = strconv.AppendInt(b, int64(req.ID), 10)
 		b = append(b, `,"end":{"exit":`...)
 		b = strconv.AppendInt(b, int64(e.Exit), 10)
-		b = appendStrings(b, [][2]string{{"signal", e.Signal}, {"output", e.Output}, {"tail", e.Tail}, {"channel", e.Channel}})
+		b = appendStrings(b, [][2]string{{"signal", e.Signal}, {"output", e.Output}})
+		if len(req.outputJSON) > len(`""`) {
+			b = append(append(b, `,"output":`...), req.outputJSON...)
+		}
+		b = appendStrings(b, [][2]string{{"tail", e.Tail}, {"channel", e.Channel}})
 		if e.Elided {
 			b = append(b, `,"elided":true`...)
 		}

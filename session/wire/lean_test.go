@@ -47,7 +47,37 @@ func FuzzLeanLine(f *testing.F) {
 				t.Errorf("%s:\nlean %s\n std %s", req.Op, lean, std)
 			}
 		}
+		// told with its output as the JSON string a server wrote
+		// (ToldText): read back as told with the text, lean or not
+		quoted, _ := json.Marshal(output) // escapes <, > and &, as jsonout does not
+		told := Request{Op: "end", NoReply: true, Begin: &Begin{Command: command}, End: &End{Exit: exit, Events: evs}}
+		std, _ := json.Marshal(Request{Op: "end", NoReply: true, Begin: &Begin{Command: command}, End: &End{Exit: exit, Output: output, Events: evs}})
+		var want Request
+		json.Unmarshal(std, &want)
+		raw := told
+		raw.outputJSON = quoted
+		lean, ok := leanLine(raw)
+		if !ok {
+			t.Fatal("told text: not written lean")
+		}
+		own := own(&raw) // as a line that is not lean is written
+		for _, line := range [][]byte{lean, must(json.Marshal(own))} {
+			var got Request
+			if err := json.Unmarshal(line, &got); err != nil {
+				t.Fatalf("told text: the line does not parse: %v\n%s", err, line)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("told text:\nline %s\n std %s", line, std)
+			}
+		}
 	})
+}
+
+func must(b []byte, err error) []byte {
+	if err != nil {
+		panic(err)
+	}
+	return b
 }
 
 // TestLeanLineScope: only the shim's calls are written by hand.

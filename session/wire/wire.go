@@ -91,6 +91,10 @@ type Request struct {
 	// An end with a Begin (and no id or key) is a command told in one
 	// line once it is over: the hub begins it and ends it at once (see
 	// Client.Told).
+
+	// outputJSON, when set, is End's output as a JSON string, which the
+	// line carries as it is (Client.ToldText); End.Output is then empty
+	outputJSON []byte
 }
 
 // Response is the one line the hub answers each request with.
