@@ -39,6 +39,12 @@ func Owned(text string) *Lexer {
 	return &Lexer{b: unsafe.Slice(unsafe.StringData(text), len(text)), owned: true}
 }
 
+// Valid returns a lexer at the start of b, a text a Lexer has read whole
+// already (Raw's bytes): it skips a string by its closing quote alone,
+// an order of magnitude faster than checking each byte, so a second look
+// at a value (a field's type) costs little beside the first.
+func Valid(b []byte) *Lexer { return &Lexer{b: b, valid: true} }
+
 // Raw reads any value and returns its bytes as they came.
 func (p *Lexer) Raw() ([]byte, error) {
 	p.Peek()
@@ -82,6 +88,7 @@ type Lexer struct {
 	i     int
 	depth int  // objects and arrays open now
 	owned bool // b is a string's bytes (Owned): never written, and kept
+	valid bool // b is a text read whole before (Valid)
 }
 
 // maxDepth bounds the nesting a Lexer reads: encoding/json refuses more
@@ -368,6 +375,27 @@ func (p *Lexer) hex4() (rune, bool) {
 	return rune(n), true
 }
 
+// skipValidStr skips the rest of a string known to be valid: to the
+// first quote after an even run of backslashes.
+func (p *Lexer) skipValidStr() error {
+	for {
+		j := bytes.IndexByte(p.b[p.i:], '"')
+		if j < 0 {
+			p.i = len(p.b)
+			return p.Fail("unterminated string")
+		}
+		q := p.i + j
+		n := 0
+		for q-1-n >= p.i && p.b[q-1-n] == '\\' {
+			n++
+		}
+		p.i = q + 1
+		if n%2 == 0 {
+			return nil
+		}
+	}
+}
+
 // Object reads {"key": value, …}, handing each key to field, which reads
 // its value. A plain key (ASCII, no escapes) is the text's own bytes, not
 // a copy: it holds only while field runs, and field must copy what it
@@ -529,6 +557,9 @@ func (p *Lexer) skipStr() error {
 		return p.Fail("want a string")
 	}
 	p.i++
+	if p.valid {
+		return p.skipValidStr()
+	}
 	for {
 		p.i = plainRun(p.b, p.i)
 		for p.i < len(p.b) && p.b[p.i] >= utf8.RuneSelf {

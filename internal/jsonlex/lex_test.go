@@ -159,3 +159,23 @@ func FuzzPlainRun(f *testing.F) {
 		}
 	})
 }
+
+// FuzzValid: a lexer over a text read whole before skips every value of
+// it as a checking lexer does, to the same byte.
+func FuzzValid(f *testing.F) {
+	for _, s := range []string{`"a\"b\\"`, `{"k":"\\\\\"","n":[1,"\"",{}]}`, `["\\","\\\\\\\"x"]`, `"plain"`, `{"content":"x = \"\\\\\"\n"}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		checked := New(b)
+		raw, err := checked.Raw()
+		if err != nil {
+			return
+		}
+		fast := Valid(raw)
+		got, err := fast.Raw()
+		if err != nil || string(got) != string(raw) || fast.End() != nil {
+			t.Fatalf("%q: the valid lexer read %q (%v), the checking one %q", b, got, err, raw)
+		}
+	})
+}

@@ -164,6 +164,9 @@ type leanReading struct {
 	text    texts
 	isError bool
 	sc      json.RawMessage // structuredContent, raw
+	// scSpelled: a key of the result is structuredContent exactly
+	// (placement.channel looks for it in the whole result)
+	scSpelled bool
 }
 
 // read reads the result value at lx whole (and nothing past it), and
@@ -175,9 +178,17 @@ func (lr *leanReading) read(lx jsonlex.Lexer) (jsonlex.Lexer, error) {
 		return lx, nil
 	}
 	var contentSeen bool
-	err := p.Fields(func(key string) error {
-		switch key {
-		case "content":
+	// keys matched as Fields matches them (ASCII, case folded), without
+	// its lowering, which made a string of structuredContent and isError
+	// on every result, and with their spelling seen
+	err := p.Object(func(key string) error {
+		for i := 0; i < len(key); i++ {
+			if key[i] >= 0x80 {
+				return jsonlex.ErrUnsupported
+			}
+		}
+		switch {
+		case strings.EqualFold(key, "content"):
 			if contentSeen {
 				return jsonlex.ErrUnsupported // encoding/json decodes a second one into the first's blocks
 			}
@@ -186,9 +197,10 @@ func (lr *leanReading) read(lx jsonlex.Lexer) (jsonlex.Lexer, error) {
 				return nil
 			}
 			return p.Array(func() error { return textBlock(p, &lr.text) })
-		case "iserror":
+		case strings.EqualFold(key, "isError"):
 			return p.Bool(&lr.isError)
-		case "structuredcontent":
+		case strings.EqualFold(key, "structuredContent"):
+			lr.scSpelled = lr.scSpelled || key == "structuredContent"
 			raw, err := p.Raw()
 			lr.sc = raw
 			return err
@@ -210,10 +222,10 @@ func (lr *leanReading) reading(result json.RawMessage, place placement, keepRaw 
 			return r, false
 		}
 	}
-	// the exact key looked for only where a key folded to it came (a
-	// search of the whole result, a file's text and all, was a pass more
-	// of every read)
-	if sc := lr.sc; len(sc) > 0 && string(sc) != "null" && bytes.Contains(result, []byte(`"structuredContent"`)) {
+	// the exact key looked for only where a key folded to it came, and
+	// not where the result spells it so (a search of the whole result, a
+	// file's text and all, was a pass more of every read)
+	if sc := lr.sc; len(sc) > 0 && string(sc) != "null" && (lr.scSpelled || bytes.Contains(result, []byte(`"structuredContent"`))) {
 		// as placement.channel decides
 		if !carries(sc, place) {
 			r.channel = wire.UnconfirmedChannel + "mcp-content-only"
@@ -316,9 +328,10 @@ func decodeInto(b *strings.Builder, s json.RawMessage) error {
 // carries reports whether a structuredContent that is not null can
 // carry a message as place says (placement.carry, read by hand): an
 // object, and for a field, one whose value there is a string (or null,
-// which decodes into one).
+// which decodes into one). sc is as a Lexer read it whole (Raw), so
+// its strings are skipped by their quotes alone (jsonlex.Valid).
 func carries(sc json.RawMessage, place placement) bool {
-	p := jsonlex.New(sc)
+	p := jsonlex.Valid(sc)
 	if p.Peek() != '{' {
 		return false
 	}

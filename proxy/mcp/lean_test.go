@@ -95,6 +95,7 @@ func FuzzResultReading(f *testing.F) {
 		`{"structuredContent":{"text":null,"text":7}}`, `{"structuredContent":{"te\u0078t":"s"}}`,
 		`{"content":[{"type":"text","text":"a\u00e9\n\ud83d\ude00\ud800 \"q\""}]}`, `{"content":[{"text":"x","type":"text","text":null}]}`,
 		`{"content":[{"type":"text","text":"a"},{"type":"text","text":"\tb"}]}`, `{"content":[{"type":"text","text":""}]}`,
+		`{"StructuredContent":{"a":1},"x":{"structuredContent":1}}`, `{"structuredContent":{"content":"a"},"STRUCTUREDCONTENT":[]}`,
 	} {
 		for i := range placements {
 			f.Add([]byte(s), uint8(i))

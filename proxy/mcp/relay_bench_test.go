@@ -36,8 +36,16 @@ func BenchmarkRelayCall(b *testing.B) {
 	// end only answers the first begin (not armed) and drains the rest;
 	// the read of a short file, and of one of 12 KiB (whose text the relay
 	// tells the hub whole)
-	for _, read := range []struct{ name, text string }{{"quiet", file}, {"quiet-12KiB", strings.Repeat(file, 150)}} {
+	for _, read := range []struct {
+		name, text string
+		structured bool // the text in structuredContent too, as the filesystem server sends it
+	}{{"quiet", file, false}, {"quiet-12KiB", strings.Repeat(file, 150), false}, {"quiet-12KiB-structured", strings.Repeat(file, 150), true}} {
 		res := func(i int) []byte { return benchResult(i, read.text) }
+		if read.structured {
+			res = func(i int) []byte {
+				return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":"%s"}],"structuredContent":{"content":"%[2]s"}}}`, i, read.text)
+			}
+		}
 		b.Run(read.name, func(b *testing.B) {
 			r := NewRelay(drainingHub(b), &Classifier{Root: "/ws"}, nil)
 			var later Later
