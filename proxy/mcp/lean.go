@@ -308,21 +308,25 @@ func (t *texts) String() (string, error) {
 	case 0:
 		return "", nil
 	case 1:
-		var s string
-		err := jsonlex.New(t.first).Str(&s)
-		return s, err
+		return decodeString(t.first)
 	}
 	return t.joined.String(), nil
 }
 
 // decodeInto appends the text of the JSON string s to b.
 func decodeInto(b *strings.Builder, s json.RawMessage) error {
-	var text string
-	if err := jsonlex.New(s).Str(&text); err != nil {
-		return err
+	text, err := decodeString(s)
+	if err == nil {
+		b.WriteString(text)
 	}
-	b.WriteString(text)
-	return nil
+	return err
+}
+
+// decodeString is the text of the JSON string s.
+func decodeString(s json.RawMessage) (string, error) {
+	var text string
+	err := jsonlex.New(s).Str(&text)
+	return text, err
 }
 
 // carries reports whether a structuredContent that is not null can

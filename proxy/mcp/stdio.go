@@ -454,21 +454,6 @@ func (r *Relay) endUnanswered(c call, e session.End) {
 	r.hub.(quietHub).EndQuiet(c.key, e)
 }
 
-// tell tells the hub of a call never begun, with its result: its text,
-// where the result is one text block and the hub's client can carry it
-// so, as the JSON string the server wrote (toldTextHub).
-func (r *Relay) tell(c call, e proxy.Envelope, place placement, lr *leanReading) {
-	th, ok := r.hub.(toldTextHub)
-	end, raw := r.endKeeping(c, e, place, ok, lr)
-	if raw == nil {
-		r.endUnanswered(c, end)
-		return
-	}
-	if b, ok := r.toldBegin(c); ok {
-		th.ToldText(b, end, raw)
-	}
-}
-
 // placement is where a tool's results carry messages: as its schema
 // allows, or as though it had none when it was never listed.
 func (r *Relay) placement(scope, tool string) placement {
@@ -479,60 +464,6 @@ func (r *Relay) placement(scope, tool string) placement {
 	}
 	return placement{key: MessageKey}
 }
-
-// end is what the hub is told when a call's result comes.
-func (r *Relay) end(c call, e proxy.Envelope, place placement) session.End {
-	end, _ := r.endKeeping(c, e, place, false, nil)
-	return end
-}
-
-// endKeeping is end; with keepRaw, a result of one text block short
-// enough to be told whole has its text left as the JSON string it came
-// as, raw, and end's Output empty. lr, when not nil, is the result read
-// already, as its line was lexed.
-func (r *Relay) endKeeping(c call, e proxy.Envelope, place placement, keepRaw bool, lr *leanReading) (end session.End, raw json.RawMessage) {
-	end = session.End{Events: r.eventsOf(c)}
-	if len(e.Error) > 0 {
-		end.Exit = 1
-		end.Channel = place.channel(e.Result)
-		return end, nil
-	}
-	var res resultReading
-	if ok := false; lr != nil {
-		if res, ok = lr.reading(e.Result, place, keepRaw); !ok {
-			res = readResult(e.Result, place, keepRaw)
-		}
-	} else {
-		res = readResult(e.Result, place, keepRaw)
-	}
-	end.Output, end.Channel = res.text, res.channel
-	if res.isError {
-		end.Exit = 1
-	}
-	if res.raw != nil {
-		if len(res.raw) <= 2*maxReported+2 {
-			// its text is no longer than the JSON string it is in
-			return end, res.raw
-		}
-		text, err := (&texts{first: res.raw, n: 1}).String()
-		if err != nil {
-			// jsonlex read it whole before: as encoding/json would
-			json.Unmarshal(res.raw, &text)
-		}
-		end.Output = text
-	}
-	if n := len(end.Output); n > 2*maxReported {
-		// the hub is told its head and tail, as the shim tells a long
-		// command's output; the client gets the whole result
-		end.Output, end.Tail, end.Elided, end.Bytes = end.Output[:maxReported], end.Output[n-maxReported:], true, n
-		fmt.Fprintf(r.log, "swetouch mcp: %s's result is %d bytes: relayed whole, reported to the session as its first and last %d\n", c.tool, n, maxReported)
-	}
-	return end, nil
-}
-
-// maxReported is how much of a long result's text, at each end, the
-// session is told (the shim keeps as much of a command's output).
-const maxReported = 16 << 10
 
 func argsJSON(a any) []byte {
 	b, err := json.Marshal(a)
