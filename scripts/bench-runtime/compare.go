@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/mark3labs/mcp-go/mcp"
+
 	"github.com/swetouch/swetouch/agents"
 )
 
@@ -40,16 +42,27 @@ func comparePart(res *results, n int, bin, other, ws string) error {
 	relay := func(dir, sock string) []string {
 		return []string{filepath.Join(dir, "swetouch"), "mcp", "--root", ws, "--session", sock, "--", fs, ws}
 	}
-	t, cpu, _, err := mcpTimes(n, ws, listDirs(), []int{ours.pid, theirs.pid}, []string{fs, ws}, relay(bin, ours.sock), relay(other, theirs.sock))
+	// the short call, and a source file's read (readPart's), whose
+	// result the relay and the hub read and record whole
+	read, err := readRequest(ws)
 	if err != nil {
 		return err
 	}
-	us := func(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
-	res.say("compared with %s: its relay with a live hub added %.0f µs, this build's %.0f µs, paired over %d calls; CPU per call, relay + hub: %.0f + %.0f µs theirs, %.0f + %.0f ours",
-		other, us(t[2]), us(t[1]), n, cpu[2], cpu[4], cpu[1], cpu[3])
-	// for reference, so that -runs gives the A/B's spread over runs (one
-	// run's difference is within what this VM moves by)
-	res.target(figure{Target: "compared: this build's added - the other's", Value: us(t[1]) - us(t[2]), Unit: "µs", FloorIs: "the other build's relay, same turns", Runs: n, Info: true})
-	res.target(figure{Target: "compared: this build's CPU/call - the other's", Value: cpu[1] + cpu[3] - cpu[2] - cpu[4], Unit: "µs", FloorIs: "the other build's relay and hub", Runs: n, Info: true})
+	for _, c := range []struct {
+		name, what string
+		req        mcp.CallToolRequest
+	}{{"", "a call", listDirs()}, {" (16 KiB read)", "a 16 KiB read", read}} {
+		t, cpu, _, err := mcpTimes(n, ws, c.req, []int{ours.pid, theirs.pid}, []string{fs, ws}, relay(bin, ours.sock), relay(other, theirs.sock))
+		if err != nil {
+			return err
+		}
+		us := func(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
+		res.say("compared with %s, %s: its relay with a live hub added %.0f µs, this build's %.0f µs, paired over %d calls; CPU per call, relay + hub: %.0f + %.0f µs theirs, %.0f + %.0f ours",
+			other, c.what, us(t[2]), us(t[1]), n, cpu[2], cpu[4], cpu[1], cpu[3])
+		// for reference, so that -runs gives the A/B's spread over runs
+		// (one run's difference is within what this VM moves by)
+		res.target(figure{Target: "compared: this build's added - the other's" + c.name, Value: us(t[1]) - us(t[2]), Unit: "µs", FloorIs: "the other build's relay, same turns", Runs: n, Info: true})
+		res.target(figure{Target: "compared: this build's CPU/call - the other's" + c.name, Value: cpu[1] + cpu[3] - cpu[2] - cpu[4], Unit: "µs", FloorIs: "the other build's relay and hub", Runs: n, Info: true})
+	}
 	return nil
 }

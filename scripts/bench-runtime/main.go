@@ -325,12 +325,10 @@ func stdioPart(res *results, n int, bin, ws string, live *helperProc) error {
 // the result and tells the hub its text, and the hub records it, so what
 // a call costs grows with the file where the copies' does not.
 func readPart(res *results, n int, ws, fs string, live, listener *helperProc, relayed, copied, told []string) error {
-	file := filepath.Join(ws, "bench-read.py")
-	if err := os.WriteFile(file, sourceText(16<<10), 0o644); err != nil {
+	req, err := readRequest(ws)
+	if err != nil {
 		return err
 	}
-	req := mcp.CallToolRequest{}
-	req.Params.Name, req.Params.Arguments = "read_text_file", map[string]any{"path": file}
 	t, cpu, _, err := mcpTimes(n, ws, req, []int{live.pid, listener.pid}, []string{fs, ws}, relayed, copied, told)
 	if err != nil {
 		return err
@@ -342,6 +340,14 @@ func readPart(res *results, n int, ws, fs string, live, listener *helperProc, re
 	res.target(figure{Target: "MCP stdio 16 KiB read added / pipe copy", Value: withHub / floor, Unit: "×", Floor: toldFloor / floor, FloorIs: "pipe copy telling a listener", Runs: n, Info: true})
 	res.target(figure{Target: "MCP stdio 16 KiB read CPU/call, relay+hub / telling floor", Value: (cpu[1] + cpu[4]) / (cpu[3] + cpu[5]), Unit: "×", Floor: 1, FloorIs: "the telling pipe copy and its listener", Runs: n, Info: true})
 	return nil
+}
+
+// readRequest writes the 16 KiB source file into ws and is its read.
+func readRequest(ws string) (mcp.CallToolRequest, error) {
+	file := filepath.Join(ws, "bench-read.py")
+	req := mcp.CallToolRequest{}
+	req.Params.Name, req.Params.Arguments = "read_text_file", map[string]any{"path": file}
+	return req, os.WriteFile(file, sourceText(16<<10), 0o644)
 }
 
 // sourceText is n bytes of Python-like source: short lines, each a
