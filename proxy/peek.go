@@ -11,22 +11,6 @@ import (
 // encoding/json refuses such a line, and the slow path says so.
 var errNotString = errors.New("method: not a string")
 
-// peekLex reads a line's envelope in one pass (internal/jsonlex), which
-// also checks the line is JSON: the relays see every message, and
-// encoding/json's decode of each (then a validation and a second walk
-// with copies) was much of a relay's own time per call. ok is false for
-// a line that is not one object, or that only encoding/json reads
-// exactly (a key beyond ASCII, whose folding is Unicode's): Peek then
-// asks encoding/json. The fields are slices of line, not copies.
-func peekLex(line []byte) (e Envelope, ok bool) {
-	p := jsonlex.New(line)
-	err := p.Fields(func(key string) error { return e.field(p, key) })
-	if err != nil || p.End() != nil {
-		return Envelope{}, false
-	}
-	return e, true
-}
-
 // field reads the value of the envelope's field key at p (skips it when
 // the envelope has no such field).
 func (e *Envelope) field(p *jsonlex.Lexer, key string) error {
@@ -56,20 +40,27 @@ func (e *Envelope) field(p *jsonlex.Lexer, key string) error {
 	return err
 }
 
-// PeekReading is Peek for a relay that reads a result too: read is
-// handed a lexer at the result's value (at each, where a line has
-// several: the last counts, as encoding/json keeps) and reads that one
-// value whole, in the same pass. Where it fails, the value is skipped
-// instead and read is false; read is false too where the line is left
-// to encoding/json. A relay that read a result after Peek lexed each
-// result twice (a file's text, on every read).
+// PeekReading is Peek for a relay that reads a result too: read (when
+// not nil) is handed a lexer at the result's value (at each, where a
+// line has several: the last counts, as encoding/json keeps) and reads
+// that one value whole, in the same pass. Where it fails, the value is
+// skipped instead and read is false; read is false too where the line
+// is left to encoding/json. A relay that read a result after Peek lexed
+// each result twice (a file's text, on every read).
+//
+// The envelope is read in one pass (internal/jsonlex), which also checks
+// the line is JSON: the relays see every message, and encoding/json's
+// decode of each (then a validation and a second walk with copies) was
+// much of a relay's own time per call. A line that only encoding/json
+// reads exactly (a key beyond ASCII, whose folding is Unicode's) is
+// left to it.
 func PeekReading(line []byte, read func(jsonlex.Lexer) (jsonlex.Lexer, error)) (e Envelope, readOK, ok bool) {
 	if len(line) == 0 || line[0] != '{' {
 		return Envelope{}, false, false
 	}
 	p := jsonlex.New(line)
 	err := p.Fields(func(key string) error {
-		if key != "result" {
+		if key != "result" || read == nil {
 			return e.field(p, key)
 		}
 		var readErr, err error
@@ -80,6 +71,8 @@ func PeekReading(line []byte, read func(jsonlex.Lexer) (jsonlex.Lexer, error)) (
 	if err == nil && p.End() == nil {
 		return e, readOK, true
 	}
+	// not JSON (which encoding/json refuses too), or JSON only it reads
+	// exactly
 	slow, ok := slowPeek(line)
 	return slow, false, ok
 }

@@ -75,15 +75,8 @@ type Envelope struct {
 // copies: a caller that reuses line's memory copies what it keeps first
 // (the relays' lines are each read into memory of their own).
 func Peek(line []byte) (Envelope, bool) {
-	if len(line) == 0 || line[0] != '{' {
-		return Envelope{}, false
-	}
-	if e, ok := peekLex(line); ok {
-		return e, true
-	}
-	// not JSON (which encoding/json refuses too), or JSON only it reads
-	// exactly
-	return slowPeek(line)
+	e, _, ok := PeekReading(line, nil)
+	return e, ok
 }
 
 // IsRequest, IsResponse and IsNotification classify a message.

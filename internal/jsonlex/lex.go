@@ -546,6 +546,10 @@ func (p *Lexer) key() (string, error) {
 // escapes either way; bytes beyond ASCII, valid or not, are read as
 // they are), failing where Str fails, with nothing made.
 func (p *Lexer) skipStr() error {
+	if p.valid && p.Peek() == '"' {
+		p.i++
+		return p.skipValidStr()
+	}
 	if _, end, ok := p.plain(); ok {
 		p.i = end
 		return nil
@@ -557,9 +561,6 @@ func (p *Lexer) skipStr() error {
 		return p.Fail("want a string")
 	}
 	p.i++
-	if p.valid {
-		return p.skipValidStr()
-	}
 	for {
 		p.i = plainRun(p.b, p.i)
 		for p.i < len(p.b) && p.b[p.i] >= utf8.RuneSelf {
@@ -600,13 +601,20 @@ func (p *Lexer) skipStr() error {
 // ASCII, whose Unicode folding (ſ for s, K for k) is left to
 // encoding/json, stops the read with ErrUnsupported.
 func (p *Lexer) Fields(field func(key string) error) error {
+	return p.FoldedFields(func(key string) error { return field(strings.ToLower(key)) })
+}
+
+// FoldedFields is Fields handing field each key as it came, for a reader
+// that matches it with strings.EqualFold (and may want its spelling):
+// lowering a key with a capital in it (structuredContent) makes a string.
+func (p *Lexer) FoldedFields(field func(key string) error) error {
 	return p.Object(func(key string) error {
 		for i := 0; i < len(key); i++ {
 			if key[i] >= 0x80 {
 				return ErrUnsupported
 			}
 		}
-		return field(strings.ToLower(key))
+		return field(key)
 	})
 }
 

@@ -178,15 +178,8 @@ func (lr *leanReading) read(lx jsonlex.Lexer) (jsonlex.Lexer, error) {
 		return lx, nil
 	}
 	var contentSeen bool
-	// keys matched as Fields matches them (ASCII, case folded), without
-	// its lowering, which made a string of structuredContent and isError
-	// on every result, and with their spelling seen
-	err := p.Object(func(key string) error {
-		for i := 0; i < len(key); i++ {
-			if key[i] >= 0x80 {
-				return jsonlex.ErrUnsupported
-			}
-		}
+	// keys as they came, with their spelling seen
+	err := p.FoldedFields(func(key string) error {
 		switch {
 		case strings.EqualFold(key, "content"):
 			if contentSeen {
