@@ -98,6 +98,9 @@ func helper(args []string) bool {
 	case helperPipeTold:
 		pipeTold(args[1], args[2:])
 		return true
+	case helperPeer:
+		peerProxy(args[1:])
+		return true
 	case helperListener, helperEcho, helperDrain:
 		nullListener(args[0])
 		return true

@@ -15,6 +15,8 @@
 //   - a tools/call to an HTTP MCP server through `swetouch mcp
 //     --upstream`, beside a TCP proxy and net/http/httputil's reverse
 //     proxy, and again with hand-written HTTP/1.1 ends;
+//   - the same stdio calls, a short one and a 16 KiB read, through an
+//     MCP proxy built from mcp-go as Go's peers are;
 //   - a sandboxed `swetouch run` against an unsandboxed one;
 //   - classifying the corpus's commands vs parsing them alone.
 //
@@ -22,7 +24,7 @@
 // -json prints those figures as JSON on stdout instead (the detail lines
 // go to stderr), to keep a run's record.
 //
-// Run: go run ./scripts/bench-runtime [-n 300] [-json] [-only shell,grep,mcp,http,watch,sandbox,classify]
+// Run: go run ./scripts/bench-runtime [-n 300] [-json] [-only shell,grep,mcp,http,peer,watch,sandbox,classify]
 package main
 
 import (
@@ -62,7 +64,7 @@ func main() {
 	}
 	n := flag.Int("n", 1000, "runs of each trivial command (300 left the shim's ratio to its floor moving by a third from run to run)")
 	calls := flag.Int("calls", 1500, "MCP calls through each way of the relays' parts (they take turns call by call)")
-	only := flag.String("only", "", "measure only these parts (comma-separated: shell, grep, mcp, http, watch, sandbox, classify)")
+	only := flag.String("only", "", "measure only these parts (comma-separated: shell, grep, mcp, http, peer, watch, sandbox, classify)")
 	asJSON := flag.Bool("json", false, "print the targets' figures as JSON on stdout (the detail goes to stderr)")
 	runs := flag.Int("runs", 1, "measure everything this many times over and end with each target's range over the runs (each figure in -json says its run)")
 	corpus := flag.String("corpus", filepath.Join("..", "shared", "corpus"), "the corpus whose commands classify measures")
@@ -155,7 +157,7 @@ func run(res *results, n, calls int, corpus, compare string, want func(part stri
 			return err
 		}
 	}
-	if want("mcp") || want("http") {
+	if want("mcp") || want("http") || want("peer") {
 		live, err := hubProcess(ws, "live", filepath.Join(bin, "swetouch-shim"))
 		if err != nil {
 			return err
@@ -173,6 +175,11 @@ func run(res *results, n, calls int, corpus, compare string, want func(part stri
 		}
 		if want("http") {
 			if err := httpPart(res, calls, bin, live, ws); err != nil {
+				return err
+			}
+		}
+		if want("peer") {
+			if err := peerPart(res, calls, bin, ws, live); err != nil {
 				return err
 			}
 		}
