@@ -101,6 +101,8 @@ func helper(args []string) bool {
 	case helperPeer:
 		peerProxy(args[1:])
 		return true
+	case helperPeerHTTP:
+		h = peerHTTPHandler(args[1])
 	case helperListener, helperEcho, helperDrain:
 		nullListener(args[0])
 		return true
@@ -408,36 +410,74 @@ func pingServer() *server.MCPServer {
 	return srv
 }
 
+// httpClients opens an MCP session over streamable HTTP to each base's
+// /mcp; what it opened is returned with an error too, to be closed.
+func httpClients(bases ...string) ([]*client.Client, error) {
+	var clients []*client.Client
+	for _, base := range bases {
+		c, err := client.NewStreamableHttpClient(base + "/mcp")
+		if err != nil {
+			return clients, err
+		}
+		clients = append(clients, c)
+		if err := c.Start(context.Background()); err != nil {
+			return clients, err
+		}
+		if err := initialize(c, "2025-06-18"); err != nil {
+			return clients, err
+		}
+	}
+	return clients, nil
+}
+
+// closeAll closes clients.
+func closeAll(clients []*client.Client) {
+	for _, c := range clients {
+		c.Close()
+	}
+}
+
+// urlProcs are processes that each print their URL first, their pids
+// by that URL.
+type urlProcs struct {
+	procs []*exec.Cmd
+	pids  map[string]int
+}
+
+// start runs a process that prints its URL first, and returns the URL.
+func (p *urlProcs) start(name string, args ...string) (string, error) {
+	cmd := exec.Command(name, args...)
+	cmd.Env = append(os.Environ(), "SWETOUCH_SOCKET=")
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return "", err
+	}
+	if err := cmd.Start(); err != nil {
+		return "", err
+	}
+	p.procs = append(p.procs, cmd)
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		return "", fmt.Errorf("%s: %v", name, err)
+	}
+	p.pids[strings.TrimSpace(line)] = cmd.Process.Pid
+	return strings.TrimSpace(line), nil
+}
+
+// stop kills and waits for the processes started.
+func (p *urlProcs) stop() {
+	for _, c := range p.procs {
+		c.Process.Kill()
+		c.Wait()
+	}
+}
+
 func httpPart(res *results, n int, bin string, hub *helperProc, ws string) error {
 	sock, hubPid := hub.sock, hub.pid
-	var procs []*exec.Cmd
-	pids := map[string]int{} // by the URL each process printed
-	defer func() {
-		for _, p := range procs {
-			p.Process.Kill()
-			p.Wait()
-		}
-	}()
-	// start runs a process that prints its URL first
-	start := func(name string, args ...string) (string, error) {
-		cmd := exec.Command(name, args...)
-		cmd.Env = append(os.Environ(), "SWETOUCH_SOCKET=")
-		cmd.Stderr = os.Stderr
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			return "", err
-		}
-		if err := cmd.Start(); err != nil {
-			return "", err
-		}
-		procs = append(procs, cmd)
-		line, err := bufio.NewReader(out).ReadString('\n')
-		if err != nil {
-			return "", fmt.Errorf("%s: %v", name, err)
-		}
-		pids[strings.TrimSpace(line)] = cmd.Process.Pid
-		return strings.TrimSpace(line), nil
-	}
+	ps := urlProcs{pids: map[string]int{}}
+	defer ps.stop()
+	start, pids := ps.start, ps.pids
 	self, err := os.Executable()
 	if err != nil {
 		return err
@@ -486,26 +526,15 @@ func httpPart(res *results, n int, bin string, hub *helperProc, ws string) error
 	go mcpproxy.NewHTTPRelay(u, mcpproxy.NewRelay(inHub, &mcpproxy.Classifier{Root: ws}, io.Discard)).Serve(l)
 	inProcess := "http://" + l.Addr().String()
 
-	var clients []*client.Client
-	defer func() {
-		for _, c := range clients {
-			c.Close()
-		}
-	}()
+	bases := []string{up, floor, alone, relayed, inProcess, floorThreads, reverse, told, framed}
+	clients, err := httpClients(bases...)
+	defer closeAll(clients)
+	if err != nil {
+		return err
+	}
 	sessions := map[string]string{} // each client's, by the URL it calls
-	for _, base := range []string{up, floor, alone, relayed, inProcess, floorThreads, reverse, told, framed} {
-		c, err := client.NewStreamableHttpClient(base + "/mcp")
-		if err != nil {
-			return err
-		}
-		clients = append(clients, c)
-		if err := c.Start(context.Background()); err != nil {
-			return err
-		}
-		if err := initialize(c, "2025-06-18"); err != nil {
-			return err
-		}
-		sessions[base] = c.GetSessionId()
+	for i, c := range clients {
+		sessions[bases[i]] = c.GetSessionId()
 	}
 	req := mcp.CallToolRequest{}
 	req.Params.Name = "ping_tool"

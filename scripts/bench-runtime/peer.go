@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"time"
@@ -22,30 +24,51 @@ import (
 // another machine, and nothing here can build it.
 const helperPeer = "-mcp-go-proxy"
 
+// helperPeerHTTP: URL: the same over MCP's streamable HTTP, to the
+// server at URL (mcp-go's HTTP client there, its HTTP server here).
+const helperPeerHTTP = "-mcp-go-proxy-http"
+
 // peerProxy runs helperPeer until its client goes.
 func peerProxy(command []string) {
 	// it runs as a peer would, with every P: with one P, as the relay
 	// runs, it added 550 µs to the short call here against 389 with two
-	fail := func(err error) {
-		fmt.Fprintln(os.Stderr, "mcp-go proxy:", err)
-		os.Exit(1)
-	}
 	ctx := context.Background()
 	up, err := client.NewStdioMCPClient(command[0], os.Environ(), command[1:]...)
 	if err != nil {
-		fail(err)
+		peerFails(err)
 	}
 	defer up.Close()
+	if err := server.NewStdioServer(forwarding(ctx, up)).Listen(ctx, os.Stdin, os.Stdout); err != nil && err != context.Canceled {
+		peerFails(err)
+	}
+}
+
+// peerHTTPHandler is helperPeerHTTP's handler, its client to base's /mcp.
+func peerHTTPHandler(base string) http.Handler {
+	ctx := context.Background()
+	up, err := client.NewStreamableHttpClient(base + "/mcp")
+	if err != nil {
+		peerFails(err)
+	}
+	if err := up.Start(ctx); err != nil {
+		peerFails(err)
+	}
+	return server.NewStreamableHTTPServer(forwarding(ctx, up))
+}
+
+// forwarding opens an MCP session on up and is a server offering each
+// of up's tools by calling it there, as a proxy built from mcp-go does.
+func forwarding(ctx context.Context, up *client.Client) *server.MCPServer {
 	init := mcp.InitializeRequest{}
 	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
 	init.Params.ClientInfo = mcp.Implementation{Name: "mcp-go-proxy", Version: "1"}
 	info, err := up.Initialize(ctx, init)
 	if err != nil {
-		fail(err)
+		peerFails(err)
 	}
 	tools, err := up.ListTools(ctx, mcp.ListToolsRequest{})
 	if err != nil {
-		fail(err)
+		peerFails(err)
 	}
 	s := server.NewMCPServer(info.ServerInfo.Name, info.ServerInfo.Version, server.WithToolCapabilities(false))
 	for _, t := range tools.Tools {
@@ -53,9 +76,13 @@ func peerProxy(command []string) {
 			return up.CallTool(ctx, req)
 		})
 	}
-	if err := server.NewStdioServer(s).Listen(ctx, os.Stdin, os.Stdout); err != nil && err != context.Canceled {
-		fail(err)
-	}
+	return s
+}
+
+// peerFails ends a peer's process, saying why.
+func peerFails(err error) {
+	fmt.Fprintln(os.Stderr, "mcp-go proxy:", err)
+	os.Exit(1)
 }
 
 // peerPart times the stdio calls of stdioPart and readPart (the short
@@ -96,6 +123,56 @@ func peerPart(res *results, n int, bin, ws string, live *helperProc) error {
 		res.say("  CPU per call: the relay %.0f µs and its hub %.0f; the mcp-go proxy %.0f; the pipe copy %.0f", cpu[1], cpu[4], cpu[3], cpu[2])
 		res.target(figure{Target: "MCP stdio " + c.name + " added, relay+hub / mcp-go proxy", Value: withHub / peer, Unit: "×", Floor: floor / peer, FloorIs: "the pipe copy", Runs: n, Info: true})
 	}
+	return peerHTTPPart(res, n, self, filepath.Join(bin, "swetouch"), ws, live)
+}
+
+// peerHTTPPart is peerPart's short call over HTTP (mcp-go's server with
+// its one tool, as httpPart calls it): the relay with the live hub, the
+// plain TCP proxy and the mcp-go proxy, in turns.
+func peerHTTPPart(res *results, n int, self, swetouch, ws string, live *helperProc) error {
+	ps := urlProcs{pids: map[string]int{}}
+	defer ps.stop()
+	up, err := ps.start(self, helperServe)
+	if err != nil {
+		return err
+	}
+	u, _ := url.Parse(up)
+	relayed, err := ps.start(swetouch, "mcp", "--root", ws, "--upstream", up, "--session", live.sock)
+	if err != nil {
+		return err
+	}
+	floor, err := ps.start(self, helperProxy, u.Host)
+	if err != nil {
+		return err
+	}
+	peer, err := ps.start(self, helperPeerHTTP, up)
+	if err != nil {
+		return err
+	}
+	clients, err := httpClients(up, relayed, floor, peer)
+	defer closeAll(clients)
+	if err != nil {
+		return err
+	}
+	req := mcp.CallToolRequest{}
+	req.Params.Name = "ping_tool"
+	if got, err := clients[3].CallTool(context.Background(), req); err != nil || got.IsError {
+		return fmt.Errorf("the mcp-go HTTP proxy did not answer ping_tool (%v)", err)
+	} else if text, _ := firstText(got); text != "pong" {
+		return fmt.Errorf("the mcp-go HTTP proxy answered ping_tool with %q", text)
+	}
+	var m cpuMeter
+	m.start(ps.pids[relayed], live.pid, ps.pids[floor], ps.pids[peer])
+	t, err := alternate(n, req, clients...)
+	if err != nil {
+		return err
+	}
+	cpu := m.perCall(n)
+	us := func(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
+	withHub, tcp, byPeer := us(t[1]), us(t[2]), us(t[3])
+	res.say("MCP peer, HTTP ping_tool  median %.0f µs direct; added: the relay with a live hub %.0f µs, the mcp-go proxy %.0f µs, the TCP proxy %.0f µs, paired over %d calls", us(t[0]), withHub, byPeer, tcp, n)
+	res.say("  CPU per call: the relay %.0f µs and its hub %.0f; the mcp-go proxy %.0f; the TCP proxy %.0f", cpu[0], cpu[1], cpu[3], cpu[2])
+	res.target(figure{Target: "MCP HTTP ping_tool added, relay+hub / mcp-go proxy", Value: withHub / byPeer, Unit: "×", Floor: tcp / byPeer, FloorIs: "the TCP proxy", Runs: n, Info: true})
 	return nil
 }
 
