@@ -30,8 +30,9 @@ const helperPeerHTTP = "-mcp-go-proxy-http"
 
 // peerProxy runs helperPeer until its client goes.
 func peerProxy(command []string) {
-	// it runs as a peer would, with every P: with one P, as the relay
-	// runs, it added 550 µs to the short call here against 389 with two
+	// it runs as a peer would, with every P (with one, as the relay
+	// runs, it added 9.2× the pipe copy's time to the short call here,
+	// with two 8.5×)
 	ctx := context.Background()
 	up, err := client.NewStdioMCPClient(command[0], os.Environ(), command[1:]...)
 	if err != nil {
