@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bytes"
 	"encoding/json"
 	"reflect"
 	"testing"
@@ -41,18 +42,37 @@ func FuzzParseRequest(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
-		got, ok := ParseRequest(line)
-		if !ok {
-			return
-		}
-		var want Request
-		if err := json.Unmarshal(line, &want); err != nil {
-			t.Fatalf("read %s, which encoding/json refuses: %v", line, err)
-		}
-		if !reflect.DeepEqual(got, want) {
-			t.Errorf("%s\nlean %+v\n std %+v", line, got, want)
+		for _, long := range []bool{false, true} {
+			parseAsJSON(t, line, long)
 		}
 	})
+}
+
+// parseAsJSON checks that ParseRequest reads line as encoding/json does,
+// long: padded past ownedUpTo with spaces, to be lexed in place; and that
+// what it read holds once the line's memory is written again, as the
+// hub's reader reuses it.
+func parseAsJSON(t *testing.T, line []byte, long bool) {
+	t.Helper()
+	if long {
+		line = append(bytes.Clone(line), bytes.Repeat([]byte(" "), ownedUpTo)...)
+	}
+	var want Request
+	jsonErr := json.Unmarshal(line, &want)
+	reused := bytes.Clone(line)
+	got, ok := ParseRequest(reused)
+	for i := range reused {
+		reused[i] = '?'
+	}
+	if !ok {
+		return
+	}
+	if jsonErr != nil {
+		t.Fatalf("read %s, which encoding/json refuses: %v", line, jsonErr)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("%s\nlean %+v\n std %+v", line, got, want)
+	}
 }
 
 // FuzzAppendResponse: the hand-written answers read back as encoding/json's
