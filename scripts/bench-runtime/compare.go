@@ -34,11 +34,19 @@ func comparePart(res *results, n int, bin, other, ws string) error {
 	defer ours.stop()
 	// a hub admits only the swetouch beside its shim (session.WithClients):
 	// the other build's relay needs a hub of the other build's shim
-	theirs, err := hubProcess(ws, "live", filepath.Join(other, "swetouch-shim"))
+	// with the other build's bench binary beside them, its hub is that
+	// build's too, and a change to the hub shows; without, both hubs are
+	// this binary's and only the relays differ
+	hubBy, hubIs := "", "this bench's own (put the other build's bench-runtime in the directory to compare hubs too)"
+	if _, err := os.Stat(filepath.Join(other, "bench-runtime")); err == nil {
+		hubBy, hubIs = filepath.Join(other, "bench-runtime"), "its own build's"
+	}
+	theirs, err := otherHub(hubBy, ws, filepath.Join(other, "swetouch-shim"))
 	if err != nil {
 		return err
 	}
 	defer theirs.stop()
+	res.say("compared with %s: its hub is %s", other, hubIs)
 	relay := func(dir, sock string) []string {
 		return []string{filepath.Join(dir, "swetouch"), "mcp", "--root", ws, "--session", sock, "--", fs, ws}
 	}
@@ -65,4 +73,13 @@ func comparePart(res *results, n int, bin, other, ws string) error {
 		res.target(figure{Target: "compared: this build's CPU/call - the other's" + c.name, Value: cpu[1] + cpu[3] - cpu[2] - cpu[4], Unit: "µs", FloorIs: "the other build's relay and hub", Runs: n, Info: true})
 	}
 	return nil
+}
+
+// otherHub is the other build's live hub: run by its bench binary exe,
+// or by this one when exe is "".
+func otherHub(exe, ws, shim string) (*helperProc, error) {
+	if exe == "" {
+		return hubProcess(ws, "live", shim)
+	}
+	return socketHelperOf(exe, "the other build's hub process", helperHub, ws, "live", shim, "compared")
 }

@@ -136,7 +136,13 @@ func socketHelper(what string, args ...string) (*helperProc, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(self, args...)
+	return socketHelperOf(self, what, args...)
+}
+
+// socketHelperOf is socketHelper run by the bench binary exe (another
+// build's, for -compare).
+func socketHelperOf(exe, what string, args ...string) (*helperProc, error) {
+	cmd := exec.Command(exe, args...)
 	cmd.Stderr = os.Stderr
 	in, err := cmd.StdinPipe()
 	if err != nil {

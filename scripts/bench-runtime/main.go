@@ -69,7 +69,7 @@ func main() {
 	runs := flag.Int("runs", 1, "measure everything this many times over and end with each target's range over the runs (each figure in -json says its run)")
 	corpus := flag.String("corpus", filepath.Join("..", "shared", "corpus"), "the corpus whose commands classify measures")
 	cpuProfile := flag.String("cpuprofile", "", "write this process's CPU profile (the shell parts' hub, the clients) to the file")
-	compare := flag.String("compare", "", "a directory holding another build's swetouch and swetouch-shim: its stdio relay (with a live hub of its own) takes turns with this build's, and the part says what each adds, paired (for A/B of a change: this VM's speed moves more between runs than most changes do)")
+	compare := flag.String("compare", "", "a directory holding another build's swetouch and swetouch-shim (and its bench-runtime, to run its hub too): its stdio relay (with a live hub of its own) takes turns with this build's, and the part says what each adds, paired (for A/B of a change: this VM's speed moves more between runs than most changes do)")
 	hubProfile := flag.String("hubprofile", "", "write the relays' hub processes' CPU profiles to this file name with .live, .bare and .in-process added (with -runs, the last run's)")
 	flag.Parse()
 	if *hubProfile != "" {
