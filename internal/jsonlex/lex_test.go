@@ -1,6 +1,7 @@
 package jsonlex
 
 import (
+	"bytes"
 	"encoding/json"
 	"reflect"
 	"strings"
@@ -91,6 +92,14 @@ func FuzzStr(f *testing.F) {
 		if oerr := o.Str(&owned); (oerr == nil) != (err == nil) || owned != got || o.i != p.i {
 			t.Fatalf("%q: Str of an owned text reads %q to %d (%v), of bytes %q to %d (%v)", text, owned, o.i, oerr, got, p.i, err)
 		}
+		// StrBulk reads as Str, with the rest of the text long or not
+		for _, rest := range [][]byte{nil, bytes.Repeat([]byte(" "), 2<<10)} {
+			b := New(append(bytes.Clone(text), rest...))
+			var bulk string
+			if berr := b.StrBulk(&bulk); (berr == nil) != (err == nil) || bulk != got || err == nil && b.i != p.i {
+				t.Fatalf("%q and %d spaces: StrBulk reads %q to %d (%v), Str %q to %d (%v)", text, len(rest), bulk, b.i, berr, got, p.i, err)
+			}
+		}
 		var want string
 		if err != nil {
 			if json.Unmarshal(text, &want) == nil {
@@ -102,6 +111,31 @@ func FuzzStr(f *testing.F) {
 			t.Fatalf("%q: Str reads %q, Unmarshal %q (%v)", text, got, want, werr)
 		}
 	})
+}
+
+// TestStrBulkRoom: a string StrBulk reads is copied into room of its own
+// when it proves short beside the rest of the text (else it would keep
+// the rest's room alive), and is not when it is the bulk of it: one
+// allocation more for the short one.
+func TestStrBulkRoom(t *testing.T) {
+	read := func(text string) float64 {
+		var v string
+		allocs := testing.AllocsPerRun(5, func() {
+			if err := New([]byte(text)).StrBulk(&v); err != nil {
+				t.Fatal(err)
+			}
+		})
+		var want string
+		if err := json.Unmarshal([]byte(strings.TrimSpace(text)), &want); err != nil || v != want {
+			t.Fatalf("read %.40q, want %.40q (%v)", v, want, err)
+		}
+		return allocs
+	}
+	short := read(`"a\nb"` + strings.Repeat(" ", 4<<10))
+	bulk := read(`"` + strings.Repeat(`    return price * (100 - percent) / 100\n`, 100) + `"` + strings.Repeat(" ", 100))
+	if short != bulk+1 {
+		t.Errorf("%v allocations for a short string, %v for the bulk: want one more", short, bulk)
+	}
 }
 
 // TestOwnedStrings: a plain string read from an owned text is a piece of

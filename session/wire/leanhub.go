@@ -90,7 +90,7 @@ func ParseRequest(line []byte) (req Request, ok bool) {
 				case "signal":
 					return p.Str(&e.Signal)
 				case "output":
-					return p.Str(&e.Output)
+					return p.StrBulk(&e.Output) // a read's text, most of its line
 				case "tail":
 					return p.Str(&e.Tail)
 				case "elided":
