@@ -391,25 +391,16 @@ func (p *Lexer) hex4() (rune, bool) {
 	return rune(n), true
 }
 
-// skipValidStr skips the rest of a string known to be valid: to the
-// first quote after an even run of backslashes.
+// skipValidStr skips the rest of a string known to be valid: to its
+// closing quote (strEnd).
 func (p *Lexer) skipValidStr() error {
-	for {
-		j := bytes.IndexByte(p.b[p.i:], '"')
-		if j < 0 {
-			p.i = len(p.b)
-			return p.Fail("unterminated string")
-		}
-		q := p.i + j
-		n := 0
-		for q-1-n >= p.i && p.b[q-1-n] == '\\' {
-			n++
-		}
-		p.i = q + 1
-		if n%2 == 0 {
-			return nil
-		}
+	j := strEnd(p.b, p.i)
+	if j >= len(p.b) {
+		p.i = len(p.b)
+		return p.Fail("unterminated string")
 	}
+	p.i = j + 1
+	return nil
 }
 
 // Object reads {"key": value, …}, handing each key to field, which reads
