@@ -47,9 +47,7 @@ func comparePart(res *results, n int, bin, other, ws string) error {
 	}
 	defer theirs.stop()
 	res.say("compared with %s: its hub is %s", other, hubIs)
-	relay := func(dir, sock string) []string {
-		return []string{filepath.Join(dir, "swetouch"), "mcp", "--root", ws, "--session", sock, "--", fs, ws}
-	}
+	relay := func(dir, sock string) []string { return stdioRelay(dir, ws, sock, fs) }
 	// the short call, and a source file's read (readPart's), whose
 	// result the relay and the hub read and record whole
 	read, err := readRequest(ws)

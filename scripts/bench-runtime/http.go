@@ -402,6 +402,13 @@ func drainAnswer(n int, line []byte) string {
 	return ""
 }
 
+// pingCall is the call of pingServer's one tool.
+func pingCall() mcp.CallToolRequest {
+	req := mcp.CallToolRequest{}
+	req.Params.Name = "ping_tool"
+	return req
+}
+
 func pingServer() *server.MCPServer {
 	srv := server.NewMCPServer("bench", "1", server.WithToolCapabilities(false))
 	srv.AddTool(mcp.NewTool("ping_tool"), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -536,8 +543,7 @@ func httpPart(res *results, n int, bin string, hub *helperProc, ws string) error
 	for i, c := range clients {
 		sessions[bases[i]] = c.GetSessionId()
 	}
-	req := mcp.CallToolRequest{}
-	req.Params.Name = "ping_tool"
+	req := pingCall()
 	var m cpuMeter
 	m.start(pids[floor], pids[alone], pids[relayed], hubPid, pids[told], listener.pid)
 	t, err := alternate(n, req, clients...)

@@ -270,13 +270,7 @@ func stdioPart(res *results, n int, bin, ws string, live *helperProc) error {
 	if err != nil {
 		return err
 	}
-	relay := func(sock string) []string {
-		args := []string{filepath.Join(bin, "swetouch"), "mcp", "--root", ws}
-		if sock != "" {
-			args = append(args, "--session", sock)
-		}
-		return append(args, "--", fs, ws)
-	}
+	relay := func(sock string) []string { return stdioRelay(bin, ws, sock, fs) }
 	// a hub in a process of its own, as in a run, that neither watches
 	// nor records
 	bare, err := hubProcess(ws, "bare", "")
@@ -349,9 +343,23 @@ func readPart(res *results, n int, ws, fs string, live, listener *helperProc, re
 	return nil
 }
 
+// stdioRelay is the command of the stdio relay of the build in dir over
+// ws, reporting to the hub at sock ("": no session), in front of the
+// filesystem server fs.
+func stdioRelay(dir, ws, sock, fs string) []string {
+	args := []string{filepath.Join(dir, "swetouch"), "mcp", "--root", ws}
+	if sock != "" {
+		args = append(args, "--session", sock)
+	}
+	return append(args, "--", fs, ws)
+}
+
+// readFile is the 16 KiB source file readRequest reads, in the workspace.
+const readFile = "bench-read.py"
+
 // readRequest writes the 16 KiB source file into ws and is its read.
 func readRequest(ws string) (mcp.CallToolRequest, error) {
-	file := filepath.Join(ws, "bench-read.py")
+	file := filepath.Join(ws, readFile)
 	req := mcp.CallToolRequest{}
 	req.Params.Name, req.Params.Arguments = "read_text_file", map[string]any{"path": file}
 	return req, os.WriteFile(file, sourceText(16<<10), 0o644)

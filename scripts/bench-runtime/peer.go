@@ -101,12 +101,12 @@ func peerPart(res *results, n int, bin, ws string, live *helperProc) error {
 	if err != nil {
 		return err
 	}
-	relayed := []string{filepath.Join(bin, "swetouch"), "mcp", "--root", ws, "--session", live.sock, "--", fs, ws}
+	relayed, peer := stdioRelay(bin, ws, live.sock, fs), []string{self, helperPeer, fs, ws}
 	read, err := readRequest(ws)
 	if err != nil {
 		return err
 	}
-	if err := peerReads(ws, read, []string{self, helperPeer, fs, ws}); err != nil {
+	if err := peerReads(ws, read, peer); err != nil {
 		return err
 	}
 	us := func(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
@@ -115,14 +115,14 @@ func peerPart(res *results, n int, bin, ws string, live *helperProc) error {
 		req  mcp.CallToolRequest
 	}{{"list_allowed_directories", listDirs()}, {"read_text_file, 16 KiB", read}} {
 		t, cpu, _, err := mcpTimes(n, ws, c.req, []int{live.pid}, []string{fs, ws}, relayed,
-			[]string{self, helperPipe, fs, ws}, []string{self, helperPeer, fs, ws})
+			[]string{self, helperPipe, fs, ws}, peer)
 		if err != nil {
 			return err
 		}
-		withHub, floor, peer := us(t[1]), us(t[2]), us(t[3])
-		res.say("MCP peer, %s  median %.0f µs direct; added: the relay with a live hub %.0f µs, the mcp-go proxy %.0f µs, the pipe copy %.0f µs, paired over %d calls", c.name, us(t[0]), withHub, peer, floor, n)
+		withHub, floor, byPeer := us(t[1]), us(t[2]), us(t[3])
+		res.say("MCP peer, %s  median %.0f µs direct; added: the relay with a live hub %.0f µs, the mcp-go proxy %.0f µs, the pipe copy %.0f µs, paired over %d calls", c.name, us(t[0]), withHub, byPeer, floor, n)
 		res.say("  CPU per call: the relay %.0f µs and its hub %.0f; the mcp-go proxy %.0f; the pipe copy %.0f", cpu[1], cpu[4], cpu[3], cpu[2])
-		res.target(figure{Target: "MCP stdio " + c.name + " added, relay+hub / mcp-go proxy", Value: withHub / peer, Unit: "×", Floor: floor / peer, FloorIs: "the pipe copy", Runs: n, Info: true})
+		res.target(figure{Target: "MCP stdio " + c.name + " added, relay+hub / mcp-go proxy", Value: withHub / byPeer, Unit: "×", Floor: floor / byPeer, FloorIs: "the pipe copy", Runs: n, Info: true})
 	}
 	return peerHTTPPart(res, n, self, filepath.Join(bin, "swetouch"), ws, live)
 }
@@ -155,8 +155,7 @@ func peerHTTPPart(res *results, n int, self, swetouch, ws string, live *helperPr
 	if err != nil {
 		return err
 	}
-	req := mcp.CallToolRequest{}
-	req.Params.Name = "ping_tool"
+	req := pingCall()
 	if got, err := clients[3].CallTool(context.Background(), req); err != nil || got.IsError {
 		return fmt.Errorf("the mcp-go HTTP proxy did not answer ping_tool (%v)", err)
 	} else if text, _ := firstText(got); text != "pong" {
@@ -192,7 +191,7 @@ func peerReads(ws string, read mcp.CallToolRequest, peer []string) error {
 	if err != nil {
 		return fmt.Errorf("the mcp-go proxy: %w", err)
 	}
-	want, err := os.ReadFile(filepath.Join(ws, "bench-read.py"))
+	want, err := os.ReadFile(filepath.Join(ws, readFile))
 	if err != nil {
 		return err
 	}
