@@ -36,7 +36,7 @@ type Hub struct {
 	root     string
 	classify *shell.Session
 	usr      user.User
-	history  []event.Event // everything recorded, for the user to see
+	history  history // everything recorded, for the user to see
 	rec      *replay.Writer
 	w        *watch.Watcher
 	now      func() time.Time
@@ -525,7 +525,7 @@ func (h *Hub) actLocked(ctx context.Context, evs []event.Event) error {
 	if h.usr == nil {
 		return nil
 	}
-	d := h.usr.Act(user.Events(h.history), evs)
+	d := h.usr.Act(h.history.view(), evs)
 	if d == nil {
 		return nil
 	}
@@ -568,7 +568,7 @@ func (h *Hub) TurnEnd(ctx context.Context) (msgs []Message, end bool, err error)
 	if !ok {
 		return nil, true, nil
 	}
-	a := c.TurnEnd(user.Events(h.history))
+	a := c.TurnEnd(h.history.view())
 	if a == nil || a.End {
 		return nil, true, nil
 	}
@@ -693,7 +693,7 @@ func (h *Hub) recordLocked(ev event.Event) error {
 	if ev.Time.IsZero() {
 		ev.Time = h.now()
 	}
-	h.history = append(h.history, ev)
+	h.history.add(ev)
 	if h.rec == nil {
 		return nil
 	}
