@@ -13,8 +13,8 @@ const historyChunk = 256
 // to see. It is kept in chunks that never move. A slice grown by append
 // copies all it holds into fresh memory at each growth, a quarter more
 // each time once past 256 elements: each event was copied some four
-// times, and each copy faulted in new pages. That was a tenth of a long
-// session's hub CPU per call.
+// times, and each copy faulted in new pages: some 7% of the hub's CPU per
+// MCP call past a few hundred events (docs/runtime.md, fifteenth stop).
 type history struct {
 	chunks []*[historyChunk]event.Event
 	n      int
