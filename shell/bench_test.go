@@ -11,9 +11,12 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
+// corpusTrajectories are the dev corpus's runs.
+var corpusTrajectories = filepath.Join("..", "..", "shared", "corpus", "trajectories", "gemini*", "*.traj.json")
+
 // corpusCommands are the commands of the dev corpus's executed turns.
-func corpusCommands(b *testing.B) []string {
-	files, _ := filepath.Glob(filepath.Join("..", "..", "shared", "corpus", "trajectories", "gemini*", "*.traj.json"))
+func corpusCommands(b testing.TB) []string {
+	files, _ := filepath.Glob(corpusTrajectories)
 	if len(files) == 0 {
 		b.Skip("corpus not found")
 	}

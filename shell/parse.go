@@ -20,7 +20,11 @@ import (
 // stand-in read otherwise, a text the cuts do not cover) is parsed whole,
 // so the tree, and any error's position, are the parser's own.
 func (s *Session) parse(command string) (*syntax.File, error) {
-	if f, ok := quickParse(command); ok {
+	n := s.nodes
+	if n == nil {
+		n = &nodes{}
+	}
+	if f, ok := quickParseIn(n, command); ok {
 		return f, nil
 	}
 	cuts := heredocCuts(command)

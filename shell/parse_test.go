@@ -207,6 +207,49 @@ func TestQuickParse(t *testing.T) {
 	}
 }
 
+// TestQuickParseNodes: trees read into shared nodes stay whole while
+// more are read after them (a nested command is read while its outer one
+// is walked), and nodes handed out again after a reset carry nothing of
+// the tree they held before.
+func TestQuickParseNodes(t *testing.T) {
+	text := func(f *syntax.File) string {
+		var b strings.Builder
+		treeText(reflect.ValueOf(f), &b)
+		return b.String()
+	}
+	var want []string
+	for _, c := range quickShapes {
+		if f, ok := quickParse(c); ok {
+			want = append(want, text(f))
+		}
+	}
+	n := &nodes{}
+	for round := range 3 {
+		var trees []*syntax.File
+		for _, c := range quickShapes {
+			if f, ok := quickParseIn(n, c); ok {
+				trees = append(trees, f)
+			}
+		}
+		for i, f := range trees {
+			if got := text(f); got != want[i] {
+				t.Fatalf("round %d, tree %d after the others were read:\n got %s\nwant %s", round, i, got, want[i])
+			}
+		}
+		n.reset()
+	}
+	// reversed, so each node goes to a tree of another shape than before
+	for i := len(quickShapes) - 1; i >= 0; i-- {
+		n.reset()
+		f, ok := quickParseIn(n, quickShapes[i])
+		if ok {
+			if g, _ := quickParse(quickShapes[i]); text(f) != text(g) {
+				t.Fatalf("%q read into used nodes:\n got %s\nwant %s", quickShapes[i], text(f), text(g))
+			}
+		}
+	}
+}
+
 // FuzzQuickParse: what quickParse reads, it reads as the parser does.
 func FuzzQuickParse(f *testing.F) {
 	for _, c := range quickShapes {

@@ -20,7 +20,12 @@ import (
 // declaration, an assignment), is the parser's: ok is false. The two
 // agree on every text (FuzzQuickParse).
 func quickParse(command string) (f *syntax.File, ok bool) {
-	q := quick{src: command}
+	return quickParseIn(&nodes{}, command)
+}
+
+// quickParseIn is quickParse with its nodes taken from n.
+func quickParseIn(n *nodes, command string) (f *syntax.File, ok bool) {
+	q := quick{src: command, n: n}
 	file := &syntax.File{}
 	for {
 		q.blanks()
@@ -49,38 +54,29 @@ func quickParse(command string) (f *syntax.File, ok bool) {
 	}
 }
 
-// quick is quickParse's reading position, and the nodes it hands out
-// (in blocks, as the parser does: one allocation for many).
+// quick is quickParse's reading position, and where its nodes come from.
 type quick struct {
-	src   string
-	i     int
-	lits  []syntax.Lit
-	words []syntax.Word
-	parts []syntax.WordPart
+	src string
+	i   int
+	n   *nodes
 }
 
 // lit is a new literal.
 func (q *quick) lit(v string) *syntax.Lit {
-	if len(q.lits) == cap(q.lits) {
-		q.lits = make([]syntax.Lit, 0, 8)
-	}
-	q.lits = append(q.lits, syntax.Lit{Value: v})
-	return &q.lits[len(q.lits)-1]
+	l := q.n.lits.one()
+	l.Value = v
+	return l
 }
 
-// part adds p to w: its first part from the block (a second one makes
+// part adds p to w: its first part from the chunks (a second one makes
 // the word's own slice, as append does).
 func (q *quick) part(w *syntax.Word, p syntax.WordPart) {
 	if len(w.Parts) > 0 {
 		w.Parts = append(w.Parts, p)
 		return
 	}
-	if len(q.parts) == cap(q.parts) {
-		q.parts = make([]syntax.WordPart, 0, 8)
-	}
-	q.parts = append(q.parts, p)
-	k := len(q.parts)
-	w.Parts = q.parts[k-1 : k : k]
+	w.Parts = q.n.parts.slot()
+	w.Parts[0] = p
 }
 
 func (q *quick) blanks() {
@@ -118,9 +114,17 @@ func (q *quick) list() (*syntax.Stmt, bool) {
 		if o == "||" {
 			op = syntax.OrStmt
 		}
-		s = &syntax.Stmt{Cmd: &syntax.BinaryCmd{Op: op, X: s, Y: y}}
+		s = q.join(op, s, y)
 	}
 	return nil, false
+}
+
+// join is the statement x op y.
+func (q *quick) join(op syntax.BinCmdOperator, x, y *syntax.Stmt) *syntax.Stmt {
+	j := q.n.joins.one()
+	j.bin = syntax.BinaryCmd{Op: op, X: x, Y: y}
+	j.stmt.Cmd = &j.bin
+	return &j.stmt
 }
 
 // pipeline is commands joined by |, nested as the parser has them:
@@ -138,18 +142,14 @@ func (q *quick) pipeline() (*syntax.Stmt, bool) {
 		if y, ok = q.command(); !ok {
 			return nil, false
 		}
-		s = &syntax.Stmt{Cmd: &syntax.BinaryCmd{Op: syntax.Pipe, X: s, Y: y}}
+		s = q.join(syntax.Pipe, s, y)
 	}
 	return nil, false
 }
 
 // command is one simple command: words and redirections, in any order.
 func (q *quick) command() (*syntax.Stmt, bool) {
-	alloc := &struct {
-		stmt syntax.Stmt
-		call syntax.CallExpr
-		args [4]*syntax.Word
-	}{}
+	alloc := q.n.calls.one()
 	s, call := &alloc.stmt, &alloc.call
 	call.Args = alloc.args[:0]
 	for {
@@ -211,7 +211,7 @@ func (q *quick) redirect() (r *syntax.Redirect, ok, isRedir bool) {
 	if j == len(q.src) || (q.src[j] != '>' && q.src[j] != '<') {
 		return nil, false, false
 	}
-	r = &syntax.Redirect{}
+	r = q.n.redirs.one()
 	if j > start {
 		r.N = q.lit(q.src[start:j])
 	}
@@ -243,11 +243,7 @@ func (q *quick) redirect() (r *syntax.Redirect, ok, isRedir bool) {
 // word reads one word: runs of plain bytes and quoted strings, up to a
 // blank or an operator.
 func (q *quick) word() (*syntax.Word, bool) {
-	if len(q.words) == cap(q.words) {
-		q.words = make([]syntax.Word, 0, 8)
-	}
-	q.words = append(q.words, syntax.Word{})
-	w := &q.words[len(q.words)-1]
+	w := q.n.words.one()
 	for q.i < len(q.src) {
 		c := q.src[q.i]
 		switch {
@@ -269,7 +265,9 @@ func (q *quick) word() (*syntax.Word, bool) {
 			if j == len(q.src) {
 				return nil, false
 			}
-			q.part(w, &syntax.SglQuoted{Value: q.src[q.i+1 : j]})
+			sq := q.n.sgls.one()
+			sq.Value = q.src[q.i+1 : j]
+			q.part(w, sq)
 			q.i = j + 1
 		case c == '"':
 			j := q.i + 1
@@ -279,9 +277,10 @@ func (q *quick) word() (*syntax.Word, bool) {
 			if j == len(q.src) || q.src[j] != '"' {
 				return nil, false
 			}
-			d := &syntax.DblQuoted{}
+			d := q.n.dbls.one()
 			if j > q.i+1 {
-				d.Parts = []syntax.WordPart{q.lit(q.src[q.i+1 : j])}
+				d.Parts = q.n.parts.slot()
+				d.Parts[0] = q.lit(q.src[q.i+1 : j])
 			}
 			q.part(w, d)
 			q.i = j + 1

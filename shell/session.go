@@ -82,6 +82,9 @@ type Session struct {
 	stale   map[string]bool
 	stashed []string
 	pyKnown map[string]*pyFacts // what scripts' texts name, by text
+	// nodes hold the quick parse's trees, reused command to command; nil
+	// gives each tree nodes of its own
+	nodes *nodes
 }
 
 // NewSession returns a classifier session.
@@ -93,6 +96,7 @@ func NewSession(opts ...Option) *Session {
 		dirty:   map[string]bool{},
 		stale:   map[string]bool{},
 		pyKnown: map[string]*pyFacts{},
+		nodes:   &nodes{},
 	}
 	for _, o := range opts {
 		o(s)
@@ -125,6 +129,9 @@ func (s *Session) classify(command string, obs *Observation) *Result {
 }
 
 func (s *Session) walk(command string, obs *Observation) *Result {
+	if s.nodes != nil {
+		s.nodes.reset() // the last command's tree is done with
+	}
 	w := &walker{s: s, res: &Result{}, cwd: s.cwd, vars: nil}
 	f, err := s.parse(command)
 	if err != nil {
