@@ -14,6 +14,7 @@ import "mvdan.cc/sh/v3/syntax"
 // and, with the collector's work behind them, most of what the quick
 // parse cost.
 type nodes struct {
+	files  chunks[fileNode]
 	lits   chunks[syntax.Lit]
 	words  chunks[syntax.Word]
 	parts  chunks[syntax.WordPart]
@@ -22,6 +23,12 @@ type nodes struct {
 	redirs chunks[syntax.Redirect]
 	sgls   chunks[syntax.SglQuoted]
 	dbls   chunks[syntax.DblQuoted]
+}
+
+// fileNode is a command line's tree and room for its first statements.
+type fileNode struct {
+	file  syntax.File
+	stmts [2]*syntax.Stmt
 }
 
 // simpleCmd is one simple command's statement, call and first arguments:
@@ -40,6 +47,7 @@ type joinedCmd struct {
 
 // reset makes every node free for the next command.
 func (n *nodes) reset() {
+	n.files.reset()
 	n.lits.reset()
 	n.words.reset()
 	n.parts.reset()

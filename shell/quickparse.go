@@ -26,7 +26,9 @@ func quickParse(command string) (f *syntax.File, ok bool) {
 // quickParseIn is quickParse with its nodes taken from n.
 func quickParseIn(n *nodes, command string) (f *syntax.File, ok bool) {
 	q := quick{src: command, n: n}
-	file := &syntax.File{}
+	alloc := n.files.one()
+	file := &alloc.file
+	file.Stmts = alloc.stmts[:0]
 	for {
 		q.blanks()
 		if q.i == len(q.src) {
