@@ -1,6 +1,9 @@
 package session
 
 import (
+	"strings"
+	"unicode/utf8"
+
 	"github.com/swetouch/swetouch/event"
 	"github.com/swetouch/swetouch/user"
 )
@@ -20,9 +23,11 @@ type history struct {
 	n      int
 }
 
-// add appends ev. Only the slot past the last event is written, so a
-// view taken before sees its events unchanged.
+// add appends ev, its output cut down to what a user reads of it
+// (preview). Only the slot past the last event is written, so a view
+// taken before sees its events unchanged.
 func (h *history) add(ev event.Event) {
+	ev.Output = preview(ev.Output)
 	if h.n%historyChunk == 0 {
 		h.chunks = append(h.chunks, new([historyChunk]event.Event))
 	}
@@ -50,4 +55,57 @@ func (v historyView) Events() []event.Event {
 		out = append(out, c[:min(historyChunk, v.n-i*historyChunk)]...)
 	}
 	return out
+}
+
+// The most of an output the history keeps: its first historyHead bytes
+// and its last historyTail. A user's prompt shows an action's first KiB
+// (user/prompt.go); the trajectory keeps the output whole.
+const (
+	historyHead = 4 << 10
+	historyTail = 1 << 10
+)
+
+// preview is o as the history keeps it: whole when short, else its head
+// and tail, copied, with Elided set and Bytes the whole's size. Kept
+// whole, every read a relay told of stayed in the hub's memory for the
+// session: 16 KiB a read, each faulting in fresh pages, a tenth of the
+// hub's CPU on such reads (docs/runtime.md, eighteenth stop).
+func preview(o *event.Output) *event.Output {
+	if o == nil || len(o.Text)+len(o.Head)+len(o.Tail) <= historyHead+historyTail {
+		return o
+	}
+	head, tail, size := o.Head, o.Tail, o.Bytes
+	if !o.Elided {
+		head, tail, size = o.Text, o.Text, len(o.Text)
+	}
+	return &event.Output{
+		Head:   strings.Clone(headOf(head, historyHead)),
+		Tail:   strings.Clone(tailOf(tail, historyTail)),
+		Elided: true,
+		Bytes:  size,
+		SHA256: o.SHA256,
+	}
+}
+
+// headOf is s's first n bytes at most, not splitting a character.
+func headOf(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// tailOf is s's last n bytes at most, not splitting a character.
+func tailOf(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := len(s) - n
+	for i < len(s) && !utf8.RuneStart(s[i]) {
+		i++
+	}
+	return s[i:]
 }

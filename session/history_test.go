@@ -2,8 +2,11 @@ package session
 
 import (
 	"slices"
+	"strings"
 	"sync"
 	"testing"
+	"unicode/utf8"
+	"unsafe"
 
 	"github.com/swetouch/swetouch/event"
 )
@@ -93,4 +96,64 @@ func BenchmarkHistoryAdd(b *testing.B) {
 			h = append(h, ev)
 		}
 	})
+}
+
+// TestHistoryPreview: the history keeps a short output as it is and a
+// long one as a head and tail of their own (the whole text is not kept
+// alive), never splitting a character, with its size and hash kept.
+func TestHistoryPreview(t *testing.T) {
+	long := strings.Repeat("def f(x):\n    return x\n", 1000) // 23 KB
+	wide := strings.Repeat("é", 3000)                         // 6,000 bytes, two a character
+	cases := []struct {
+		name       string
+		in         *event.Output
+		head, tail string
+		bytes      int
+		whole      bool
+	}{
+		{name: "none"},
+		{name: "short", in: &event.Output{Text: "ok\n"}, whole: true},
+		{name: "at the limit", in: &event.Output{Text: strings.Repeat("x", historyHead+historyTail)}, whole: true},
+		{name: "long", in: &event.Output{Text: long}, head: long[:historyHead], tail: long[len(long)-historyTail:], bytes: len(long)},
+		{name: "characters", in: &event.Output{Text: wide}, head: wide[:historyHead], tail: wide[len(wide)-historyTail:], bytes: len(wide)},
+		{name: "characters cut", in: &event.Output{Text: "a" + wide}, head: ("a" + wide)[:historyHead-1], tail: wide[len(wide)-historyTail:], bytes: len(wide) + 1},
+		{name: "characters cut at the tail", in: &event.Output{Text: wide + "a"}, head: wide[:historyHead], tail: (wide + "a")[len(wide)+1-historyTail+1:], bytes: len(wide) + 1},
+		{name: "elided", in: &event.Output{Head: long[:8<<10], Tail: long[len(long)-8<<10:], Elided: true, Bytes: 90000, SHA256: "ab"},
+			head: long[:historyHead], tail: long[len(long)-historyTail:], bytes: 90000},
+	}
+	for _, c := range cases {
+		got := preview(c.in)
+		switch {
+		case c.in == nil || c.whole:
+			if got != c.in {
+				t.Errorf("%s: kept as %+v, not as it was", c.name, got)
+			}
+			continue
+		case got.Text != "" || got.Head != c.head || got.Tail != c.tail || !got.Elided || got.Bytes != c.bytes || got.SHA256 != c.in.SHA256:
+			t.Errorf("%s: kept head %d bytes, tail %d, text %d, elided %v, bytes %d, sha %q", c.name, len(got.Head), len(got.Tail), len(got.Text), got.Elided, got.Bytes, got.SHA256)
+		}
+		if !utf8.ValidString(got.Head) || !utf8.ValidString(got.Tail) {
+			t.Errorf("%s: a character split", c.name)
+		}
+		whole := c.in.Text + c.in.Head + c.in.Tail
+		for _, s := range []string{got.Head, got.Tail} {
+			if within(s, c.in.Text) || within(s, c.in.Head) || within(s, c.in.Tail) {
+				t.Errorf("%s: a part shares the whole output's memory (%d bytes kept alive)", c.name, len(whole))
+			}
+		}
+	}
+	var h history
+	h.add(event.Event{Seq: 1, Output: &event.Output{Text: long}})
+	if got := h.view().Events()[0].Output; got.Head != long[:historyHead] || got.Bytes != len(long) {
+		t.Errorf("the history kept %d bytes of head, size %d", len(got.Head), got.Bytes)
+	}
+}
+
+// within says whether part's bytes lie in whole's memory.
+func within(part, whole string) bool {
+	if part == "" || whole == "" {
+		return false
+	}
+	p, w := uintptr(unsafe.Pointer(unsafe.StringData(part))), uintptr(unsafe.Pointer(unsafe.StringData(whole)))
+	return p >= w && p < w+uintptr(len(whole))
 }

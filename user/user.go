@@ -39,6 +39,9 @@ type Conversational interface {
 
 // History is the session as the user may see it: every event recorded so
 // far, in order. It is read-only: a user must not change what it holds.
+// A hub's history keeps an output past 5 KiB as its first 4 KiB and its
+// last 1 KiB (Output.Elided, Output.Bytes its whole size); the
+// trajectory keeps it whole.
 type History interface {
 	Events() []event.Event
 }
