@@ -3,6 +3,7 @@ package examples_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -125,21 +126,30 @@ func normalize(req, ws string) string {
 	for _, m := range masks {
 		req = m.ReplaceAllString(req, "X")
 	}
-	return skillBlocks.ReplaceAllStringFunc(req, sortSkills)
+	req = skillBlocks.ReplaceAllStringFunc(req, sortSkills)
+	return skillNames.ReplaceAllStringFunc(req, sortSkillNames)
 }
 
 // Gemini CLI lists its skills in the order a glob of their directories
 // returns them, which changes from run to run with or without the shim:
-// the set is compared, not the order.
+// the set is compared, not the order, both in the system prompt's block
+// and in the activate_skill tool's description ("Available: 'a', 'b'").
 var (
 	skillBlocks = regexp.MustCompile(`\\u003cavailable_skills\\u003e.*?\\u003c/available_skills\\u003e`)
 	skillEntry  = regexp.MustCompile(`\\u003cskill\\u003e.*?\\u003c/skill\\u003e`)
+	skillNames  = regexp.MustCompile(`\(Available: '[^)]*'\)`)
 )
 
 func sortSkills(block string) string {
 	skills := skillEntry.FindAllString(block, -1)
 	sort.Strings(skills)
 	return "SKILLS[" + strings.Join(skills, ",") + "]"
+}
+
+func sortSkillNames(list string) string {
+	names := strings.Split(strings.TrimSuffix(strings.TrimPrefix(list, "(Available: "), ")"), ", ")
+	sort.Strings(names)
+	return "(Available: " + strings.Join(names, ", ") + ")"
 }
 
 func firstDiff(a, b string) string {
@@ -149,4 +159,27 @@ func firstDiff(a, b string) string {
 	}
 	lo := max(0, i-150)
 	return "with:    …" + a[lo:min(len(a), i+150)] + "\nwithout: …" + b[lo:min(len(b), i+150)]
+}
+
+// TestNormalizeSkillOrder: Gemini's two skill lists compare equal in
+// either order, and a list with a skill missing or added still differs.
+func TestNormalizeSkillOrder(t *testing.T) {
+	const (
+		block = `{"system":"\u003cavailable_skills\u003e\u003cskill\u003e%s\u003c/skill\u003e\u003cskill\u003e%s\u003c/skill\u003e\u003c/available_skills\u003e"}`
+		tool  = `{"description":"Activates a skill (Available: %s). Returns it."}`
+	)
+	for _, c := range []struct {
+		name      string
+		a, b      string
+		wantEqual bool
+	}{
+		{"block swapped", fmt.Sprintf(block, "a", "b"), fmt.Sprintf(block, "b", "a"), true},
+		{"block changed", fmt.Sprintf(block, "a", "b"), fmt.Sprintf(block, "a", "c"), false},
+		{"tool swapped", fmt.Sprintf(tool, "'skill-creator', 'antigravity-support'"), fmt.Sprintf(tool, "'antigravity-support', 'skill-creator'"), true},
+		{"tool skill added", fmt.Sprintf(tool, "'skill-creator'"), fmt.Sprintf(tool, "'antigravity-support', 'skill-creator'"), false},
+	} {
+		if got := normalize(c.a, "/ws") == normalize(c.b, "/ws"); got != c.wantEqual {
+			t.Errorf("%s: equal = %v, want %v:\n%s\n%s", c.name, got, c.wantEqual, normalize(c.a, "/ws"), normalize(c.b, "/ws"))
+		}
+	}
 }
