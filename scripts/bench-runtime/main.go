@@ -5,7 +5,8 @@
 //   - `bash -c true` through the shim, with a live hub as `swetouch run`
 //     starts it, against bash, and beside C wrappers that only spawn bash
 //     or also ask a listener process: in the hub's process, in one of its
-//     own, and in the agent's sandbox;
+//     own, and in the agent's sandbox; and, in the same turns as the
+//     shim, its fast path's C built alone, without Go's runtime;
 //   - `grep -rn` over a 5,000-file tree through the shim vs direct,
 //     paired;
 //   - watching a 20,000-file tree: time until ready and the process's RSS;
@@ -220,6 +221,9 @@ func shellParts(res *results, n int, tmp, ws, bash, shim string, env []string) e
 	}
 	if err := askingFloor(res, n, tmp, ws, bash, p); err != nil {
 		res.say("  floor asking a listener: not measured (%v)", err)
+	}
+	if err := fastAlonePart(res, n, tmp, ws, bash, shim, env); err != nil {
+		res.say("  the fast path as a C program alone: not measured (%v)", err)
 	}
 	return nil
 }
