@@ -559,15 +559,24 @@ int main(int argc, char **argv) {
 		return "", err
 	}
 	bin := filepath.Join(tmp, name, "bash")
-	args := []string{"-O2", "-static", "-o", bin, src}
+	args := []string{src}
 	if ask {
 		args = append(args, "-DASK")
 	}
-	out, err := exec.Command("cc", args...).CombinedOutput()
-	if err != nil {
-		return "", fmt.Errorf("%v: %s", err, out)
+	if err := ccStatic(bin, args...); err != nil {
+		return "", err
 	}
 	return bin, nil
+}
+
+// ccStatic builds bin with cc, optimised and static, from args (sources
+// and flags), as the shim's fast path is built.
+func ccStatic(bin string, args ...string) error {
+	out, err := exec.Command("cc", append([]string{"-O2", "-static", "-o", bin}, args...)...).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("cc: %v: %s", err, out)
+	}
+	return nil
 }
 
 // askingWrapper builds the C floor that asks a listener before the
