@@ -119,6 +119,7 @@ var masks = []*regexp.Regexp{
 func normalize(req, ws string) string {
 	var v any
 	if json.Unmarshal([]byte(req), &v) == nil {
+		sortSkillEnums(v)
 		b, _ := json.Marshal(v)
 		req = string(b)
 	}
@@ -132,8 +133,9 @@ func normalize(req, ws string) string {
 
 // Gemini CLI lists its skills in the order a glob of their directories
 // returns them, which changes from run to run with or without the shim:
-// the set is compared, not the order, both in the system prompt's block
-// and in the activate_skill tool's description ("Available: 'a', 'b'").
+// the set is compared, not the order, in the system prompt's block, in
+// the activate_skill tool's description ("Available: 'a', 'b'") and in
+// the enum of its name parameter.
 var (
 	skillBlocks = regexp.MustCompile(`\\u003cavailable_skills\\u003e.*?\\u003c/available_skills\\u003e`)
 	skillEntry  = regexp.MustCompile(`\\u003cskill\\u003e.*?\\u003c/skill\\u003e`)
@@ -144,6 +146,28 @@ func sortSkills(block string) string {
 	skills := skillEntry.FindAllString(block, -1)
 	sort.Strings(skills)
 	return "SKILLS[" + strings.Join(skills, ",") + "]"
+}
+
+// skillParam describes activate_skill's one parameter, whose enum is
+// the skills' names.
+const skillParam = "The name of the skill to activate."
+
+// sortSkillEnums sorts, in place, the enum of every schema in v that
+// describes itself as activate_skill's parameter, and no other.
+func sortSkillEnums(v any) {
+	switch v := v.(type) {
+	case map[string]any:
+		if enum, ok := v["enum"].([]any); ok && v["description"] == skillParam {
+			sort.Slice(enum, func(i, j int) bool { return fmt.Sprint(enum[i]) < fmt.Sprint(enum[j]) })
+		}
+		for _, e := range v {
+			sortSkillEnums(e)
+		}
+	case []any:
+		for _, e := range v {
+			sortSkillEnums(e)
+		}
+	}
 }
 
 func sortSkillNames(list string) string {
@@ -161,12 +185,15 @@ func firstDiff(a, b string) string {
 	return "with:    …" + a[lo:min(len(a), i+150)] + "\nwithout: …" + b[lo:min(len(b), i+150)]
 }
 
-// TestNormalizeSkillOrder: Gemini's two skill lists compare equal in
-// either order, and a list with a skill missing or added still differs.
+// TestNormalizeSkillOrder: Gemini's three skill lists compare equal in
+// either order; a list with a skill missing or added still differs, and
+// so does any other enum in another order.
 func TestNormalizeSkillOrder(t *testing.T) {
 	const (
 		block = `{"system":"\u003cavailable_skills\u003e\u003cskill\u003e%s\u003c/skill\u003e\u003cskill\u003e%s\u003c/skill\u003e\u003c/available_skills\u003e"}`
 		tool  = `{"description":"Activates a skill (Available: %s). Returns it."}`
+		param = `{"properties":{"name":{"description":"The name of the skill to activate.","enum":[%s]}}}`
+		other = `{"properties":{"mode":{"description":"How.","enum":[%s]}}}`
 	)
 	for _, c := range []struct {
 		name      string
@@ -177,6 +204,9 @@ func TestNormalizeSkillOrder(t *testing.T) {
 		{"block changed", fmt.Sprintf(block, "a", "b"), fmt.Sprintf(block, "a", "c"), false},
 		{"tool swapped", fmt.Sprintf(tool, "'skill-creator', 'antigravity-support'"), fmt.Sprintf(tool, "'antigravity-support', 'skill-creator'"), true},
 		{"tool skill added", fmt.Sprintf(tool, "'skill-creator'"), fmt.Sprintf(tool, "'antigravity-support', 'skill-creator'"), false},
+		{"enum swapped", fmt.Sprintf(param, `"skill-creator","antigravity-support"`), fmt.Sprintf(param, `"antigravity-support","skill-creator"`), true},
+		{"enum skill added", fmt.Sprintf(param, `"skill-creator"`), fmt.Sprintf(param, `"antigravity-support","skill-creator"`), false},
+		{"another enum swapped", fmt.Sprintf(other, `"a","b"`), fmt.Sprintf(other, `"b","a"`), false},
 	} {
 		if got := normalize(c.a, "/ws") == normalize(c.b, "/ws"); got != c.wantEqual {
 			t.Errorf("%s: equal = %v, want %v:\n%s\n%s", c.name, got, c.wantEqual, normalize(c.a, "/ws"), normalize(c.b, "/ws"))
