@@ -19,6 +19,7 @@ func classifyPart(res *results, corpus string) error {
 	files, _ := filepath.Glob(filepath.Join(corpus, "trajectories", "gemini*", "*.traj.json"))
 	if len(files) == 0 {
 		res.say("classify: not measured (no corpus at %s; give -corpus)", corpus)
+		res.notMeasured("no corpus at "+corpus, "classification rate / parse floor")
 		return nil
 	}
 	var runs [][]string

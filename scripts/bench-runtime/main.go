@@ -266,7 +266,8 @@ func grepPart(res *results, tmp, ws, bash, shim string, env []string) error {
 func stdioPart(res *results, n int, bin, ws string, live *helperProc) error {
 	fs, err := agents.FindAgent("mcp-server-filesystem")
 	if err != nil {
-		fmt.Println("MCP tools/call: skipped (", err, ")")
+		res.say("MCP tools/call (stdio): not measured (%v)", err)
+		res.notMeasured(err.Error(), "MCP stdio added, live hub", "MCP stdio added / pipe-copy floor", "MCP stdio added / pipe copy telling a listener")
 		return nil
 	}
 	us := func(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }

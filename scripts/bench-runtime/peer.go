@@ -94,7 +94,8 @@ func peerFails(err error) {
 func peerPart(res *results, n int, bin, ws string, live *helperProc) error {
 	fs, err := agents.FindAgent("mcp-server-filesystem")
 	if err != nil {
-		fmt.Println("MCP peer: skipped (", err, ")")
+		res.say("MCP peer: not measured (%v)", err)
+		res.notMeasured(err.Error(), "MCP stdio list_allowed_directories added, relay+hub / mcp-go proxy", "MCP stdio read_text_file, 16 KiB added, relay+hub / mcp-go proxy")
 		return nil
 	}
 	self, err := os.Executable()

@@ -31,11 +31,16 @@ type figure struct {
 	Info bool `json:"info,omitempty"`
 	// SetAt is the budget as the target set it, where Budget was held
 	// at a floor's ratio instead (rebase); HeldBy names that floor
-	SetAt    float64 `json:"budget_as_set,omitempty"`
-	HeldBy   string  `json:"budget_held_by,omitempty"`
-	Met      bool    `json:"met"`
-	Measured string  `json:"measured"`      // when, UTC
-	Run      int     `json:"run,omitempty"` // which of -runs measured it, from 1
+	SetAt  float64 `json:"budget_as_set,omitempty"`
+	HeldBy string  `json:"budget_held_by,omitempty"`
+	Met    bool    `json:"met"`
+	// NotMeasured says why a part measured nothing for this target (its
+	// server or the sandbox missing here): the target is listed all the
+	// same, so that a run's table and record never read as complete
+	// when a part was skipped
+	NotMeasured string `json:"not_measured,omitempty"`
+	Measured    string `json:"measured"`      // when, UTC
+	Run         int    `json:"run,omitempty"` // which of -runs measured it, from 1
 }
 
 // rebase holds f's budget, set beside a floor that measured setFloor,
@@ -87,10 +92,22 @@ func (r *results) target(f figure) {
 	r.figs = append(r.figs, f)
 }
 
+// notMeasured records each of targets as not measured in this run, for
+// why (said in the detail lines too).
+func (r *results) notMeasured(why string, targets ...string) {
+	for _, t := range targets {
+		r.figs = append(r.figs, figure{Target: t, NotMeasured: why, Measured: time.Now().UTC().Format(time.RFC3339), Run: r.run})
+	}
+}
+
 // table prints every target beside its floor and budget.
 func (r *results) table(w io.Writer) {
 	fmt.Fprintf(w, "\n%-46s %10s %10s %10s  %s\n", "target", "measured", "floor", "budget", "")
 	for _, f := range r.figs {
+		if f.NotMeasured != "" {
+			fmt.Fprintf(w, "%-46s %10s %10s %10s  NOT measured (%s)\n", f.Target, "-", "-", "-", f.NotMeasured)
+			continue
+		}
 		floor := "-"
 		if f.FloorIs != "" {
 			floor = fmt.Sprintf("%.4g %s", f.Floor, f.Unit)
@@ -132,7 +149,24 @@ func summary(w io.Writer, figs []figure) {
 	}
 	fmt.Fprintf(w, "\n%-46s %10s %10s %10s %10s  %s\n", "target, over runs", "lowest", "median", "highest", "budget", "")
 	for _, t := range order {
-		fs := byTarget[t]
+		all := byTarget[t]
+		var fs []figure
+		var why string
+		for _, f := range all {
+			if f.NotMeasured != "" {
+				why = f.NotMeasured
+				continue
+			}
+			fs = append(fs, f)
+		}
+		if len(fs) == 0 {
+			fmt.Fprintf(w, "%-46s %10s %10s %10s %10s  NOT measured in %d of %d runs (%s)\n", t, "-", "-", "-", "-", len(all), len(all), why)
+			continue
+		}
+		skipped := ""
+		if n := len(all) - len(fs); n > 0 {
+			skipped = fmt.Sprintf("; NOT measured in %d (%s)", n, why)
+		}
 		vals := make([]float64, len(fs))
 		met := 0
 		for i, f := range fs {
@@ -147,13 +181,14 @@ func summary(w io.Writer, figs []figure) {
 		if f.AtLeast {
 			cmp = "≥"
 		}
-		verdict, budget := fmt.Sprintf("met in %d of %d runs", met, len(fs)), fmt.Sprintf("%s %.4g", cmp, f.Budget)
+		verdict, budget := fmt.Sprintf("met in %d of %d runs", met, len(all)), fmt.Sprintf("%s %.4g", cmp, f.Budget)
 		if f.Info {
 			verdict, budget = fmt.Sprintf("for reference (%d runs)", len(fs)), "-"
 		}
 		if held, h := heldRange(fs); held != "" {
 			budget, verdict = cmp+" "+held, verdict+h.heldNote()
 		}
+		verdict += skipped
 		v := func(x float64) string { return fmt.Sprintf("%.4g %s", x, f.Unit) }
 		fmt.Fprintf(w, "%-46s %10s %10s %10s %10s  %s\n", t, v(vals[0]), v(middle(vals)), v(vals[len(vals)-1]), budget, verdict)
 	}

@@ -80,3 +80,58 @@ func TestHeldByWrapper(t *testing.T) {
 		})
 	}
 }
+
+// A part that could not run (its server or the sandbox missing) still
+// lists its targets: as not measured, with why, in the table, the
+// summary and the JSON record, never as met, and never counted as a
+// measured run beside the runs that did measure it.
+func TestNotMeasured(t *testing.T) {
+	first := &results{out: &bytes.Buffer{}, run: 1}
+	first.target(figure{Target: "measured", Value: 1.2, Unit: "×", Budget: 1.5})
+	first.notMeasured("bwrap not found", "sandboxed", "skipped twice")
+	second := &results{out: &bytes.Buffer{}, run: 2}
+	second.target(figure{Target: "measured", Value: 1.4, Unit: "×", Budget: 1.5})
+	second.target(figure{Target: "sandboxed", Value: 1.1, Unit: "×", Budget: 1.2})
+	second.notMeasured("bwrap not found", "skipped twice")
+
+	for _, f := range first.figs[1:] {
+		if f.Met || f.NotMeasured != "bwrap not found" || f.Run != 1 {
+			t.Errorf("%s: met %v, not measured %q, run %d", f.Target, f.Met, f.NotMeasured, f.Run)
+		}
+	}
+	var table bytes.Buffer
+	first.table(&table)
+	for _, want := range []string{"sandboxed", "NOT measured (bwrap not found)"} {
+		if !strings.Contains(table.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, table.String())
+		}
+	}
+	var sum bytes.Buffer
+	summary(&sum, append(first.figs, second.figs...))
+	lines := map[string]string{}
+	for _, l := range strings.Split(sum.String(), "\n") {
+		if name, _, ok := strings.Cut(l, "  "); ok {
+			lines[name] = l
+		}
+	}
+	for target, want := range map[string]string{
+		"measured":      "met in 2 of 2 runs",
+		"sandboxed":     "met in 1 of 2 runs; NOT measured in 1 (bwrap not found)",
+		"skipped twice": "NOT measured in 2 of 2 runs (bwrap not found)",
+	} {
+		if !strings.Contains(lines[target], want) {
+			t.Errorf("summary of %q lacks %q:\n%s", target, want, sum.String())
+		}
+	}
+	// the lowest and highest of "sandboxed" are its one measured value
+	if strings.Count(lines["sandboxed"], "1.1 ×") != 3 || strings.Contains(lines["sandboxed"], " 0 ×") {
+		t.Errorf("a run not measured moved the range:\n%s", lines["sandboxed"])
+	}
+	var js bytes.Buffer
+	if err := writeJSON(&js, first.figs); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(js.String(), `"not_measured": "bwrap not found"`) {
+		t.Errorf("the JSON record does not say what was not measured:\n%s", js.String())
+	}
+}

@@ -26,6 +26,15 @@ func pairsHelper(args []string) {
 	fmt.Println(int64(p.direct), int64(p.through), int64(p.added), int64(f.added), int64(a.added))
 }
 
+// The targets sandboxPart measures (named once: a skipped part lists
+// them as not measured).
+const (
+	targetShimSandboxed    = "shim added / bash -c true, sandboxed"
+	targetShimOverWrapper  = "shim added / asking C wrapper floor, sandboxed"
+	targetShimOwnProcess   = "shim added / asking C wrapper floor, own process"
+	targetSandboxedStartUp = "sandboxed swetouch run start, added"
+)
+
 // sandboxPart measures what the sandbox costs: the shim's added time for
 // a command run inside it (against bash inside it), and the start-up of a
 // whole swetouch run with the sandbox against one without, paired.
@@ -33,6 +42,7 @@ func sandboxPart(res *results, n int, bin, ws string, host *session.Host, env []
 	r := &sandbox.Runner{}
 	if err := r.Check(); err != nil {
 		res.say("sandbox: not measured: %v", err)
+		res.notMeasured(err.Error(), targetShimSandboxed, targetShimOverWrapper, targetShimOwnProcess, targetSandboxedStartUp)
 		return nil
 	}
 	self, err := os.Executable()
@@ -89,15 +99,16 @@ func sandboxPart(res *results, n int, bin, ws string, host *session.Host, env []
 	f := inside
 	// 0.5× bash is the shim's own budget (1.2× the asking floor) where
 	// that floor adds 0.42× bash: held at the floor's ratio where it adds more
-	res.target(figure{Target: "shim added / bash -c true, sandboxed", Value: f.ratio(f.added), Unit: "×", Floor: f.ratio(f.asking), FloorIs: "C wrapper asking a listener", Budget: 0.5, Runs: n}.
+	res.target(figure{Target: targetShimSandboxed, Value: f.ratio(f.added), Unit: "×", Floor: f.ratio(f.asking), FloorIs: "C wrapper asking a listener", Budget: 0.5, Runs: n}.
 		rebase(0.5/1.2, f.ratio(f.asking), fmt.Sprintf("the asking C wrapper, %.2f× bash here", f.ratio(f.asking))))
-	res.target(figure{Target: "shim added / asking C wrapper floor, sandboxed", Value: float64(f.added) / float64(f.asking), Unit: "×", Floor: 1, FloorIs: "C wrapper asking a listener", Budget: 1.2, Runs: n})
-	res.target(figure{Target: "shim added / asking C wrapper floor, own process", Value: float64(outside.added) / float64(outside.asking), Unit: "×", Floor: 1, FloorIs: "C wrapper asking a listener", Budget: 1.2, Runs: n})
+	res.target(figure{Target: targetShimOverWrapper, Value: float64(f.added) / float64(f.asking), Unit: "×", Floor: 1, FloorIs: "C wrapper asking a listener", Budget: 1.2, Runs: n})
+	res.target(figure{Target: targetShimOwnProcess, Value: float64(outside.added) / float64(outside.asking), Unit: "×", Floor: 1, FloorIs: "C wrapper asking a listener", Budget: 1.2, Runs: n})
 
 	// a whole run, agent `true`, with and without the sandbox, alternating
 	task := filepath.Join("examples", "tasks", "py-discount")
 	if _, err := os.Stat(task); err != nil {
 		res.say("swetouch run start-up: not measured (run from the repository root): %v", err)
+		res.notMeasured("run from the repository root", targetSandboxedStartUp)
 		return nil
 	}
 	runs := max(n/20, 11)
@@ -126,7 +137,7 @@ func sandboxPart(res *results, n int, bin, ws string, host *session.Host, env []
 		probe = append(probe, time.Since(t0))
 	}
 	res.say("  a run that finds no passing check of bwrap remembered (the first on a boot) runs it first: +%.1f ms more", ms(median(probe)))
-	res.target(figure{Target: "sandboxed swetouch run start, added", Value: ms(median(diff)), Unit: "ms", Floor: ms(median(without)), FloorIs: "unsandboxed run", Budget: 50, Runs: runs})
+	res.target(figure{Target: targetSandboxedStartUp, Value: ms(median(diff)), Unit: "ms", Floor: ms(median(without)), FloorIs: "unsandboxed run", Budget: 50, Runs: runs})
 	return nil
 }
 
