@@ -19,32 +19,15 @@ import (
 func comparePart(res *results, n int, bin, other, ws string) error {
 	fs, err := agents.FindAgent("mcp-server-filesystem")
 	if err != nil {
-		return nil // said by the stdio part
+		// said by the stdio part
+		res.notMeasured(err.Error(), "compared: this build's added - the other's", "compared: this build's added - the other's (16 KiB read)")
+		return nil
 	}
-	for _, name := range []string{"swetouch", "swetouch-shim"} {
-		if _, err := os.Stat(filepath.Join(other, name)); err != nil {
-			return fmt.Errorf("-compare: %v (the directory holds another build's swetouch and swetouch-shim)", err)
-		}
-	}
-	// fresh hubs for both, alike
-	ours, err := hubProcess(ws, "live", filepath.Join(bin, "swetouch-shim"))
+	ours, theirs, hubIs, err := compareHubs(bin, other, ws)
 	if err != nil {
 		return err
 	}
 	defer ours.stop()
-	// a hub admits only the swetouch beside its shim (session.WithClients):
-	// the other build's relay needs a hub of the other build's shim
-	// with the other build's bench binary beside them, its hub is that
-	// build's too, and a change to the hub shows; without, both hubs are
-	// this binary's and only the relays differ
-	hubBy, hubIs := "", "this bench's own (put the other build's bench-runtime in the directory to compare hubs too)"
-	if _, err := os.Stat(filepath.Join(other, "bench-runtime")); err == nil {
-		hubBy, hubIs = filepath.Join(other, "bench-runtime"), "its own build's"
-	}
-	theirs, err := otherHub(hubBy, ws, filepath.Join(other, "swetouch-shim"))
-	if err != nil {
-		return err
-	}
 	defer theirs.stop()
 	res.say("compared with %s: its hub is %s", other, hubIs)
 	relay := func(dir, sock string) []string { return stdioRelay(dir, ws, sock, fs) }
@@ -70,6 +53,89 @@ func comparePart(res *results, n int, bin, other, ws string) error {
 		res.target(figure{Target: "compared: this build's added - the other's" + c.name, Value: us(t[1]) - us(t[2]), Unit: "µs", FloorIs: "the other build's relay, same turns", Runs: n, Info: true})
 		res.target(figure{Target: "compared: this build's CPU/call - the other's" + c.name, Value: cpu[1] + cpu[3] - cpu[2] - cpu[4], Unit: "µs", FloorIs: "the other build's relay and hub", Runs: n, Info: true})
 	}
+	return nil
+}
+
+// compareHubs starts a fresh live hub for this build's relay and one
+// for the other build's (in other), alike, and says whose the other is.
+func compareHubs(bin, other, ws string) (ours, theirs *helperProc, hubIs string, err error) {
+	for _, name := range []string{"swetouch", "swetouch-shim"} {
+		if _, err := os.Stat(filepath.Join(other, name)); err != nil {
+			return nil, nil, "", fmt.Errorf("-compare: %v (the directory holds another build's swetouch and swetouch-shim)", err)
+		}
+	}
+	ours, err = hubProcess(ws, "live", filepath.Join(bin, "swetouch-shim"))
+	if err != nil {
+		return nil, nil, "", err
+	}
+	// a hub admits only the swetouch beside its shim (session.WithClients):
+	// the other build's relay needs a hub of the other build's shim
+	// with the other build's bench binary beside them, its hub is that
+	// build's too, and a change to the hub shows; without, both hubs are
+	// this binary's and only the relays differ
+	hubBy, hubIs := "", "this bench's own (put the other build's bench-runtime in the directory to compare hubs too)"
+	if _, err := os.Stat(filepath.Join(other, "bench-runtime")); err == nil {
+		hubBy, hubIs = filepath.Join(other, "bench-runtime"), "its own build's"
+	}
+	theirs, err = otherHub(hubBy, ws, filepath.Join(other, "swetouch-shim"))
+	if err != nil {
+		ours.stop()
+		return nil, nil, "", err
+	}
+	return ours, theirs, hubIs, nil
+}
+
+// compareHTTPPart is comparePart over HTTP: this build's `swetouch mcp
+// --upstream` and the other's, each with a live hub of its own, in front
+// of one mcp-go server, taking turns call by call with the server alone.
+// Ten runs of one build moved the HTTP relay's ratio to its floor from
+// 1.44 to 1.80 (docs/runtime.md, twenty-first stop): a change to the HTTP
+// path is only seen paired.
+func compareHTTPPart(res *results, n int, bin, other, ws string) error {
+	ours, theirs, hubIs, err := compareHubs(bin, other, ws)
+	if err != nil {
+		return err
+	}
+	defer ours.stop()
+	defer theirs.stop()
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	ps := urlProcs{pids: map[string]int{}}
+	defer ps.stop()
+	up, err := ps.start(self, helperServe)
+	if err != nil {
+		return err
+	}
+	relay := func(dir, sock string) (string, error) {
+		return ps.start(filepath.Join(dir, "swetouch"), "mcp", "--root", ws, "--upstream", up, "--session", sock)
+	}
+	mine, err := relay(bin, ours.sock)
+	if err != nil {
+		return err
+	}
+	others, err := relay(other, theirs.sock)
+	if err != nil {
+		return err
+	}
+	clients, err := httpClients(up, mine, others)
+	defer closeAll(clients)
+	if err != nil {
+		return err
+	}
+	var m cpuMeter
+	m.start(ps.pids[mine], ps.pids[others], ours.pid, theirs.pid)
+	t, err := alternate(n, pingCall(), clients...)
+	if err != nil {
+		return err
+	}
+	cpu := m.perCall(n)
+	us := func(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
+	res.say("compared with %s over HTTP (its hub is %s): its relay with a live hub added %.0f µs, this build's %.0f µs, paired over %d calls; CPU per call, relay + hub: %.0f + %.0f µs theirs, %.0f + %.0f ours",
+		other, hubIs, us(t[2]), us(t[1]), n, cpu[1], cpu[3], cpu[0], cpu[2])
+	res.target(figure{Target: "compared over HTTP: this build's added - the other's", Value: us(t[1]) - us(t[2]), Unit: "µs", FloorIs: "the other build's relay, same turns", Runs: n, Info: true})
+	res.target(figure{Target: "compared over HTTP: this build's CPU/call - the other's", Value: cpu[0] + cpu[2] - cpu[1] - cpu[3], Unit: "µs", FloorIs: "the other build's relay and hub", Runs: n, Info: true})
 	return nil
 }
 

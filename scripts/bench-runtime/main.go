@@ -70,7 +70,7 @@ func main() {
 	runs := flag.Int("runs", 1, "measure everything this many times over and end with each target's range over the runs (each figure in -json says its run)")
 	corpus := flag.String("corpus", filepath.Join("..", "shared", "corpus"), "the corpus whose commands classify measures")
 	cpuProfile := flag.String("cpuprofile", "", "write this process's CPU profile (the shell parts' hub, the clients) to the file")
-	compare := flag.String("compare", "", "a directory holding another build's swetouch and swetouch-shim (and its bench-runtime, to run its hub too): its stdio relay (with a live hub of its own) takes turns with this build's, and the part says what each adds, paired (for A/B of a change: this VM's speed moves more between runs than most changes do)")
+	compare := flag.String("compare", "", "a directory holding another build's swetouch and swetouch-shim (and its bench-runtime, to run its hub too): its stdio relay (with -only mcp) and its HTTP relay (with -only http), each with a live hub of its own, take turns with this build's, and the parts say what each adds, paired (for A/B of a change: this VM's speed moves more between runs than most changes do)")
 	hubProfile := flag.String("hubprofile", "", "write the relays' hub processes' CPU profiles to this file name with .live, .bare and .in-process added (with -runs, the last run's)")
 	flag.Parse()
 	if *hubProfile != "" {
@@ -177,6 +177,11 @@ func run(res *results, n, calls int, corpus, compare string, want func(part stri
 		if want("http") {
 			if err := httpPart(res, calls, bin, live, ws); err != nil {
 				return err
+			}
+			if compare != "" {
+				if err := compareHTTPPart(res, calls, bin, compare, ws); err != nil {
+					return err
+				}
 			}
 		}
 		if want("peer") {
