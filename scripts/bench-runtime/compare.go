@@ -11,6 +11,15 @@ import (
 	"github.com/swetouch/swetouch/agents"
 )
 
+// The stdio compare's targets: each of its two calls' added time and CPU
+// (named once: a skipped part lists them as not measured).
+const (
+	compareAdded = "compared: this build's added - the other's"
+	compareCPU   = "compared: this build's CPU/call - the other's"
+	compareCall  = ""
+	compareRead  = " (16 KiB read)"
+)
+
 // comparePart times this build's stdio relay and another's (-compare:
 // a directory holding its swetouch and swetouch-shim), each with a live hub of its own,
 // taking turns call by call with the server alone: what each adds is
@@ -20,7 +29,9 @@ func comparePart(res *results, n int, bin, other, ws string) error {
 	fs, err := agents.FindAgent("mcp-server-filesystem")
 	if err != nil {
 		// said by the stdio part
-		res.notMeasured(err.Error(), "compared: this build's added - the other's", "compared: this build's added - the other's (16 KiB read)")
+		for _, call := range []string{compareCall, compareRead} {
+			res.notMeasured(err.Error(), compareAdded+call, compareCPU+call)
+		}
 		return nil
 	}
 	ours, theirs, hubIs, err := compareHubs(bin, other, ws)
@@ -40,7 +51,7 @@ func comparePart(res *results, n int, bin, other, ws string) error {
 	for _, c := range []struct {
 		name, what string
 		req        mcp.CallToolRequest
-	}{{"", "a call", listDirs()}, {" (16 KiB read)", "a 16 KiB read", read}} {
+	}{{compareCall, "a call", listDirs()}, {compareRead, "a 16 KiB read", read}} {
 		t, cpu, _, err := mcpTimes(n, ws, c.req, []int{ours.pid, theirs.pid}, []string{fs, ws}, relay(bin, ours.sock), relay(other, theirs.sock))
 		if err != nil {
 			return err
@@ -50,8 +61,8 @@ func comparePart(res *results, n int, bin, other, ws string) error {
 			other, c.what, us(t[2]), us(t[1]), n, cpu[2], cpu[4], cpu[1], cpu[3])
 		// for reference, so that -runs gives the A/B's spread over runs
 		// (one run's difference is within what this VM moves by)
-		res.target(figure{Target: "compared: this build's added - the other's" + c.name, Value: us(t[1]) - us(t[2]), Unit: "µs", FloorIs: "the other build's relay, same turns", Runs: n, Info: true})
-		res.target(figure{Target: "compared: this build's CPU/call - the other's" + c.name, Value: cpu[1] + cpu[3] - cpu[2] - cpu[4], Unit: "µs", FloorIs: "the other build's relay and hub", Runs: n, Info: true})
+		res.target(figure{Target: compareAdded + c.name, Value: us(t[1]) - us(t[2]), Unit: "µs", FloorIs: "the other build's relay, same turns", Runs: n, Info: true})
+		res.target(figure{Target: compareCPU + c.name, Value: cpu[1] + cpu[3] - cpu[2] - cpu[4], Unit: "µs", FloorIs: "the other build's relay and hub", Runs: n, Info: true})
 	}
 	return nil
 }

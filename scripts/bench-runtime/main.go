@@ -268,11 +268,22 @@ func grepPart(res *results, tmp, ws, bash, shim string, env []string) error {
 	return nil
 }
 
+// The targets stdioPart and readPart measure (named once: a skipped
+// part lists them as not measured).
+const (
+	targetStdioAdded    = "MCP stdio added, live hub"
+	targetStdioOverCopy = "MCP stdio added / pipe-copy floor"
+	targetStdioOverTold = "MCP stdio added / pipe copy telling a listener"
+	targetStdioCPU      = "MCP stdio CPU/call, relay+hub / telling floor"
+	targetReadAdded     = "MCP stdio 16 KiB read added / pipe copy"
+	targetReadCPU       = "MCP stdio 16 KiB read CPU/call, relay+hub / telling floor"
+)
+
 func stdioPart(res *results, n int, bin, ws string, live *helperProc) error {
 	fs, err := agents.FindAgent("mcp-server-filesystem")
 	if err != nil {
 		res.say("MCP tools/call (stdio): not measured (%v)", err)
-		res.notMeasured(err.Error(), "MCP stdio added, live hub", "MCP stdio added / pipe-copy floor", "MCP stdio added / pipe copy telling a listener")
+		res.notMeasured(err.Error(), targetStdioAdded, targetStdioOverCopy, targetStdioOverTold, targetStdioCPU, targetReadAdded, targetReadCPU)
 		return nil
 	}
 	us := func(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
@@ -322,11 +333,11 @@ func stdioPart(res *results, n int, bin, ws string, live *helperProc) error {
 		switches(sw[1]), switches(sw[7]), switches(sw[3]), switches(sw[2]), switches(sw[5]), switches(sw[9]))
 	// +60 µs was set where the pipe copy added +38 µs: on a machine whose
 	// pipe copy alone comes near it, it is held at that ratio
-	res.target(figure{Target: "MCP stdio added, live hub", Value: withHub, Unit: "µs", Floor: told, FloorIs: "pipe copy telling a listener", Budget: 60, Runs: n}.
+	res.target(figure{Target: targetStdioAdded, Value: withHub, Unit: "µs", Floor: told, FloorIs: "pipe copy telling a listener", Budget: 60, Runs: n}.
 		rebase(38, floor, fmt.Sprintf("the pipe copy, +38 µs where set, +%.0f µs here", floor)))
-	res.target(figure{Target: "MCP stdio added / pipe-copy floor", Value: withHub / floor, Unit: "×", Floor: told / floor, FloorIs: "pipe copy telling a listener", Budget: 1.6, Runs: n})
-	res.target(figure{Target: "MCP stdio added / pipe copy telling a listener", Value: withHub / told, Unit: "×", Floor: 1, FloorIs: "pipe copy telling a listener", Budget: 1.6, Runs: n})
-	res.target(figure{Target: "MCP stdio CPU/call, relay+hub / telling floor", Value: (cpu[1] + cpu[7]) / (cpu[5] + cpu[9]), Unit: "×", Floor: 1, FloorIs: "the telling pipe copy and its listener", Runs: n, Info: true})
+	res.target(figure{Target: targetStdioOverCopy, Value: withHub / floor, Unit: "×", Floor: told / floor, FloorIs: "pipe copy telling a listener", Budget: 1.6, Runs: n})
+	res.target(figure{Target: targetStdioOverTold, Value: withHub / told, Unit: "×", Floor: 1, FloorIs: "pipe copy telling a listener", Budget: 1.6, Runs: n})
+	res.target(figure{Target: targetStdioCPU, Value: (cpu[1] + cpu[7]) / (cpu[5] + cpu[9]), Unit: "×", Floor: 1, FloorIs: "the telling pipe copy and its listener", Runs: n, Info: true})
 	return readPart(res, n, ws, fs, live, listener, relay(live.sock), []string{self, helperPipe, fs, ws}, []string{self, helperPipeTold, listener.sock, fs, ws})
 }
 
@@ -348,8 +359,8 @@ func readPart(res *results, n int, ws, fs string, live, listener *helperProc, re
 	withHub, floor, toldFloor := us(t[1]), us(t[2]), us(t[3])
 	res.say("MCP read_text_file, 16 KiB  median %.0f µs direct; through the relay with a live hub added %.0f µs, paired over %d calls; the pipe copy %.0f µs, the telling pipe copy %.0f µs", us(t[0]), withHub, n, floor, toldFloor)
 	res.say("  CPU per call: the relay %.0f µs (the hub %.0f µs); the pipe copy %.0f; the telling pipe copy %.0f (its listener %.0f)", cpu[1], cpu[4], cpu[2], cpu[3], cpu[5])
-	res.target(figure{Target: "MCP stdio 16 KiB read added / pipe copy", Value: withHub / floor, Unit: "×", Floor: toldFloor / floor, FloorIs: "pipe copy telling a listener", Runs: n, Info: true})
-	res.target(figure{Target: "MCP stdio 16 KiB read CPU/call, relay+hub / telling floor", Value: (cpu[1] + cpu[4]) / (cpu[3] + cpu[5]), Unit: "×", Floor: 1, FloorIs: "the telling pipe copy and its listener", Runs: n, Info: true})
+	res.target(figure{Target: targetReadAdded, Value: withHub / floor, Unit: "×", Floor: toldFloor / floor, FloorIs: "pipe copy telling a listener", Runs: n, Info: true})
+	res.target(figure{Target: targetReadCPU, Value: (cpu[1] + cpu[4]) / (cpu[3] + cpu[5]), Unit: "×", Floor: 1, FloorIs: "the telling pipe copy and its listener", Runs: n, Info: true})
 	return nil
 }
 

@@ -86,6 +86,17 @@ func peerFails(err error) {
 	os.Exit(1)
 }
 
+// The calls peerPart makes, and its targets (named once: a skipped part
+// lists them as not measured).
+const (
+	peerCallDirs   = "list_allowed_directories"
+	peerCallRead   = "read_text_file, 16 KiB"
+	targetPeerHTTP = "MCP HTTP ping_tool added, relay+hub / mcp-go proxy"
+)
+
+// peerTarget is the target of the peer part's stdio call named call.
+func peerTarget(call string) string { return "MCP stdio " + call + " added, relay+hub / mcp-go proxy" }
+
 // peerPart times the stdio calls of stdioPart and readPart (the short
 // call and the 16 KiB read) through the relay with the live hub, the
 // pipe copy and the mcp-go proxy, in turns: where the relay stands
@@ -95,7 +106,7 @@ func peerPart(res *results, n int, bin, ws string, live *helperProc) error {
 	fs, err := agents.FindAgent("mcp-server-filesystem")
 	if err != nil {
 		res.say("MCP peer: not measured (%v)", err)
-		res.notMeasured(err.Error(), "MCP stdio list_allowed_directories added, relay+hub / mcp-go proxy", "MCP stdio read_text_file, 16 KiB added, relay+hub / mcp-go proxy")
+		res.notMeasured(err.Error(), peerTarget(peerCallDirs), peerTarget(peerCallRead), targetPeerHTTP)
 		return nil
 	}
 	self, err := os.Executable()
@@ -114,7 +125,7 @@ func peerPart(res *results, n int, bin, ws string, live *helperProc) error {
 	for _, c := range []struct {
 		name string
 		req  mcp.CallToolRequest
-	}{{"list_allowed_directories", listDirs()}, {"read_text_file, 16 KiB", read}} {
+	}{{peerCallDirs, listDirs()}, {peerCallRead, read}} {
 		t, cpu, _, err := mcpTimes(n, ws, c.req, []int{live.pid}, []string{fs, ws}, relayed,
 			[]string{self, helperPipe, fs, ws}, peer)
 		if err != nil {
@@ -123,7 +134,7 @@ func peerPart(res *results, n int, bin, ws string, live *helperProc) error {
 		withHub, floor, byPeer := us(t[1]), us(t[2]), us(t[3])
 		res.say("MCP peer, %s  median %.0f µs direct; added: the relay with a live hub %.0f µs, the mcp-go proxy %.0f µs, the pipe copy %.0f µs, paired over %d calls", c.name, us(t[0]), withHub, byPeer, floor, n)
 		res.say("  CPU per call: the relay %.0f µs and its hub %.0f; the mcp-go proxy %.0f; the pipe copy %.0f", cpu[1], cpu[4], cpu[3], cpu[2])
-		res.target(figure{Target: "MCP stdio " + c.name + " added, relay+hub / mcp-go proxy", Value: withHub / byPeer, Unit: "×", Floor: floor / byPeer, FloorIs: "the pipe copy", Runs: n, Info: true})
+		res.target(figure{Target: peerTarget(c.name), Value: withHub / byPeer, Unit: "×", Floor: floor / byPeer, FloorIs: "the pipe copy", Runs: n, Info: true})
 	}
 	return peerHTTPPart(res, n, self, filepath.Join(bin, "swetouch"), ws, live)
 }
@@ -173,7 +184,7 @@ func peerHTTPPart(res *results, n int, self, swetouch, ws string, live *helperPr
 	withHub, tcp, byPeer := us(t[1]), us(t[2]), us(t[3])
 	res.say("MCP peer, HTTP ping_tool  median %.0f µs direct; added: the relay with a live hub %.0f µs, the mcp-go proxy %.0f µs, the TCP proxy %.0f µs, paired over %d calls", us(t[0]), withHub, byPeer, tcp, n)
 	res.say("  CPU per call: the relay %.0f µs and its hub %.0f; the mcp-go proxy %.0f; the TCP proxy %.0f", cpu[0], cpu[1], cpu[3], cpu[2])
-	res.target(figure{Target: "MCP HTTP ping_tool added, relay+hub / mcp-go proxy", Value: withHub / byPeer, Unit: "×", Floor: tcp / byPeer, FloorIs: "the TCP proxy", Runs: n, Info: true})
+	res.target(figure{Target: targetPeerHTTP, Value: withHub / byPeer, Unit: "×", Floor: tcp / byPeer, FloorIs: "the TCP proxy", Runs: n, Info: true})
 	return nil
 }
 
