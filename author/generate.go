@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/swetouch/swetouch/internal/baseline"
 	"github.com/swetouch/swetouch/patch"
 	"github.com/swetouch/swetouch/task"
 )
@@ -60,20 +60,16 @@ func Appendix(kind string, regions []task.Region) string {
 }
 
 // WorkspaceDiff is the edit a generator left: the workspace's change
-// from the task's start, new files included, its candidate file not.
-func WorkspaceDiff(ws string) (string, error) {
-	add := exec.Command("git", "add", "-A", "--intent-to-add", ".")
-	add.Dir = ws
-	if out, err := add.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("git add: %v: %s", err, out)
-	}
-	diff := exec.Command("git", "diff", "--no-color", "--no-ext-diff", "--binary", "HEAD", "--", ".", ":(exclude)"+CandidateFile)
-	diff.Dir = ws
-	out, err := diff.Output()
+// from the task's start (its repository, start), new files included, its
+// candidate file not. swetouch computes it from the two trees: the
+// workspace's .git is the generator's to write, and is never asked.
+func WorkspaceDiff(start, ws string) (string, error) {
+	base, err := baseline.Index(start)
 	if err != nil {
-		return "", fmt.Errorf("git diff: %v", err)
+		return "", err
 	}
-	return string(out), nil
+	diff, _, err := base.Diff(ws, baseline.Excluding(CandidateFile))
+	return string(diff), err
 }
 
 // ReadClaim reads the generator's account from the workspace.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/swetouch/swetouch/internal/baseline"
 	"github.com/swetouch/swetouch/internal/quietio"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/replay"
@@ -71,6 +72,10 @@ type Host struct {
 
 	root    string
 	private string
+	// base is the workspace as it was at Start, kept outside it and out
+	// of the sandbox's view (private is shown to the agent, read-only)
+	base    *baseline.Tree
+	baseDir string
 	tools   string // commands for the agent besides the shims ("" for none)
 	watcher *watch.Watcher
 	stop    context.CancelFunc
@@ -131,7 +136,11 @@ func Start(cfg HostConfig) (host *Host, err error) {
 	if h.private, err = os.MkdirTemp("", "swetouch-run-"); err != nil {
 		return nil, err
 	}
-	if err = own(h.private, cfg.Owned...); err != nil {
+	if h.baseDir, err = os.MkdirTemp("", "swetouch-base-"); err != nil {
+		os.RemoveAll(h.private)
+		return nil, err
+	}
+	if err = own(h.private, append(cfg.Owned[:len(cfg.Owned):len(cfg.Owned)], h.baseDir)...); err != nil {
 		return nil, err
 	}
 	defer func() {
@@ -139,7 +148,10 @@ func Start(cfg HostConfig) (host *Host, err error) {
 			h.release()
 		}
 	}()
-	if h.watcher, err = watch.New(cfg.Root, watch.Ignoring(append(cfg.Ignore, h.private)...)); err != nil {
+	if h.base, err = baseline.Take(cfg.Root, filepath.Join(h.baseDir, "tree"), append(absolute(cfg.Ignore), h.private)...); err != nil {
+		return nil, err
+	}
+	if h.watcher, err = watch.New(cfg.Root, watch.From(h.base), watch.Ignoring(append(cfg.Ignore, h.private)...)); err != nil {
 		return nil, fmt.Errorf("watching %s: %w", cfg.Root, err)
 	}
 	if h.ShimDir, err = shims(h.private, cfg.Shim); err != nil {
@@ -254,8 +266,29 @@ func (h *Host) release() {
 		h.watcher.Close()
 	}
 	os.RemoveAll(h.private)
+	if h.baseDir != "" {
+		os.RemoveAll(h.baseDir)
+	}
 }
+
+// FinalDiff is the workspace's change since Start, in git's format, and
+// the files it names: every file the verifier's copy would hold, ignored
+// ones included, computed by swetouch from its own copy of the start (the
+// workspace's .git is the agent's, and is never asked). Take it after
+// Hub.Idle and before Close.
+func (h *Host) FinalDiff() ([]byte, []baseline.File, error) { return h.base.Diff(h.root) }
 
 // SelfCheckCommand is the command a session with a self-check puts on
 // the agent's PATH.
 const SelfCheckCommand = "swetouch-self-check"
+
+// absolute is dirs made absolute (the ones that cannot be are dropped).
+func absolute(dirs []string) []string {
+	var out []string
+	for _, d := range dirs {
+		if a, err := filepath.Abs(d); err == nil {
+			out = append(out, a)
+		}
+	}
+	return out
+}

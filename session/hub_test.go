@@ -23,7 +23,6 @@ import (
 	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/task"
 	"github.com/swetouch/swetouch/user"
-	"github.com/swetouch/swetouch/watch"
 )
 
 var binDir string
@@ -57,11 +56,7 @@ func start(t *testing.T, cond policy.Condition) *live {
 		t.Fatal(err)
 	}
 	ws := testhub.Workspace(t, example)
-	w, err := watch.New(ws)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { w.Close() })
+	w := testhub.Watcher(t, ws)
 	l := &live{ws: ws, traj: &bytes.Buffer{}}
 	rec, _ := replay.NewWriter(l.traj, replay.Header{Task: tk.Name})
 	fixed := time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC)

@@ -231,7 +231,7 @@ func Run(ctx context.Context, cfg RunConfig) (*result.Run, error) {
 	// by nothing: it cannot see a Counter-Edit any more
 	hub.Disarm("agent finished")
 	hub.Idle(context.Background())
-	diff, derr := finalDiff(ws)
+	diff, _, derr := host.FinalDiff()
 	if derr == nil {
 		os.WriteFile(filepath.Join(cfg.Out, "final.diff"), diff, 0o644)
 	}
@@ -425,19 +425,6 @@ func observe(r io.ReadCloser, out io.Writer, ws string, fn func([]byte) []event.
 			return
 		}
 	}
-}
-
-// finalDiff is the workspace's change from the task's start, new files
-// included: what scoring reads the fate of the user's edit from.
-func finalDiff(ws string) ([]byte, error) {
-	add := exec.Command("git", "add", "-A", "--intent-to-add", ".")
-	add.Dir = ws
-	if err := add.Run(); err != nil {
-		return nil, err
-	}
-	diff := exec.Command("git", "diff", "--no-color", "--no-ext-diff", "HEAD")
-	diff.Dir = ws
-	return diff.Output()
 }
 
 // nativeSettle is how long the files must stay unchanged before a native

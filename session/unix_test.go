@@ -19,7 +19,6 @@ import (
 	"github.com/swetouch/swetouch/internal/testhub"
 	"github.com/swetouch/swetouch/replay"
 	"github.com/swetouch/swetouch/session"
-	"github.com/swetouch/swetouch/watch"
 )
 
 // serveUnix serves a bare hub over a fresh workspace on a UnixListener;
@@ -184,11 +183,7 @@ func TestUnixListenerClosedFirst(t *testing.T) {
 // after it are native again rather than folded into the next command.
 func TestKilledShimAbandoned(t *testing.T) {
 	ws := testhub.Workspace(t, example)
-	w, err := watch.New(ws)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	w := testhub.Watcher(t, ws)
 	var traj bytes.Buffer
 	rec, _ := replay.NewWriter(&traj, replay.Header{Task: "t"})
 	h, err := session.New(ws, session.WithWatcher(w), session.WithRecorder(rec))

@@ -21,6 +21,10 @@ var alwaysIgnored = map[string]bool{
 // the base name, anchored or slashed paths, trailing "/" for directories;
 // negations are not supported and are skipped).
 type ignorer struct {
+	// kept are the files of the start: none of them, nor a directory
+	// holding one, is ignored (a tracked file under build/ is edited like
+	// any other)
+	kept     Baseline
 	patterns []gitPattern
 	dirs     []string // slash-separated directories ignored with all below
 }
@@ -66,6 +70,9 @@ func (ig *ignorer) ignored(rel string, isDir bool) bool {
 		// real one, which is the edit (taken alone, it would be an edit of
 		// a file that is gone a moment later)
 		return true
+	}
+	if ig.kept != nil && (ig.kept.Has(rel) || isDir && ig.kept.HasDir(rel)) {
+		return false
 	}
 	for _, d := range ig.dirs {
 		if rel == d || strings.HasPrefix(rel, d+"/") {

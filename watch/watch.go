@@ -5,12 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/swetouch/swetouch/internal/linediff"
 )
+
+// Range is a 1-based inclusive line range of a file's new content.
+type Range struct{ Start, End int }
 
 // Change is one file's net change since the last Sync.
 type Change struct {
@@ -23,10 +27,10 @@ type Change struct {
 
 // Watcher watches a workspace. Its methods are safe for concurrent use.
 type Watcher struct {
-	root    string
-	src     source
-	ig      *ignorer
-	baseRev bool // the root is a git work tree: clean files come from HEAD
+	root string
+	src  source
+	ig   *ignorer
+	base Baseline // nil: no content is known before a file is first seen
 
 	mu      sync.Mutex
 	snap    map[string]*string // last known content; nil = did not exist
@@ -68,6 +72,27 @@ const (
 // owner's cue to take native edits while no command runs.
 func (w *Watcher) Changed() <-chan struct{} { return w.changed }
 
+// Baseline is the workspace as it was when the run began, kept where
+// the agent cannot write (internal/baseline): where the content of a file
+// not yet seen changing comes from, and which files the watcher must see
+// wherever they lie. The watcher never asks the workspace's own git: its
+// configuration and history are the agent's to write.
+type Baseline interface {
+	// Content is a file's content at the start; false for none.
+	Content(rel string) (string, bool)
+	// Has and HasDir say whether a file, or a directory holding files,
+	// was there at the start.
+	Has(rel string) bool
+	HasDir(rel string) bool
+	// Below lists the files that were under a directory; Paths all of
+	// them.
+	Below(rel string) []string
+	Paths() []string
+}
+
+// From takes clean files' content from b.
+func From(b Baseline) Option { return func(w *Watcher) { w.base = b } }
+
 // Option configures a Watcher.
 type Option func(*Watcher)
 
@@ -101,15 +126,11 @@ func New(root string, opts ...Option) (*Watcher, error) {
 	for _, o := range opts {
 		o(w)
 	}
-	w.baseRev = exec.Command("git", "-C", root, "rev-parse", "--verify", "-q", "HEAD").Run() == nil
+	w.ig.kept = w.base
 	if w.src, err = newSource(w); err != nil {
 		return nil, err
 	}
-	err = w.addTree(root)
-	if err == nil {
-		err = w.snapshotDirty()
-	}
-	if err != nil {
+	if err = w.addTree(root); err != nil {
 		w.src.close()
 		return nil, err
 	}
@@ -133,49 +154,6 @@ func (w *Watcher) addTree(dir string) error {
 		}
 		return w.src.add(p)
 	})
-}
-
-// snapshotDirty reads the files that differ from HEAD at start: for them
-// git cannot supply the content before the next change.
-func (w *Watcher) snapshotDirty() error {
-	if !w.baseRev {
-		return nil
-	}
-	paths, err := w.gitChanged()
-	if err != nil {
-		return err
-	}
-	for _, rel := range paths {
-		if s, ok := w.readContent(rel); ok {
-			w.snap[rel] = &s
-		}
-	}
-	return nil
-}
-
-// gitChanged lists the paths git says differ from HEAD: changed, added,
-// untracked, and both names of a rename.
-func (w *Watcher) gitChanged() ([]string, error) {
-	out, err := exec.Command("git", "-C", w.root, "status", "--porcelain", "-z", "--untracked-files=all").Output()
-	if err != nil {
-		return nil, fmt.Errorf("git status: %w", err)
-	}
-	var paths []string
-	recs := strings.Split(string(out), "\x00")
-	for i := 0; i < len(recs); i++ {
-		rec := recs[i]
-		if len(rec) < 4 {
-			continue
-		}
-		paths = append(paths, rec[3:])
-		if rec[0] == 'R' || rec[0] == 'C' {
-			i++ // a rename's source follows it, a record of its own
-			if i < len(recs) {
-				paths = append(paths, recs[i])
-			}
-		}
-	}
-	return paths, nil
 }
 
 func (w *Watcher) rel(p string) string {
@@ -216,7 +194,7 @@ func (w *Watcher) event(name string, o op) {
 }
 
 // markBelow marks the files known under a directory that was removed or
-// moved away: the ones in HEAD and the ones seen since. A directory moved
+// moved away: the ones of the start and the ones seen since. A directory moved
 // away reports nothing of its files, which are gone from the workspace
 // all the same.
 func (w *Watcher) markBelow(rel string) {
@@ -229,13 +207,8 @@ func (w *Watcher) markBelow(rel string) {
 		}
 	}
 	w.mu.Unlock()
-	if w.baseRev {
-		out, _ := exec.Command("git", "-C", w.root, "ls-tree", "-r", "-z", "--name-only", "HEAD", "--", prefix).Output()
-		for _, p := range strings.Split(string(out), "\x00") {
-			if p != "" {
-				paths = append(paths, p)
-			}
-		}
+	if w.base != nil {
+		paths = append(paths, w.base.Below(rel)...)
 	}
 	for _, p := range paths {
 		if !w.ig.ignored(p, false) {
@@ -324,21 +297,32 @@ func (w *Watcher) Sync(ctx context.Context) ([]Change, error) {
 
 // recover makes up for lost events: it watches again every directory (a
 // new one's event may have been lost with its files) and marks every path
-// that can differ from what was last seen: those git reports as changed
-// from HEAD or untracked, and those seen changing before. Without git
-// there is nothing to compare clean files with, and the loss stays
+// that can differ from what was last seen: every file there now, every
+// file of the start, and those seen changing before. Without a baseline
+// there is nothing to compare files not yet seen with, and the loss stays
 // reported.
 func (w *Watcher) recover() error {
-	if !w.baseRev {
-		return errors.New("no git work tree to rescan")
+	if w.base == nil {
+		return errors.New("no baseline to rescan against")
 	}
 	if err := w.addTree(w.root); err != nil {
 		return err
 	}
-	paths, err := w.gitChanged()
-	if err != nil {
-		return err
-	}
+	paths := w.base.Paths()
+	filepath.WalkDir(w.root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		rel := w.rel(p)
+		if d.IsDir() {
+			if rel != "" && w.ig.ignored(rel, true) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		paths = append(paths, rel)
+		return nil
+	})
 	w.mu.Lock()
 	for p := range w.snap {
 		paths = append(paths, p)
@@ -383,16 +367,18 @@ func Compare(path string, old, now *string) Change {
 	if now != nil {
 		n = *now
 	}
-	ops := diffLines(o, n)
-	c := Change{Path: path, Diff: unified(path, ops), Created: old == nil, Deleted: now == nil}
+	ops := linediff.Lines(o, n)
+	c := Change{Path: path, Diff: linediff.Unified(path, ops), Created: old == nil, Deleted: now == nil}
 	if now != nil {
-		c.Ranges = changedRanges(ops)
+		for _, r := range linediff.Changed(ops) {
+			c.Ranges = append(c.Ranges, Range(r))
+		}
 	}
 	return c
 }
 
 // before is the content a path had at the last Sync: the snapshot, else
-// HEAD's version (files are clean until first seen changing).
+// the baseline's (files are clean until first seen changing).
 func (w *Watcher) before(rel string) *string {
 	w.mu.Lock()
 	s, ok := w.snap[rel]
@@ -400,16 +386,13 @@ func (w *Watcher) before(rel string) *string {
 	if ok {
 		return s
 	}
-	if !w.baseRev {
+	if w.base == nil {
 		return nil
 	}
-	// cat-file blob, not show: a name that is a directory in HEAD (one
-	// removed) has no content, rather than a listing
-	b, err := exec.Command("git", "-C", w.root, "cat-file", "blob", "HEAD:"+rel).Output()
-	if err != nil {
+	str, ok := w.base.Content(rel)
+	if !ok {
 		return nil
 	}
-	str := string(b)
 	return &str
 }
 

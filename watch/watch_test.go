@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/swetouch/swetouch/internal/baseline"
 )
 
 // repo makes a git work tree with the given files committed.
@@ -31,11 +33,21 @@ func repo(t *testing.T, files map[string]string) string {
 	return dir
 }
 
+// start is dir as it is now, kept outside it.
+func start(t *testing.T, dir string) *baseline.Tree {
+	t.Helper()
+	b, err := baseline.Take(dir, filepath.Join(t.TempDir(), "base"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 // watched is a watcher over a new repo of files, closed when the test ends.
 func watched(t *testing.T, files map[string]string) (string, *Watcher) {
 	t.Helper()
 	dir := repo(t, files)
-	w, err := New(dir)
+	w, err := New(dir, From(start(t, dir)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +130,7 @@ func TestNativeWriteAndAccept(t *testing.T) {
 
 func TestUnifiedDiffApplies(t *testing.T) {
 	dir := repo(t, map[string]string{"a.txt": ten})
-	w, _ := New(dir)
+	w, _ := New(dir, From(start(t, dir)))
 	defer w.Close()
 	bash(t, dir, "sed -i 's/l2/two/;s/l9/nine/;$a tail' a.txt")
 	got, _ := w.Sync(context.Background())
@@ -148,7 +160,7 @@ func TestIgnoring(t *testing.T) {
 	for _, d := range []string{"out", "priv/deep"} {
 		os.MkdirAll(filepath.Join(dir, d), 0o755)
 	}
-	w, err := New(dir, Ignoring(filepath.Join(dir, "out"), "priv/deep", t.TempDir()))
+	w, err := New(dir, From(start(t, dir)), Ignoring(filepath.Join(dir, "out"), "priv/deep", t.TempDir()))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -231,7 +231,7 @@ func generateOnce(ctx context.Context, t *task.Task, kind string, regions []task
 	res, err := session.Run(ctx, session.RunConfig{Task: &gt, Out: dir, Agent: cmd, Env: gen.env, Observe: gen.observe, Own: gen.own,
 		AgentName: "generator", KeepWorkspace: true, Sandbox: sb,
 		SelfCheck: func(ctx context.Context, ws string) (string, error) {
-			diff, err := author.WorkspaceDiff(ws)
+			diff, err := author.WorkspaceDiff(t.Repo, ws)
 			if err != nil {
 				return "", err
 			}
@@ -250,7 +250,7 @@ func generateOnce(ctx context.Context, t *task.Task, kind string, regions []task
 		}
 		return generatedEntry{}, "the generator did not run: " + why
 	}
-	diff, err := author.WorkspaceDiff(res.Workspace)
+	diff, err := author.WorkspaceDiff(t.Repo, res.Workspace)
 	if err != nil {
 		return generatedEntry{}, err.Error()
 	}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/swetouch/swetouch/internal/baseline"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/replay"
 	"github.com/swetouch/swetouch/session"
@@ -52,12 +53,7 @@ func Serve(t testing.TB, taskDir string, cond policy.Condition, opts ...Option) 
 	}
 	hopts := []session.Option{session.WithUser(u)}
 	if cfg.watched {
-		w, err := watch.New(ws)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { w.Close() })
-		hopts = append(hopts, session.WithWatcher(w))
+		hopts = append(hopts, session.WithWatcher(Watcher(t, ws)))
 	}
 	if cfg.rec != nil {
 		hopts = append(hopts, session.WithRecorder(cfg.rec))
@@ -99,4 +95,20 @@ func Workspace(t testing.TB, taskDir string) string {
 	}
 	t.Cleanup(func() { os.RemoveAll(ws) })
 	return ws
+}
+
+// Watcher watches ws from its content now (kept outside it, as swetouch
+// run keeps it), until the test ends.
+func Watcher(t testing.TB, ws string) *watch.Watcher {
+	t.Helper()
+	b, err := baseline.Take(ws, filepath.Join(t.TempDir(), "base"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := watch.New(ws, watch.From(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close() })
+	return w
 }

@@ -1,4 +1,6 @@
-package watch
+// Package linediff is a line-level diff and its git-style rendering: what
+// the watcher says an edit changed, and what the final diff shows.
+package linediff
 
 import (
 	"fmt"
@@ -10,19 +12,19 @@ import (
 // Range is a 1-based inclusive line range of the new content.
 type Range struct{ Start, End int }
 
-// lineOp is one line of a line diff: ' ', '-' or '+'.
-type lineOp struct {
-	kind byte
-	text string // with its terminator
+// Op is one line of a line diff: ' ', '-' or '+'.
+type Op struct {
+	Kind byte
+	Text string // with its terminator
 }
 
-// diffLines is a line-level diff of old and new.
-func diffLines(old, new string) []lineOp {
+// Lines is a line-level diff of old and new.
+func Lines(old, new string) []Op {
 	dmp := diffmatchpatch.New()
 	a, b, lines := dmp.DiffLinesToChars(old, new)
 	diffs := dmp.DiffMain(a, b, false)
 	diffs = dmp.DiffCharsToLines(diffs, lines)
-	var ops []lineOp
+	var ops []Op
 	for _, d := range diffs {
 		kind := byte(' ')
 		switch d.Type {
@@ -33,17 +35,17 @@ func diffLines(old, new string) []lineOp {
 		}
 		for _, l := range strings.SplitAfter(d.Text, "\n") {
 			if l != "" {
-				ops = append(ops, lineOp{kind, l})
+				ops = append(ops, Op{kind, l})
 			}
 		}
 	}
 	return ops
 }
 
-// changedRanges are the lines of new that differ from old; a pure
+// Changed are the lines of new that differ from old; a pure
 // deletion marks the line just above the removed lines (line 1 when they
 // were at the top).
-func changedRanges(ops []lineOp) []Range {
+func Changed(ops []Op) []Range {
 	var rs []Range
 	n := 0 // lines of new so far
 	add := func(a, b int) {
@@ -54,14 +56,14 @@ func changedRanges(ops []lineOp) []Range {
 		rs = append(rs, Range{a, b})
 	}
 	for i, op := range ops {
-		switch op.kind {
+		switch op.Kind {
 		case ' ':
 			n++
 		case '+':
 			n++
 			add(n, n)
 		case '-':
-			if i+1 < len(ops) && ops[i+1].kind != ' ' {
+			if i+1 < len(ops) && ops[i+1].Kind != ' ' {
 				continue // part of a replacement; the '+' side marks it
 			}
 			add(max(n, 1), max(n, 1))
@@ -70,36 +72,43 @@ func changedRanges(ops []lineOp) []Range {
 	return rs
 }
 
-// unified renders ops as a git-style unified diff of path with three
+// Unified renders ops as a git-style unified diff of path with three
 // lines of context.
-func unified(path string, ops []lineOp) string {
-	const ctx = 3
+func Unified(path string, ops []Op) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "--- a/%s\n+++ b/%s\n", path, path)
+	Hunks(&b, ops)
+	return b.String()
+}
+
+// Hunks writes ops' hunks, three lines of context each, without a
+// file header.
+func Hunks(b *strings.Builder, ops []Op) {
+	const ctx = 3
 	oldN, newN := make([]int, len(ops)+1), make([]int, len(ops)+1)
 	for i, op := range ops {
 		oldN[i+1], newN[i+1] = oldN[i], newN[i]
-		if op.kind != '+' {
+		if op.Kind != '+' {
 			oldN[i+1]++
 		}
-		if op.kind != '-' {
+		if op.Kind != '-' {
 			newN[i+1]++
 		}
 	}
 	for i := 0; i < len(ops); {
-		if ops[i].kind == ' ' {
+		if ops[i].Kind == ' ' {
 			i++
 			continue
 		}
 		start := max(0, i-ctx)
 		end := i
 		for end < len(ops) {
-			if ops[end].kind != ' ' {
+			if ops[end].Kind != ' ' {
 				end++
 				continue
 			}
 			j := end
-			for j < len(ops) && ops[j].kind == ' ' {
+			for j < len(ops) && ops[j].Kind == ' ' {
 				j++
 			}
 			if j < len(ops) && j-end <= 2*ctx {
@@ -117,15 +126,23 @@ func unified(path string, ops []lineOp) string {
 		if nc == 0 {
 			ns--
 		}
-		fmt.Fprintf(&b, "@@ -%d,%d +%d,%d @@\n", os, oc, ns, nc)
+		fmt.Fprintf(b, "@@ -%s +%s @@\n", span(os, oc), span(ns, nc))
 		for _, op := range ops[start:end] {
-			b.WriteByte(op.kind)
-			b.WriteString(op.text)
-			if !strings.HasSuffix(op.text, "\n") {
+			b.WriteByte(op.Kind)
+			b.WriteString(op.Text)
+			if !strings.HasSuffix(op.Text, "\n") {
 				b.WriteString("\n\\ No newline at end of file\n")
 			}
 		}
 		i = end
 	}
-	return b.String()
+}
+
+// span is a hunk side's range as git writes it: the count left out when
+// it is one.
+func span(start, n int) string {
+	if n == 1 {
+		return fmt.Sprint(start)
+	}
+	return fmt.Sprintf("%d,%d", start, n)
 }
