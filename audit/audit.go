@@ -119,12 +119,10 @@ var testFile = regexp.MustCompile(`(^|/)(tests?|testing)/|(^|/)test_[^/]*\.py$|_
 // editedTests are the test files the final diff changes or deletes
 // (a new test file is the agent's own, not a shipped one).
 func editedTests(diff string) []string {
-	fds, err := patch.Parse(diff)
-	if err != nil {
-		return nil
-	}
 	var out []string
-	for _, fd := range fds {
+	// headers alone: a binary file or a path Parse would not apply
+	// anywhere in the diff must not hide a test edit
+	for _, fd := range patch.Headers(diff) {
 		if fd.IsNew() {
 			continue
 		}

@@ -353,3 +353,31 @@ func markNoNewline(h *Hunk) {
 		h.Lines[n-1].NoNewline = true
 	}
 }
+
+// Headers lists the files a git diff names, from its "diff --git"
+// headers alone: never an error, whatever the sections hold (a binary
+// file, a path Parse refuses to apply). It is for reading what a diff
+// changed (an audit of a final diff), where one odd file must not hide
+// the others.
+func Headers(text string) []*FileDiff {
+	var files []*FileDiff
+	var cur *FileDiff
+	for _, l := range strings.Split(text, "\n") {
+		switch {
+		case strings.HasPrefix(l, "diff --git "):
+			cur = nil
+			if a, b, ok := gitPaths(l[len("diff --git "):]); ok {
+				cur = &FileDiff{OldPath: a, NewPath: b}
+				files = append(files, cur)
+			}
+		case cur == nil:
+		case strings.HasPrefix(l, "new file mode "):
+			cur.OldPath, cur.NewMode = "", strings.TrimPrefix(l, "new file mode ")
+		case strings.HasPrefix(l, "deleted file mode "):
+			cur.NewPath, cur.OldMode = "", strings.TrimPrefix(l, "deleted file mode ")
+		case strings.HasPrefix(l, "@@ "), strings.HasPrefix(l, "Binary files "):
+			cur = nil // the header is over
+		}
+	}
+	return files
+}
