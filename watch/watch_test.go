@@ -179,6 +179,25 @@ func TestIgnoring(t *testing.T) {
 	}
 }
 
+// TestTrackedFilesWatchedWherever: a file of the start under a directory
+// the watcher otherwise ignores (build/, a .gitignore'd one) is edited
+// like any other; a new file beside it is still an artifact, unseen.
+func TestTrackedFilesWatchedWherever(t *testing.T) {
+	dir, w := watched(t, map[string]string{"build/lib.py": "x = 1\n", "gen/g.py": "g = 1\n", ".gitignore": "gen/\n"})
+	bash(t, dir, "echo 'x = 2' > build/lib.py; echo 'g = 2' > gen/g.py; echo junk > build/artifact.o; echo junk > gen/new.py")
+	got, err := w.Sync(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, c := range got {
+		paths = append(paths, c.Path)
+	}
+	if want := []string{"build/lib.py", "gen/g.py"}; !reflect.DeepEqual(paths, want) {
+		t.Errorf("changes in %q, want %q", paths, want)
+	}
+}
+
 // TestSyncSeesTheLastWrite: each Sync, made right after a write with no
 // wait between, sees that write; none is left for the next one.
 func TestSyncSeesTheLastWrite(t *testing.T) {
