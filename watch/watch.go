@@ -32,8 +32,12 @@ type Watcher struct {
 	ig   *ignorer
 	base Baseline // nil: no content is known before a file is first seen
 
+	maxRead int64 // MaxRead
+	keep    int64 // Keep
+
 	mu      sync.Mutex
-	snap    map[string]*string // last known content; nil = did not exist
+	snap    map[string]*string // last known content (content.go); nil = did not exist
+	kept    int64              // bytes of text in snap
 	dirty   map[string]bool    // paths touched since the last Sync
 	err     error
 	changed chan struct{} // signalled (without blocking) when a path turns dirty
@@ -80,6 +84,8 @@ func (w *Watcher) Changed() <-chan struct{} { return w.changed }
 type Baseline interface {
 	// Content is a file's content at the start; false for none.
 	Content(rel string) (string, bool)
+	// Link is a link's target at the start; false for no link.
+	Link(rel string) (string, bool)
 	// Has and HasDir say whether a file, or a directory holding files,
 	// was there at the start.
 	Has(rel string) bool
@@ -122,6 +128,7 @@ func New(root string, opts ...Option) (*Watcher, error) {
 	w := &Watcher{
 		root: root, ig: loadIgnorer(root),
 		snap: map[string]*string{}, dirty: map[string]bool{}, changed: make(chan struct{}, 1),
+		maxRead: DefaultMaxRead, keep: DefaultKeep,
 	}
 	for _, o := range opts {
 		o(w)
@@ -345,12 +352,12 @@ func (w *Watcher) compare(rel string) (Change, bool) {
 		now = &s
 	}
 	w.mu.Lock()
-	w.snap[rel] = now
+	w.storeLocked(rel, now)
 	w.mu.Unlock()
 	switch {
 	case old == nil && now == nil:
 		return Change{}, false
-	case old != nil && now != nil && *old == *now:
+	case old != nil && now != nil && same(*old, *now):
 		return Change{}, false
 	}
 	return Compare(rel, old, now), true
@@ -358,8 +365,12 @@ func (w *Watcher) compare(rel string) (Change, bool) {
 
 // Compare is the change of path from old to now (nil: the file did not
 // exist): its diff and the changed lines of now. Relays use it for a
-// write the watcher cannot see (an editor's buffer).
+// write the watcher cannot see (an editor's buffer). A side the watcher
+// keeps as a summary (content.go) makes the whole file the change.
 func Compare(path string, old, now *string) Change {
+	if old != nil && isSummary(*old) || now != nil && isSummary(*now) {
+		return binaryChange(path, old, now)
+	}
 	o, n := "", ""
 	if old != nil {
 		o = *old
@@ -389,10 +400,15 @@ func (w *Watcher) before(rel string) *string {
 	if w.base == nil {
 		return nil
 	}
+	if target, ok := w.base.Link(rel); ok {
+		str := linkSummary(target)
+		return &str
+	}
 	str, ok := w.base.Content(rel)
 	if !ok {
 		return nil
 	}
+	str = w.asKept(str)
 	return &str
 }
 
@@ -400,8 +416,12 @@ func (w *Watcher) before(rel string) *string {
 // a Sync, the next comparison starts from it, so the write is not reported
 // as anyone else's change.
 func (w *Watcher) Accept(rel string, content *string) {
+	if content != nil {
+		kept := w.asKept(*content)
+		content = &kept
+	}
 	w.mu.Lock()
-	w.snap[rel] = content
+	w.storeLocked(rel, content)
 	delete(w.dirty, rel)
 	w.mu.Unlock()
 }

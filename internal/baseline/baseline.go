@@ -161,9 +161,9 @@ func (t *Tree) Has(rel string) bool {
 func (t *Tree) HasDir(rel string) bool { return t.dirs[rel] }
 
 // Content is rel's content at the start: false when it was no regular
-// file (or a link to one inside the tree).
+// file.
 func (t *Tree) Content(rel string) (string, bool) {
-	if !t.Has(rel) {
+	if mode, ok := t.files[rel]; !ok || !mode.IsRegular() {
 		return "", false
 	}
 	b, err := safefile.ReadIn(t.dir, rel)
@@ -171,6 +171,15 @@ func (t *Tree) Content(rel string) (string, bool) {
 		return "", false
 	}
 	return string(b), true
+}
+
+// Link is rel's target when it was a link at the start.
+func (t *Tree) Link(rel string) (string, bool) {
+	if t.files[rel]&fs.ModeSymlink == 0 {
+		return "", false
+	}
+	l, err := os.Readlink(filepath.Join(t.dir, filepath.FromSlash(rel)))
+	return l, err == nil
 }
 
 // Below lists the files that were under the directory rel, sorted.
