@@ -30,6 +30,9 @@ type inotify struct {
 
 	mu  sync.Mutex // one drain at a time, so events are handled in the kernel's order
 	buf []byte
+	// the last rename's first half, waiting for its second (under mu)
+	movedFrom  string
+	moveCookie uint32
 
 	flushMu  sync.Mutex // one flush at a time: its callback's outcome
 	flushErr error
@@ -139,6 +142,7 @@ func (s *inotify) handle(b []byte) {
 		if header+size > len(b) {
 			return // the kernel never splits an event; a short one is garbage
 		}
+		b0 := b
 		name := b[header : header+size]
 		for len(name) > 0 && name[len(name)-1] == 0 {
 			name = name[:len(name)-1]
@@ -173,6 +177,16 @@ func (s *inotify) handle(b []byte) {
 		}
 		path := dir + "/" + string(name)
 		s.to.event(path, o)
+		// a rename's two halves share a cookie and come one after the
+		// other in the queue
+		cookie := binary.NativeEndian.Uint32(b0[8:])
+		switch {
+		case mask&syscall.IN_MOVED_FROM != 0:
+			s.movedFrom, s.moveCookie = path, cookie
+		case mask&syscall.IN_MOVED_TO != 0 && s.movedFrom != "" && s.moveCookie == cookie:
+			s.to.moved(s.movedFrom, path, mask&syscall.IN_ISDIR != 0)
+			s.movedFrom = ""
+		}
 		if mask&(syscall.IN_MOVED_FROM|syscall.IN_ISDIR) == syscall.IN_MOVED_FROM|syscall.IN_ISDIR {
 			s.forget(path)
 		}

@@ -47,8 +47,9 @@ type recorder struct {
 	fails int
 }
 
-func (r *recorder) event(name string, o op) { r.names = append(r.names, name) }
-func (r *recorder) fail(error)              { r.fails++ }
+func (r *recorder) event(name string, o op)    { r.names = append(r.names, name) }
+func (r *recorder) fail(error)                 { r.fails++ }
+func (r *recorder) moved(string, string, bool) {}
 
 // FuzzInotifyEvents: whatever a read returns, parsing it hands on only
 // names under watched directories and never reads past the buffer.

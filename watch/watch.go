@@ -23,6 +23,12 @@ type Change struct {
 	Diff    string  // unified diff, old to new
 	Created bool
 	Deleted bool
+	// Also names the start's file Path is under another name (a hard
+	// link to it, its new name after a move): the change is that file's.
+	Also []string
+	// Files, for a change folding a burst of new files (Burst), is how
+	// many; Path is then their directory.
+	Files int
 }
 
 // Watcher watches a workspace. Its methods are safe for concurrent use.
@@ -32,13 +38,16 @@ type Watcher struct {
 	ig   *ignorer
 	base Baseline // nil: no content is known before a file is first seen
 
-	maxRead int64 // MaxRead
-	keep    int64 // Keep
+	maxRead int64       // MaxRead
+	keep    int64       // Keep
+	burst   int         // Burst
+	id      *identities // nil without a baseline
 
 	mu      sync.Mutex
 	snap    map[string]*string // last known content (content.go); nil = did not exist
 	kept    int64              // bytes of text in snap
 	dirty   map[string]bool    // paths touched since the last Sync
+	moves   []move             // renames since the last Sync, in order
 	err     error
 	changed chan struct{} // signalled (without blocking) when a path turns dirty
 }
@@ -59,6 +68,9 @@ type source interface {
 // changes were made.
 type handler interface {
 	event(name string, o op)
+	// moved reports a rename within the watched tree, after the event
+	// of its new name (a source that cannot pair them reports none)
+	moved(from, to string, dir bool)
 	fail(err error) // events were lost (a full queue): the next Sync says so
 }
 
@@ -128,12 +140,16 @@ func New(root string, opts ...Option) (*Watcher, error) {
 	w := &Watcher{
 		root: root, ig: loadIgnorer(root),
 		snap: map[string]*string{}, dirty: map[string]bool{}, changed: make(chan struct{}, 1),
-		maxRead: DefaultMaxRead, keep: DefaultKeep,
+		maxRead: DefaultMaxRead, keep: DefaultKeep, burst: DefaultBurst,
 	}
 	for _, o := range opts {
 		o(w)
 	}
 	w.ig.kept = w.base
+	if w.base != nil {
+		w.id = newIdentities()
+		w.startFiles()
+	}
 	if w.src, err = newSource(w); err != nil {
 		return nil, err
 	}
@@ -224,6 +240,18 @@ func (w *Watcher) markBelow(rel string) {
 	}
 }
 
+func (w *Watcher) moved(from, to string, dir bool) {
+	f, t := w.rel(from), w.rel(to)
+	if f == "" || t == "" {
+		return
+	}
+	w.mu.Lock()
+	if len(w.moves) < 1<<16 {
+		w.moves = append(w.moves, move{f, t, dir})
+	}
+	w.mu.Unlock()
+}
+
 func (w *Watcher) fail(err error) {
 	w.mu.Lock()
 	if w.err == nil {
@@ -288,18 +316,56 @@ func (w *Watcher) Sync(ctx context.Context) ([]Change, error) {
 	}
 	err := w.err
 	w.err = nil
+	moves := w.moves
+	w.moves = nil
 	w.mu.Unlock()
-	sort.Strings(paths)
-	var out []Change
-	for _, p := range paths {
-		if c, ok := w.compare(p); ok {
-			out = append(out, c)
-		}
-	}
+	out := w.changes(paths, moves)
 	if err != nil {
 		return out, fmt.Errorf("watcher: %w (changes may be missing)", err)
 	}
 	return out, nil
+}
+
+// changes compares the paths (and the other names of the files they
+// touched), folding a burst of new files.
+func (w *Watcher) changes(paths []string, moves []move) []Change {
+	if len(paths) == 0 {
+		return nil
+	}
+	more, also := w.follow(paths, moves)
+	paths = append(paths, more...)
+	sort.Strings(paths)
+	fold := false
+	if w.burst > 0 && len(paths) > w.burst {
+		n := 0
+		for _, p := range paths {
+			if w.isNew(p) {
+				n++
+			}
+		}
+		fold = n > w.burst
+	}
+	var out []Change
+	var made []string
+	for _, p := range paths {
+		if fold && w.isNew(p) {
+			if w.take(p) {
+				made = append(made, p)
+			}
+			continue
+		}
+		if c, ok := w.compare(p); ok {
+			if name, ok := also[p]; ok {
+				c.Also = []string{name}
+			}
+			out = append(out, c)
+		}
+	}
+	if len(made) > 0 {
+		out = append(out, folded(made, w.burst)...)
+		sort.SliceStable(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	}
+	return out
 }
 
 // recover makes up for lost events: it watches again every directory (a
