@@ -7,6 +7,7 @@ package session
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/swetouch/swetouch/event"
@@ -18,6 +19,7 @@ import (
 
 // actLocked records one action's events and acts on the policy's decision.
 func (h *Hub) actLocked(ctx context.Context, evs []event.Event) error {
+	h.attributeLocked(evs)
 	for _, ev := range evs {
 		if err := h.recordLocked(ev); err != nil {
 			return err
@@ -34,6 +36,42 @@ func (h *Hub) actLocked(ctx context.Context, evs []event.Event) error {
 		return h.skipLocked(d)
 	}
 	return h.interveneLocked(ctx, d)
+}
+
+// attributeLocked adds to each action's scopes the start's file a scope's
+// path is under another name (a hard link to it, its new name after a
+// move): reading or editing the region through another name reads or
+// edits the region (docs/isolation.md).
+func (h *Hub) attributeLocked(evs []event.Event) {
+	if h.w == nil {
+		return
+	}
+	for i := range evs {
+		switch evs[i].Kind {
+		case event.Read, event.Edit, event.Test:
+		default:
+			continue
+		}
+		n := len(evs[i].Scopes)
+		for _, sc := range evs[i].Scopes[:n] {
+			if sc.Path == "" || filepath.IsAbs(sc.Path) {
+				continue
+			}
+			if name, ok := h.w.StartName(sc.Path); ok && !hasScope(evs[i].Scopes, name) {
+				sc.Path = name
+				evs[i].Scopes = append(evs[i].Scopes, sc)
+			}
+		}
+	}
+}
+
+func hasScope(scs []event.Scope, path string) bool {
+	for _, sc := range scs {
+		if sc.Path == path {
+			return true
+		}
+	}
+	return false
 }
 
 // Disarm stops interventions for good: why says so on each decision the

@@ -19,9 +19,12 @@ import (
 // Inodes are only compared among names seen holding them, so a number the
 // kernel gives again to a new file makes it no start file.
 type identities struct {
-	origin map[string]string          // a path: the start's file it is
-	last   map[string]uint64          // a path: its inode when last seen
-	names  map[uint64]map[string]bool // an inode: the paths last seen with it
+	// aliased says some path is a start's file under another name: until
+	// one is, StartName answers without a system call
+	aliased bool
+	origin  map[string]string          // a path: the start's file it is
+	last    map[string]uint64          // a path: its inode when last seen
+	names   map[uint64]map[string]bool // an inode: the paths last seen with it
 }
 
 // move is one rename the kernel reported, of a file or a directory.
@@ -75,6 +78,7 @@ func (id *identities) moved(m move) {
 	if !m.dir {
 		if o, ok := id.origin[m.from]; ok {
 			id.origin[m.to] = o
+			id.aliased = id.aliased || o != m.to
 			delete(id.origin, m.from)
 		}
 		return
@@ -84,6 +88,7 @@ func (id *identities) moved(m move) {
 		if rest, ok := strings.CutPrefix(p, prefix); ok {
 			delete(id.origin, p)
 			id.origin[m.to+"/"+rest] = o
+			id.aliased = true
 		}
 	}
 }
@@ -137,6 +142,7 @@ func (w *Watcher) follow(paths []string, moves []move) (more []string, also map[
 		if _, ok := id.origin[p]; !ok {
 			if o, ok := id.byInode(ino, p); ok {
 				id.origin[p] = o
+				id.aliased = true
 			}
 		}
 	}
@@ -181,6 +187,12 @@ func (w *Watcher) follow(paths []string, moves []move) (more []string, also map[
 // reads that file.
 func (w *Watcher) StartName(rel string) (string, bool) {
 	if w.id == nil {
+		return "", false
+	}
+	w.mu.Lock()
+	aliased := w.id.aliased
+	w.mu.Unlock()
+	if !aliased {
 		return "", false
 	}
 	ino, hasIno := inodeOf(filepath.Join(w.root, filepath.FromSlash(rel)))

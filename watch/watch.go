@@ -345,9 +345,21 @@ func (w *Watcher) changes(paths []string, moves []move) []Change {
 		}
 		fold = n > w.burst
 	}
+	// a new name of a start's file (a hard link, a move) is compared
+	// with that file as it was: naming it again changes nothing of it
+	prior := map[string]*string{}
+	for p, name := range also {
+		if w.isNew(p) {
+			prior[p] = w.before(name)
+		}
+	}
 	var out []Change
 	var made []string
 	for _, p := range paths {
+		if pr, ok := prior[p]; ok {
+			out = append(out, w.renamed(p, also[p], pr)...)
+			continue
+		}
 		if fold && w.isNew(p) {
 			if w.take(p) {
 				made = append(made, p)
@@ -366,6 +378,28 @@ func (w *Watcher) changes(paths []string, moves []move) []Change {
 		sort.SliceStable(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	}
 	return out
+}
+
+// renamed is the change of p, a new name of the start's file name whose
+// content was old: a change of that file if p's content differs, and
+// otherwise only p's appearance, which is no edit of the file.
+func (w *Watcher) renamed(p, name string, old *string) []Change {
+	var now *string
+	if s, ok := w.readContent(p); ok {
+		now = &s
+	}
+	w.mu.Lock()
+	w.storeLocked(p, now)
+	w.mu.Unlock()
+	if now == nil {
+		return nil
+	}
+	if old != nil && same(*old, *now) {
+		return []Change{{Path: p, Created: true, Diff: fmt.Sprintf("%s: a new name of %s\n", p, name)}}
+	}
+	c := Compare(p, old, now)
+	c.Created, c.Also = true, []string{name}
+	return []Change{c}
 }
 
 // recover makes up for lost events: it watches again every directory (a

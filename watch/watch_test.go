@@ -227,14 +227,15 @@ func TestDirectories(t *testing.T) {
 	}{
 		{"rm -r", "rm -r pkg", gone},
 		{"moved away", "mv pkg ../away", gone},
-		// a moved file is still the start's file, under a new name
+		// a moved file is still the start's file, under a new name: its
+		// new name alone edits nothing of it, a write to it does
 		{"renamed", "mv pkg lib", []Change{
-			{Path: "lib/m.py", Ranges: []Range{{1, 1}}, Created: true, Also: []string{"pkg/m.py"}},
-			{Path: "lib/sub/n.py", Ranges: []Range{{1, 1}}, Created: true, Also: []string{"pkg/sub/n.py"}},
+			{Path: "lib/m.py", Created: true},
+			{Path: "lib/sub/n.py", Created: true},
 			gone[0], gone[1]}},
 		{"renamed, then written", "mv pkg lib && echo x >> lib/sub/n.py", []Change{
-			{Path: "lib/m.py", Ranges: []Range{{1, 1}}, Created: true, Also: []string{"pkg/m.py"}},
-			{Path: "lib/sub/n.py", Ranges: []Range{{1, 2}}, Created: true, Also: []string{"pkg/sub/n.py"}},
+			{Path: "lib/m.py", Created: true},
+			{Path: "lib/sub/n.py", Ranges: []Range{{2, 2}}, Created: true, Also: []string{"pkg/sub/n.py"}},
 			gone[0], gone[1]}},
 		{"edited, then moved away", "echo y >> pkg/m.py && mv pkg ../away", gone},
 	}
