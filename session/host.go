@@ -48,6 +48,10 @@ type HostConfig struct {
 	// watcher must not take for the agent's edits when they lie inside
 	// Root.
 	Ignore []string
+	// Baseline is the workspace as the run began, kept where the agent
+	// cannot write (swetouch run: the task's own repository, which the
+	// workspace is a copy of). Without one, Start copies Root first.
+	Baseline *baseline.Tree
 	// Owned are folders this run made (the workspace) that the next run
 	// removes if this one is killed before it can.
 	Owned []string
@@ -136,11 +140,15 @@ func Start(cfg HostConfig) (host *Host, err error) {
 	if h.private, err = os.MkdirTemp("", "swetouch-run-"); err != nil {
 		return nil, err
 	}
-	if h.baseDir, err = os.MkdirTemp("", "swetouch-base-"); err != nil {
-		os.RemoveAll(h.private)
-		return nil, err
+	owned := cfg.Owned[:len(cfg.Owned):len(cfg.Owned)]
+	if h.base = cfg.Baseline; h.base == nil {
+		if h.baseDir, err = os.MkdirTemp("", "swetouch-base-"); err != nil {
+			os.RemoveAll(h.private)
+			return nil, err
+		}
+		owned = append(owned, h.baseDir)
 	}
-	if err = own(h.private, append(cfg.Owned[:len(cfg.Owned):len(cfg.Owned)], h.baseDir)...); err != nil {
+	if err = own(h.private, owned...); err != nil {
 		return nil, err
 	}
 	defer func() {
@@ -148,8 +156,12 @@ func Start(cfg HostConfig) (host *Host, err error) {
 			h.release()
 		}
 	}()
-	if h.base, err = baseline.Take(cfg.Root, filepath.Join(h.baseDir, "tree"), append(absolute(cfg.Ignore), h.private)...); err != nil {
-		return nil, err
+	if h.base == nil {
+		// a copy, before the agent acts: an in-place relay's directory
+		// is the agent's to change from the start
+		if h.base, err = baseline.Take(cfg.Root, filepath.Join(h.baseDir, "tree"), append(absolute(cfg.Ignore), h.private)...); err != nil {
+			return nil, err
+		}
 	}
 	if h.watcher, err = watch.New(cfg.Root, watch.From(h.base), watch.Ignoring(append(cfg.Ignore, h.private)...)); err != nil {
 		return nil, fmt.Errorf("watching %s: %w", cfg.Root, err)

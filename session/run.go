@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/swetouch/swetouch/event"
+	"github.com/swetouch/swetouch/internal/baseline"
 	"github.com/swetouch/swetouch/internal/envlist"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/replay"
@@ -114,6 +115,13 @@ func Run(ctx context.Context, cfg RunConfig) (*result.Run, error) {
 	if err != nil {
 		return res, setupFailed(cfg.Out, res, start, fmt.Errorf("the workspace: %w", err))
 	}
+	// the task's repository is the start: the workspace is its copy, and
+	// the agent never sees it (no copy of the start to make)
+	base, err := baseline.Index(cfg.Task.Repo)
+	if err != nil {
+		os.RemoveAll(ws)
+		return res, setupFailed(cfg.Out, res, start, fmt.Errorf("the workspace: %w", err))
+	}
 	if cfg.KeepWorkspace {
 		res.Workspace = ws
 	} else {
@@ -146,7 +154,7 @@ func Run(ctx context.Context, cfg RunConfig) (*result.Run, error) {
 	if cfg.SelfCheck != nil {
 		selfCheck = func(ctx context.Context) (string, error) { return cfg.SelfCheck(ctx, ws) }
 	}
-	host, err := Start(HostConfig{SelfCheck: selfCheck, Root: ws, Record: cfg.Record, Condition: cfg.Condition, Match: cfg.Match, Schedule: cfg.Schedule, Writer: userModel, Instruction: cfg.Task.Instruction, Shim: cfg.Shim, Clock: cfg.Clock, Owned: owned, Own: cfg.Own,
+	host, err := Start(HostConfig{SelfCheck: selfCheck, Root: ws, Baseline: base, Record: cfg.Record, Condition: cfg.Condition, Match: cfg.Match, Schedule: cfg.Schedule, Writer: userModel, Instruction: cfg.Task.Instruction, Shim: cfg.Shim, Clock: cfg.Clock, Owned: owned, Own: cfg.Own,
 		User: talker(talk), Trajectory: f, Header: replay.Header{Task: cfg.Task.Name, Agent: strings.Join(cfg.Agent, " "), Source: "swetouch run", Root: ws}})
 	if err != nil {
 		return res, setupFailed(cfg.Out, res, start, fmt.Errorf("the session hub: %w", err))

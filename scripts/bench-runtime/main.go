@@ -48,6 +48,7 @@ import (
 
 	"github.com/swetouch/swetouch/agents"
 	"github.com/swetouch/swetouch/internal/testbin"
+	"github.com/swetouch/swetouch/internal/baseline"
 	"github.com/swetouch/swetouch/watch"
 )
 
@@ -197,6 +198,9 @@ func run(res *results, n, calls int, corpus, compare string, want func(part stri
 	}
 	if want("watch") {
 		if err := watchPart(res, tmp); err != nil {
+			return err
+		}
+		if err := burstPart(res, tmp); err != nil {
 			return err
 		}
 	}
@@ -411,15 +415,22 @@ func watchPart(res *results, tmp string) error {
 	}
 	before := rssKB()
 	t0 := time.Now()
-	w, err := watch.New(big)
+	// as swetouch run starts: the index of the start (the task's
+	// repository; here the tree itself), then the watcher
+	base, err := baseline.Index(big)
+	if err != nil {
+		return err
+	}
+	copied := time.Since(t0)
+	w, err := watch.New(big, watch.From(base))
 	if err != nil {
 		return err
 	}
 	ready := time.Since(t0)
 	after := rssKB()
 	w.Close()
-	res.say("watch 20,000 files      ready in %.0f ms (budget 2 s); process RSS %.0f MB (%.1f MB more than before; budget 150 MB)",
-		float64(ready)/float64(time.Millisecond), float64(after)/1024, float64(after-before)/1024)
+	res.say("watch 20,000 files      ready in %.0f ms (budget 2 s; the index of the start %.0f ms of it); process RSS %.0f MB (%.1f MB more than before; budget 150 MB)",
+		float64(ready)/float64(time.Millisecond), float64(copied)/float64(time.Millisecond), float64(after)/1024, float64(after-before)/1024)
 	return nil
 }
 
