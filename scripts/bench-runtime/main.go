@@ -47,8 +47,8 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/swetouch/swetouch/agents"
-	"github.com/swetouch/swetouch/internal/testbin"
 	"github.com/swetouch/swetouch/internal/baseline"
+	"github.com/swetouch/swetouch/internal/testbin"
 	"github.com/swetouch/swetouch/watch"
 )
 
