@@ -40,7 +40,13 @@ type verifier struct {
 	tests   []string // WithTests
 	perTest bool
 	source  string // WithTestSource
+	budget  *Budget
 }
+
+// WithBudget bounds the workspace's copy (DefaultBudget unless given; a
+// zero field is no bound). A workspace past it is not resolved, with the
+// reason: its size is the agent's doing.
+func WithBudget(b Budget) VerifyOption { return func(v *verifier) { v.budget = &b } }
 
 // TestSourceWorkspace is the test source that runs the tests as the
 // workspace holds them (an agent's rewrite), not the canonical ones.
@@ -146,9 +152,18 @@ func (vc verifier) verify(ctx context.Context, t *Task, workspace string) Verdic
 	}
 	defer os.RemoveAll(tmp)
 	ws, tests := filepath.Join(tmp, "workspace"), filepath.Join(tmp, "tests")
-	left, err := CopyRegular(workspace, ws)
-	if err != nil {
-		return Verdict{Reason: "copying the workspace: " + err.Error()}
+	budget := DefaultBudget()
+	if vc.budget != nil {
+		budget = *vc.budget
+	}
+	left, err := CopyRegular(workspace, ws, CopyWithin(budget))
+	var we *WorkspaceError
+	switch {
+	case errors.As(err, &we):
+		// what the agent left cannot be tested: its failure, not ours
+		return Verdict{Resolved: ptr(false), Exit: -1, Reason: we.Error(), LeftOut: left}
+	case err != nil:
+		return Verdict{Reason: fmt.Sprintf("copying the workspace (within the verifier's budget, so the machine's fault): %v", err)}
 	}
 	if _, err := CopyRegular(t.Tests, tests); err != nil {
 		return Verdict{Reason: "copying the tests: " + err.Error()}
