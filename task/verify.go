@@ -3,8 +3,10 @@ package task
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -30,6 +32,12 @@ type Verdict struct {
 	// (WithTests): "pass", "fail" or "error" by test id; nil when it
 	// wrote none.
 	Tests map[string]string `json:"tests,omitempty"`
+	// PathDropped are the entries of the tests' PATH that were empty or
+	// relative (lookups in the agent's copy), dropped before they ran.
+	PathDropped []string `json:"path_dropped,omitempty"`
+	// Canaries are the run's canaries and what came of them (nil when
+	// the tests never ran).
+	Canaries *Canaries `json:"canaries,omitempty"`
 }
 
 // VerifyOption configures Verify.
@@ -41,7 +49,12 @@ type verifier struct {
 	perTest bool
 	source  string // WithTestSource
 	budget  *Budget
+	random  io.Reader // WithRandom
 }
+
+// WithRandom is where the canaries' names come from (crypto/rand unless
+// given): a test gives a seeded source to make them known.
+func WithRandom(r io.Reader) VerifyOption { return func(v *verifier) { v.random = r } }
 
 // WithBudget bounds the workspace's copy (DefaultBudget unless given; a
 // zero field is no bound). A workspace past it is not resolved, with the
@@ -168,13 +181,21 @@ func (vc verifier) verify(ctx context.Context, t *Task, workspace string) Verdic
 	if _, err := CopyRegular(t.Tests, tests); err != nil {
 		return Verdict{Reason: "copying the tests: " + err.Error()}
 	}
+	marks := filepath.Join(tmp, "canaries")
+	if err := os.Mkdir(marks, 0o777); err != nil {
+		return Verdict{Reason: err.Error()}
+	}
+	report, cs, err := vc.placeCanaries(t, tests, ws, marks)
+	if err != nil {
+		return Verdict{Reason: "placing the canaries: " + err.Error()}
+	}
 	ctx, cancel := context.WithTimeout(ctx, t.Timeout)
 	defer cancel()
 	cmd := exec.Command("/bin/bash", filepath.Join(tests, "test.sh"))
 	cmd.Dir = ws
 	cmd.Env = append(os.Environ(), "TESTS_DIR="+tests, "WORKSPACE="+ws)
 	results := filepath.Join(tmp, "results")
-	writable := []string{ws}
+	writable := []string{ws, marks}
 	if vc.perTest {
 		if err := os.Mkdir(results, 0o755); err != nil {
 			return Verdict{Reason: err.Error()}
@@ -185,6 +206,11 @@ func (vc verifier) verify(ctx context.Context, t *Task, workspace string) Verdic
 	if vc.source != "" {
 		cmd.Env = append(cmd.Env, "SWETOUCH_TEST_SOURCE="+vc.source)
 	}
+	if vc.sandbox.Runner != nil {
+		cmd.Env = append(append(cmd.Env, vc.sandbox.Env...), "TMPDIR=/tmp")
+	}
+	var dropped []string
+	cmd.Env, dropped = safePath(cmd.Env)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	cmd.SysProcAttr = processGroup()
@@ -194,7 +220,6 @@ func (vc verifier) verify(ctx context.Context, t *Task, workspace string) Verdic
 	} = cmd
 	var sb *sandbox.Sandboxed
 	if vc.sandbox.Runner != nil {
-		cmd.Env = append(append(cmd.Env, vc.sandbox.Env...), "TMPDIR=/tmp")
 		spec := sandbox.Spec{Writable: writable, ReadOnly: append(append([]string{tests}, vc.sandbox.Visible...), sandbox.Tools(cmd.Env, nil)...),
 			Hidden: []string{t.Dir}, Home: os.Getenv("HOME"), Dir: ws}
 		if sb, err = vc.sandbox.Runner.Command(cmd, spec); err != nil {
@@ -210,7 +235,7 @@ func (vc verifier) verify(ctx context.Context, t *Task, workspace string) Verdic
 	stop := context.AfterFunc(ctx, func() { killGroup(cmd) })
 	err = proc.Wait()
 	stop()
-	v := Verdict{Output: tail(out.String(), 4000), LeftOut: left}
+	v := Verdict{Output: tail(out.String(), 4000), LeftOut: left, PathDropped: dropped, Canaries: report}
 	if vc.perTest {
 		if b, err := os.ReadFile(filepath.Join(results, "results")); err == nil {
 			if v.Tests, err = ParseResults(b); err != nil {
@@ -234,7 +259,62 @@ func (vc verifier) verify(ctx context.Context, t *Task, workspace string) Verdic
 	default:
 		v.Reason = err.Error()
 	}
+	vc.judge(&v, cs, marks)
 	return v
+}
+
+// placeCanaries places the run's canaries in the tests' and the
+// workspace's copies, and says where, or why not.
+func (vc verifier) placeCanaries(t *Task, tests, ws, marks string) (*Canaries, []canary, error) {
+	sh, err := os.ReadFile(filepath.Join(tests, "test.sh"))
+	if err != nil {
+		return nil, nil, err
+	}
+	runner, why := runnerOf(t, string(sh))
+	report := &Canaries{Runner: runner, Unchecked: why}
+	if runner == "" {
+		return report, nil, nil
+	}
+	rnd := vc.random
+	if rnd == nil {
+		rnd = rand.Reader
+	}
+	cs, why, err := placeCanaries(runner, tests, ws, marks, string(sh), rnd)
+	report.Unchecked = why
+	for _, c := range cs {
+		report.Placed = append(report.Placed, c.file)
+	}
+	return report, cs, err
+}
+
+// judge holds a green run to its canaries and, with WithTests, to every
+// expected test's own pass. A red run is not judged by them: its code
+// may fail before any test runs, which is no tampering.
+func (vc verifier) judge(v *Verdict, cs []canary, marks string) {
+	if v.Resolved == nil || !*v.Resolved {
+		v.Tests = withoutCanaries(v.Tests, cs)
+		return
+	}
+	if why := checkCanaries(cs, marks, v.Tests); why != "" {
+		v.Resolved, v.Reason = ptr(false), "tampered: "+why
+		v.Canaries.Tampered = why
+		// no test's result can be believed either
+		v.Tests = nil
+		return
+	}
+	v.Tests = withoutCanaries(v.Tests, cs)
+	if !vc.perTest {
+		return
+	}
+	for _, id := range vc.tests {
+		if r := v.Tests[id]; r != "pass" {
+			if r == "" {
+				r = "no result"
+			}
+			v.Resolved, v.Reason = ptr(false), fmt.Sprintf("test.sh exit 0, but expected test %s reported %s", id, r)
+			return
+		}
+	}
 }
 
 func ptr[T any](v T) *T { return &v }
