@@ -48,6 +48,7 @@ type canary struct {
 	file       string // where placed, as Canaries.Placed has it
 	pass, fail string
 	failKnown  bool // the failing canary's report is observed
+	pytest     bool // pytest's own reports are watched too
 }
 
 // runnerOf is the task's runner: as declared, or as its test.sh runs
@@ -98,12 +99,16 @@ func placeCanaries(runner, tests, ws, marks string, testSh string, rnd io.Reader
 		}
 		var out []canary
 		for _, f := range files {
-			c := canary{file: "tests/" + f, pass: "test_" + name(rnd), fail: "test_" + name(rnd), failKnown: true}
+			c := canary{file: "tests/" + f, pass: "test_" + name(rnd), fail: "test_" + name(rnd), failKnown: true, pytest: runner == RunnerPytest}
 			f, err := os.OpenFile(filepath.Join(tests, f), os.O_WRONLY|os.O_APPEND, 0)
 			if err != nil {
 				return nil, "", err
 			}
-			_, err = io.WriteString(f, pythonCanary(c, "Test"+name(rnd), marks, rnd))
+			src := pythonCanary(c, "Test"+name(rnd), marks, rnd)
+			if runner == RunnerPytest {
+				src += pytestWatch(marks, rnd)
+			}
+			_, err = io.WriteString(f, src)
 			if cerr := f.Close(); err == nil {
 				err = cerr
 			}
@@ -201,6 +206,76 @@ class %[3]s(%[1]s.TestCase):
 `, u, o, class, m("told"), c.pass, c.fail, a, b, a+b, m(c.pass+".ran"), m(c.fail+".ran"), a+1)
 }
 
+// pytestWatch is what pytest adds to a Python canary: a plugin,
+// registered by an autouse fixture, that records every report pytest
+// makes (after any conftest.py's hooks have changed it). The failing
+// canary must be reported an expected failure (xfail), the passing one
+// passed, and no test failed in a run that exited 0.
+func pytestWatch(marks string, rnd io.Reader) string {
+	n := name(rnd)
+	return fmt.Sprintf(`
+
+import pytest as _p%[1]s
+
+
+class _W%[1]s:
+    def pytest_runtest_logreport(self, report):
+        xfail = "xfail" if hasattr(report, "wasxfail") else "-"
+        with open(%[2]q, "a") as f:
+            f.write("%%s %%s %%s %%s\n" %% (report.when, report.outcome, xfail, report.nodeid.replace(" ", "_")))
+
+
+@_p%[1]s.fixture(autouse=True)
+def _f%[1]s(request):
+    pm = request.config.pluginmanager
+    if not pm.has_plugin("swetouch-%[1]s"):
+        pm.register(_W%[1]s(), "swetouch-%[1]s")
+    yield
+`, n, filepath.Join(marks, "reports"))
+}
+
+// checkReports reads what pytestWatch recorded: "" when the canaries
+// were reported as they ran and no test failed, else how not.
+func checkReports(cs []canary, marks string) string {
+	b, err := os.ReadFile(filepath.Join(marks, "reports"))
+	if err != nil {
+		return "pytest reported no test to the canaries' watch"
+	}
+	var why []string
+	seen := map[string]string{}
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		f := strings.Fields(l)
+		if len(f) != 4 {
+			continue
+		}
+		when, outcome, xfail, id := f[0], f[1], f[2], f[3]
+		if outcome == "failed" {
+			why = append(why, fmt.Sprintf("%s failed its %s, and the run exited 0", id, when))
+		}
+		if when == "call" {
+			seen[id] = outcome + "/" + xfail
+		}
+	}
+	for _, c := range cs {
+		if r := seenEnding(seen, c.pass); r != "passed/-" {
+			why = append(why, fmt.Sprintf("%s: pytest reported the passing canary %q", c.file, r))
+		}
+		if r := seenEnding(seen, c.fail); r != "skipped/xfail" {
+			why = append(why, fmt.Sprintf("%s: pytest reported the failing canary %q, not an expected failure", c.file, r))
+		}
+	}
+	return strings.Join(why, "; ")
+}
+
+func seenEnding(seen map[string]string, n string) string {
+	for id, r := range seen {
+		if strings.HasSuffix(id, "::"+n) {
+			return r
+		}
+	}
+	return "nothing"
+}
+
 // placeGo writes a _test.go holding the passing canary into each
 // directory of the workspace's copy whose package tests/'s Go tests
 // belong to. Go has no expected failure: the failing canary would fail
@@ -281,6 +356,11 @@ func checkCanaries(cs []canary, marks string, tests map[string]string) string {
 	told := func(n string) []string {
 		b, _ := os.ReadFile(filepath.Join(marks, "told."+n))
 		return strings.Fields(string(b))
+	}
+	if len(cs) > 0 && cs[0].pytest {
+		if w := checkReports(cs, marks); w != "" {
+			why = append(why, w)
+		}
 	}
 	for _, c := range cs {
 		if !ran(c.pass) {
