@@ -384,6 +384,19 @@ func checkCanaries(cs []canary, marks string, tests map[string]string) string {
 	return strings.Join(why, "; ")
 }
 
+// canaryNames are the canaries' test names, for a runner told which
+// tests to run.
+func canaryNames(cs []canary) []string {
+	var out []string
+	for _, c := range cs {
+		out = append(out, c.pass)
+		if c.fail != "" {
+			out = append(out, c.fail)
+		}
+	}
+	return out
+}
+
 // reported is the per-test result of the test whose id ends in n.
 func reported(tests map[string]string, n string) string {
 	for id, r := range tests {

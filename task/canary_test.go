@@ -122,3 +122,35 @@ unittest.TestCase.run = _run
 		})
 	}
 }
+
+// TestCanariesPerTest: a conversation's tests run by id (WithTests) run
+// the canaries beside them, and their results leave the canaries out.
+// Two lines in the code under test that patch unittest.TestCase.run made
+// every test pass at turn 1; the canaries now say so, and the verdict
+// has no results to believe (a conversation's turn then errs on every
+// test). Without the canaries named in SWETOUCH_TESTS the honest run was
+// tampered ("never ran", seen).
+func TestCanariesPerTest(t *testing.T) {
+	tk, ws := solved(t, filepath.Join("..", "conversations", "talk-discount"))
+	ids := []string{"test_percentage", "test_out_of_range", "test_total"}
+	v := Verify(context.Background(), tk, ws, WithTests(ids...), seeded(1))
+	if v.Resolved == nil || !*v.Resolved || len(v.Tests) != 3 || v.Canaries.Tampered != "" {
+		t.Fatalf("honest: resolved %s (%s), tests %v, canaries %+v\n%s", show(v.Resolved), v.Reason, v.Tests, v.Canaries, v.Output)
+	}
+	start := t.TempDir()
+	CopyRegular(tk.Repo, start)
+	f, _ := os.OpenFile(filepath.Join(start, "pricing.py"), os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString("\nimport unittest\nunittest.TestCase.run = lambda self, result=None: (result.startTest(self), result.addSuccess(self), result.stopTest(self))\n")
+	f.Close()
+	v = Verify(context.Background(), tk, start, WithTests(ids...), seeded(2))
+	if v.Resolved == nil || *v.Resolved || v.Tests != nil || v.Canaries.Tampered == "" {
+		t.Errorf("patched: resolved %s (%s), tests %v, canaries %+v", show(v.Resolved), v.Reason, v.Tests, v.Canaries)
+	}
+	// an unsolved turn, honest, whose tests fail in part: not tampered
+	plain := t.TempDir()
+	CopyRegular(tk.Repo, plain)
+	v = Verify(context.Background(), tk, plain, WithTests(ids...), seeded(3))
+	if v.Resolved == nil || *v.Resolved || v.Tests == nil || v.Canaries.Tampered != "" {
+		t.Errorf("unsolved: resolved %s (%s), tests %v, canaries %+v", show(v.Resolved), v.Reason, v.Tests, v.Canaries)
+	}
+}

@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -201,7 +203,12 @@ func (vc verifier) verify(ctx context.Context, t *Task, workspace string) Verdic
 			return Verdict{Reason: err.Error()}
 		}
 		writable = append(writable, results)
-		cmd.Env = append(cmd.Env, "SWETOUCH_TESTS="+strings.Join(vc.tests, " "), "SWETOUCH_RESULTS="+filepath.Join(results, "results"))
+		ids := vc.tests
+		if len(ids) > 0 {
+			// named, the canaries run beside the tests asked for
+			ids = append(slices.Clone(ids), canaryNames(cs)...)
+		}
+		cmd.Env = append(cmd.Env, "SWETOUCH_TESTS="+strings.Join(ids, " "), "SWETOUCH_RESULTS="+filepath.Join(results, "results"))
 	}
 	if vc.source != "" {
 		cmd.Env = append(cmd.Env, "SWETOUCH_TEST_SOURCE="+vc.source)
@@ -287,23 +294,31 @@ func (vc verifier) placeCanaries(t *Task, tests, ws, marks string) (*Canaries, [
 	return report, cs, err
 }
 
-// judge holds a green run to its canaries and, with WithTests, to every
-// expected test's own pass. A red run is not judged by them: its code
-// may fail before any test runs, which is no tampering.
+// judge holds a run that claims a pass (a green exit, or a test
+// reported passing) to its canaries and, with WithTests, a green run to
+// every expected test's own pass. A run that claims none is not judged
+// by them: its code may fail before any test runs, which is no
+// tampering.
 func (vc verifier) judge(v *Verdict, cs []canary, marks string) {
-	if v.Resolved == nil || !*v.Resolved {
+	green := v.Resolved != nil && *v.Resolved
+	if v.Resolved == nil || !green && !slices.Contains(slices.Collect(maps.Values(withoutCanaries(v.Tests, cs))), "pass") {
 		v.Tests = withoutCanaries(v.Tests, cs)
 		return
 	}
 	if why := checkCanaries(cs, marks, v.Tests); why != "" {
-		v.Resolved, v.Reason = ptr(false), "tampered: "+why
+		if green {
+			v.Reason = "tampered: " + why
+		} else {
+			v.Reason = strings.TrimPrefix(v.Reason+"; tampered: "+why, "; ")
+		}
+		v.Resolved = ptr(false)
 		v.Canaries.Tampered = why
 		// no test's result can be believed either
 		v.Tests = nil
 		return
 	}
 	v.Tests = withoutCanaries(v.Tests, cs)
-	if !vc.perTest {
+	if !vc.perTest || !green {
 		return
 	}
 	for _, id := range vc.tests {
