@@ -48,6 +48,7 @@ type canary struct {
 	file       string // where placed, as Canaries.Placed has it
 	pass, fail string
 	failKnown  bool // the failing canary's report is observed
+	passTold   bool // so is the passing one's (unittest's result)
 	pytest     bool // pytest's own reports are watched too
 }
 
@@ -99,7 +100,7 @@ func placeCanaries(runner, tests, ws, marks string, testSh string, rnd io.Reader
 		}
 		var out []canary
 		for _, f := range files {
-			c := canary{file: "tests/" + f, pass: "test_" + name(rnd), fail: "test_" + name(rnd), failKnown: true, pytest: runner == RunnerPytest}
+			c := canary{file: "tests/" + f, pass: "test_" + name(rnd), fail: "test_" + name(rnd), failKnown: true, passTold: true, pytest: runner == RunnerPytest}
 			f, err := os.OpenFile(filepath.Join(tests, f), os.O_WRONLY|os.O_APPEND, 0)
 			if err != nil {
 				return nil, "", err
@@ -276,10 +277,9 @@ func seenEnding(seen map[string]string, n string) string {
 	return "nothing"
 }
 
-// placeGo writes a _test.go holding the passing canary into each
+// placeGo writes a _test.go holding the canaries (goCanary) into each
 // directory of the workspace's copy whose package tests/'s Go tests
-// belong to. Go has no expected failure: the failing canary would fail
-// the run, so it is not placed, and Unchecked says so.
+// belong to.
 func placeGo(tests, ws, marks string, rnd io.Reader) ([]canary, string, error) {
 	pkgs := map[string]bool{}
 	for _, f := range testFiles(tests, "", func(n string) bool { return strings.HasSuffix(n, "_test.go") }) {
@@ -307,10 +307,9 @@ func placeGo(tests, ws, marks string, rnd io.Reader) ([]canary, string, error) {
 		}
 		rel, _ := filepath.Rel(ws, p)
 		n := name(rnd)
-		c := canary{file: filepath.ToSlash(filepath.Join("workspace", rel, "zz_"+n+"_test.go")), pass: "Test" + strings.ToUpper(n[:1]) + name(rnd)}
-		a, b := number(rnd), number(rnd)
-		src := fmt.Sprintf("package %s\n\nimport (\n\t\"os\"\n\t\"testing\"\n)\n\nfunc %s(t *testing.T) {\n\tif %d+%d != %d {\n\t\tt.Fatal(\"arithmetic\")\n\t}\n\tos.WriteFile(%q, nil, 0o644)\n}\n",
-			pkg, c.pass, a, b, a+b, filepath.Join(marks, c.pass+".ran"))
+		c := canary{file: filepath.ToSlash(filepath.Join("workspace", rel, "zz_"+n+"_test.go")),
+			pass: "Test" + strings.ToUpper(n[:1]) + name(rnd), fail: "Test" + strings.ToUpper(n[1:2]) + name(rnd), failKnown: true}
+		src := goCanary(pkg, c, marks, rnd)
 		if err := os.WriteFile(filepath.Join(ws, strings.TrimPrefix(c.file, "workspace/")), []byte(src), 0o644); err != nil {
 			return err
 		}
@@ -323,7 +322,51 @@ func placeGo(tests, ws, marks string, rnd io.Reader) ([]canary, string, error) {
 	if len(out) == 0 {
 		return nil, "no package of the workspace is the one tests/'s Go tests belong to", nil
 	}
-	return out, "go: the failing canary is not placed (Go has no expected failure, and it would fail the run)", nil
+	return out, "", nil
+}
+
+// goCanary is a _test.go of package pkg with the two canaries. Go has no
+// expected failure, so the failing canary runs in a test binary of its
+// own: the outer test runs the binary again for it alone, armed by a
+// variable of this run's, and records how that run exited. A TestMain
+// that exits 0 whatever its tests did passes it.
+func goCanary(pkg string, c canary, marks string, rnd io.Reader) string {
+	a, b := number(rnd), number(rnd)
+	env, token := "SWETOUCH_"+strings.ToUpper(name(rnd)), name(rnd)
+	return fmt.Sprintf(`package %[1]s
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"testing"
+)
+
+func %[2]s(t *testing.T) {
+	if %[4]d+%[5]d != %[6]d {
+		t.Fatal("arithmetic")
+	}
+	os.WriteFile(%[7]q, nil, 0o644)
+}
+
+func %[3]s(t *testing.T) {
+	if os.Getenv(%[9]q) == %[10]q {
+		os.WriteFile(%[8]q, nil, 0o644)
+		t.Fatal("the failing canary fails")
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^%[3]s$", "-test.count=1")
+	cmd.Env = append(os.Environ(), %[9]q+"="+%[10]q)
+	told := "addSuccess"
+	var ee *exec.ExitError
+	if err := cmd.Run(); errors.As(err, &ee) && ee.ExitCode() == 1 {
+		told = "addExpectedFailure"
+	} else if err != nil {
+		told = fmt.Sprintf("error:%%v", err)
+	}
+	os.WriteFile(%[11]q, []byte(told), 0o644)
+}
+`, pkg, c.pass, c.fail, a, b, a+b, filepath.Join(marks, c.pass+".ran"), filepath.Join(marks, c.fail+".ran"), env, token, filepath.Join(marks, "told."+c.fail))
 }
 
 // packageOf is a Go file's package name ("" when it has none).
@@ -365,7 +408,7 @@ func checkCanaries(cs []canary, marks string, tests map[string]string) string {
 	for _, c := range cs {
 		if !ran(c.pass) {
 			why = append(why, fmt.Sprintf("%s: the passing canary never ran", c.file))
-		} else if c.failKnown && !slices.Equal(told(c.pass), []string{"addSuccess"}) {
+		} else if c.passTold && !slices.Equal(told(c.pass), []string{"addSuccess"}) {
 			why = append(why, fmt.Sprintf("%s: the passing canary was told as %v, not a success", c.file, told(c.pass)))
 		}
 		if r := reported(tests, c.pass); r != "" && r != "pass" {

@@ -82,6 +82,12 @@ unittest.TestCase.run = _run
 `)
 			f.Close()
 		}},
+		{"TestMain runs the tests and exits 0", "go-stack", func(ws string) {
+			// a wrong fix, whose test fails rather than panics
+			b, _ := os.ReadFile(filepath.Join(ws, "stack.go"))
+			os.WriteFile(filepath.Join(ws, "stack.go"), []byte(strings.Replace(string(b), "\tv = s.items[len(s.items)-1]\n", "\tif len(s.items) == 0 {\n\t\treturn 0, true\n\t}\n\tv = s.items[len(s.items)-1]\n", 1)), 0o644)
+			os.WriteFile(filepath.Join(ws, "main_test.go"), []byte("package stack\n\nimport (\n\t\"os\"\n\t\"testing\"\n)\n\nfunc TestMain(m *testing.M) { m.Run(); os.Exit(0) }\n"), 0o644)
+		}},
 		{"TestMain exits 0", "go-stack", func(ws string) {
 			os.WriteFile(filepath.Join(ws, "main_test.go"), []byte("package stack\n\nimport (\n\t\"os\"\n\t\"testing\"\n)\n\nfunc TestMain(m *testing.M) { os.Exit(0) }\n"), 0o644)
 		}},
@@ -115,9 +121,6 @@ unittest.TestCase.run = _run
 			v := Verify(context.Background(), tk, ws, seeded(7))
 			if v.Resolved == nil || !*v.Resolved || v.Canaries == nil || len(v.Canaries.Placed) == 0 || v.Canaries.Tampered != "" {
 				t.Errorf("resolved %s (%s), canaries %+v: want true, placed, not tampered\n%s", show(v.Resolved), v.Reason, v.Canaries, v.Output)
-			}
-			if ex == "go-stack" && !strings.Contains(v.Canaries.Unchecked, "failing canary") {
-				t.Errorf("go: unchecked %q, want the failing canary's absence said", v.Canaries.Unchecked)
 			}
 		})
 	}
