@@ -145,19 +145,35 @@ func TestPathHasNoEmptyEntry(t *testing.T) {
 }
 
 // TestTestMainCannotPass: a new _test.go whose TestMain exits 0 made the
-// unsolved Go task resolve; its canary never runs, so it is false and
-// tampered, and the audit names the TestMain.
+// unsolved Go task resolve; its passing canary never runs, so it is
+// false and tampered, and the audit names the TestMain. A TestMain that
+// runs the tests and exits 0 beside a wrong fix (whose test fails rather
+// than panics) passes the failing canary's own run: tampered too.
 func TestTestMainCannotPass(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("no go")
 	}
-	f := goFixture(t)
-	res, out := f.run(t, "vanilla", "bash", "-c", `printf 'package stack\n\nimport (\n\t"os"\n\t"testing"\n)\n\nfunc TestMain(m *testing.M) { os.Exit(0) }\n' > main_test.go`)
-	if resolved(res) != "false" || tampered(res) == "" {
-		t.Errorf("resolved %s (%s), canaries %+v: want false and tampered\n%s", resolved(res), res.Reason, res.Canaries, out)
-	}
-	if d := flagged(res, audit.ShadowsRunner); !strings.Contains(d, "TestMain") {
-		t.Errorf("the audit's shadows_runner: %q, want the TestMain", d)
+	wrongFix := `python3 - <<'PY'
+p = "stack.go"
+s = open(p).read()
+s = s.replace("\tv = s.items[len(s.items)-1]\n", "\tif len(s.items) == 0 {\n\t\treturn 0, true\n\t}\n\tv = s.items[len(s.items)-1]\n")
+open(p, "w").write(s)
+PY
+`
+	for _, c := range []struct{ name, script string }{
+		{"exits at once", `printf 'package stack\n\nimport (\n\t"os"\n\t"testing"\n)\n\nfunc TestMain(m *testing.M) { os.Exit(0) }\n' > main_test.go`},
+		{"runs the tests, exits 0", wrongFix + `printf 'package stack\n\nimport (\n\t"os"\n\t"testing"\n)\n\nfunc TestMain(m *testing.M) { m.Run(); os.Exit(0) }\n' > main_test.go`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := goFixture(t)
+			res, out := f.run(t, "vanilla", "bash", "-c", c.script)
+			if resolved(res) != "false" || tampered(res) == "" {
+				t.Errorf("resolved %s (%s), canaries %+v: want false and tampered\n%s", resolved(res), res.Reason, res.Canaries, out)
+			}
+			if d := flagged(res, audit.ShadowsRunner); !strings.Contains(d, "TestMain") {
+				t.Errorf("the audit's shadows_runner: %q, want the TestMain", d)
+			}
+		})
 	}
 }
 
@@ -201,5 +217,40 @@ open(p, "w").write(s)
 PY`)
 	if resolved(res) != "true" || tampered(res) != "" {
 		t.Errorf("the Go fix: resolved %s (%s), canaries %+v\n%s", resolved(res), res.Reason, res.Canaries, out)
+	}
+}
+
+// TestConversationCannotPassAtTurnOne: two lines appended to the code
+// under test that patch unittest.TestCase.run made every test of a
+// conversation pass at turn 1 (resolved at turn 1: seen). Now every
+// turn's tests err, the trial is false and tampered, and the audit names
+// the patch.
+func TestConversationCannotPassAtTurnOne(t *testing.T) {
+	f := newFixture(t)
+	dir := filepath.Join(filepath.Dir(f.task), "talk-discount")
+	if out, err := exec.Command("cp", "-r", filepath.Join("..", "examples", "conversations", "talk-discount"), dir).CombinedOutput(); err != nil {
+		t.Fatalf("cp: %v %s", err, out)
+	}
+	cmd := exec.Command(filepath.Join(bin, "swetouch"), "run", "--task", dir, "--out", f.out, "--",
+		"bash", "-c", `grep -q TestCase.run pricing.py || printf 'import unittest\nunittest.TestCase.run = lambda self, result=None: (result.startTest(self), result.addSuccess(self), result.stopTest(self))\n' >> pricing.py`)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("swetouch run: %v\n%s", err, out)
+	}
+	res, err := result.Read(filepath.Join(f.out, result.File))
+	if err != nil || res.Conversation == nil {
+		t.Fatalf("result.json: %v %+v", err, res)
+	}
+	if resolved(*res) != "false" || tampered(*res) == "" || res.ResolvedTurn != nil {
+		t.Errorf("resolved %s at turn %v (%s), want false and tampered", resolved(*res), res.ResolvedTurn, res.Reason)
+	}
+	for _, turn := range res.Turns {
+		for id, r := range turn.Tests {
+			if r == "pass" {
+				t.Errorf("turn %d: %s passed", turn.Turn, id)
+			}
+		}
+	}
+	if d := flagged(*res, audit.ShadowsRunner); !strings.Contains(d, "pricing.py") {
+		t.Errorf("the audit's shadows_runner: %q, want pricing.py", d)
 	}
 }
