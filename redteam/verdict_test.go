@@ -67,6 +67,13 @@ func TestSparseFileIsAFailure(t *testing.T) {
 	if resolved(res) != "true" {
 		t.Errorf("a sparse file, solved: resolved %s, want true\n%s", resolved(res), out)
 	}
+	// a real 300 MiB file, within the budget, fills the small disk: the
+	// agent grew its workspace far past the task's code, so it is its
+	// failure (null before: seen)
+	res, out = f.runVia(t, wrap, nil, nil, "bash", "-c", `mkdir -p build && head -c 300000000 /dev/zero > build/blob; python3 -c '`+fix+`'`)
+	if resolved(res) != "false" || !strings.Contains(res.Reason, "filled the verifier's disk") {
+		t.Errorf("a file that fills the disk: resolved %s (%s), want false\n%s", resolved(res), res.Reason, out)
+	}
 	res, out = f.runWith(t, []string{"--workspace-budget", "1MiB"}, nil, "bash", "-c", `head -c 3000000 /dev/urandom > blob; python3 -c '`+fix+`'`)
 	if resolved(res) != "false" || !strings.Contains(res.Reason, "budget") {
 		t.Errorf("over the budget: resolved %s (%s), want false for the budget\n%s", resolved(res), res.Reason, out)

@@ -57,9 +57,6 @@ type tally struct {
 // entry counts one entry the walk found; the error says which bound it
 // passed.
 func (t *tally) entry(rel string, d fs.DirEntry) error {
-	if t.budget == (Budget{}) {
-		return nil
-	}
 	info, err := d.Info()
 	if err != nil {
 		return nil // gone since the walk read its directory: nothing to copy
@@ -87,16 +84,32 @@ func (t *tally) entry(rel string, d fs.DirEntry) error {
 	return nil
 }
 
+// DiskFullError is a copy that filled its disk (ENOSPC, EDQUOT) within
+// its budget, after Bytes: whose fault that is depends on how far the
+// agent grew its workspace (Verify decides).
+type DiskFullError struct {
+	Bytes int64 // the disk the copy had taken when it failed
+	Err   error
+}
+
+func (e *DiskFullError) Error() string {
+	return fmt.Sprintf("the copy filled its disk after %s: %v", bytesOf(e.Bytes), e.Err)
+}
+
+func (e *DiskFullError) Unwrap() error { return e.Err }
+
 // agentsFault turns a write error of the copy that the workspace's
-// contents caused into a WorkspaceError; others (a full disk with the
-// workspace within its budget, a permission of the host's) pass as they
-// are, as the machine's.
-func agentsFault(rel string, err error) error {
+// contents caused into a WorkspaceError, and a full disk into a
+// DiskFullError; others (a permission of the host's) pass as they are,
+// as the machine's.
+func (t *tally) agentsFault(rel string, err error) error {
 	var errno syscall.Errno
 	if err == nil || !errors.As(err, &errno) {
 		return err
 	}
 	switch errno {
+	case syscall.ENOSPC, syscall.EDQUOT:
+		return &DiskFullError{Bytes: t.bytes, Err: err}
 	case syscall.EFBIG:
 		return &WorkspaceError{Path: rel, Why: "is larger than the copy's file system takes (EFBIG)"}
 	case syscall.ENAMETOOLONG:
@@ -117,4 +130,21 @@ func bytesOf(n int64) string {
 		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
 	}
 	return fmt.Sprintf("%d bytes", n)
+}
+
+// allocated is the disk the regular files under dir take (.git left
+// out, as the copy leaves it).
+func allocated(dir string) int64 {
+	t := tally{}
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() && d.Name() == ".git" && p != dir {
+			return filepath.SkipDir
+		}
+		t.entry(p, d)
+		return nil
+	})
+	return t.bytes
 }

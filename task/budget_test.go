@@ -22,7 +22,7 @@ func passingTask(t *testing.T) *Task {
 	return &Task{Name: "t", Dir: dir, Repo: filepath.Join(dir, "repo"), Tests: tests, Timeout: time.Minute}
 }
 
-func allocated(t *testing.T, p string) int64 {
+func allocatedOf(t *testing.T, p string) int64 {
 	t.Helper()
 	var st syscall.Stat_t
 	if err := syscall.Stat(p, &st); err != nil {
@@ -50,8 +50,8 @@ func TestSparseStaysSparse(t *testing.T) {
 	if _, err := CopyRegular(src, dst); err != nil {
 		t.Fatal(err)
 	}
-	got := allocated(t, filepath.Join(dst, "big"))
-	if want := allocated(t, filepath.Join(src, "big")); got > 4*want {
+	got := allocatedOf(t, filepath.Join(dst, "big"))
+	if want := allocatedOf(t, filepath.Join(src, "big")); got > 4*want {
 		t.Errorf("the copy takes %d bytes on disk, the file %d", got, want)
 	}
 	if info, err := os.Stat(filepath.Join(dst, "big")); err != nil || info.Size() != 1<<30 {

@@ -49,7 +49,7 @@ func CopyRegular(src, dst string, opts ...CopyOption) (leftOut []string, err err
 			}
 		}
 		err = copyEntry(p, to, rel, d, &leftOut, &links)
-		return agentsFault(filepath.ToSlash(rel), err)
+		return count.agentsFault(filepath.ToSlash(rel), err)
 	})
 	if err != nil {
 		return leftOut, err

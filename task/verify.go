@@ -173,10 +173,19 @@ func (vc verifier) verify(ctx context.Context, t *Task, workspace string) Verdic
 	}
 	left, err := CopyRegular(workspace, ws, CopyWithin(budget))
 	var we *WorkspaceError
+	var full *DiskFullError
 	switch {
 	case errors.As(err, &we):
 		// what the agent left cannot be tested: its failure, not ours
 		return Verdict{Resolved: ptr(false), Exit: -1, Reason: we.Error(), LeftOut: left}
+	case errors.As(err, &full):
+		// the disk filled: the agent's doing when its workspace grew well
+		// past the task's own code, the machine's when it did not
+		if base := allocated(t.Repo); full.Bytes > 2*base+grownBy {
+			return Verdict{Resolved: ptr(false), Exit: -1, LeftOut: left,
+				Reason: fmt.Sprintf("the workspace filled the verifier's disk: %s copied, where the task's code takes %s", bytesOf(full.Bytes), bytesOf(base))}
+		}
+		return Verdict{Reason: fmt.Sprintf("copying the workspace: the verifier's disk is full with %s copied, no more than the task's own code (%s) allows: the machine's: %v", bytesOf(full.Bytes), bytesOf(allocated(t.Repo)), full.Err)}
 	case err != nil:
 		return Verdict{Reason: fmt.Sprintf("copying the workspace (within the verifier's budget, so the machine's fault): %v", err)}
 	}
@@ -331,6 +340,10 @@ func (vc verifier) judge(v *Verdict, cs []canary, marks string) {
 		}
 	}
 }
+
+// grownBy is how much past twice the task's code a workspace may take
+// before a disk it fills is its own doing.
+const grownBy = 64 << 20
 
 func ptr[T any](v T) *T { return &v }
 
