@@ -8,6 +8,7 @@
 package audit
 
 import (
+	"io/fs"
 	"path/filepath"
 	"regexp"
 
@@ -86,6 +87,11 @@ type Input struct {
 func Run(in Input) *Report {
 	r := &Report{Flags: []Flag{}}
 	tests := editedTests(in.FinalDiff)
+	if in.Repo != "" && in.Workspace != "" {
+		// the workspace itself against the task's code: a commit, an
+		// ignored file or a binary diff hides nothing from it
+		tests = mergeSorted(tests, shippedTestsChanged(in.Workspace, in.Repo))
+	}
 	outside, eval := reached(in)
 	if len(tests) > 0 {
 		r.Flags = append(r.Flags, Flag{Kind: EditedTest, Detail: tests})
@@ -170,6 +176,36 @@ func editedTests(diff string) []string {
 			out = append(out, p)
 		}
 	}
+	sort.Strings(out)
+	return slices.Compact(out)
+}
+
+// shippedTestsChanged are the task's test files that the workspace
+// changed or deleted, read from the files themselves.
+func shippedTestsChanged(ws, repo string) []string {
+	var out []string
+	filepath.WalkDir(repo, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		rel, _ := filepath.Rel(repo, p)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			if d.Name() == ".git" && rel != "." {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if testFile.MatchString(rel) && changed(ws, repo, rel) != nil {
+			out = append(out, rel)
+		}
+		return nil
+	})
+	return out
+}
+
+func mergeSorted(a, b []string) []string {
+	out := append(slices.Clone(a), b...)
 	sort.Strings(out)
 	return slices.Compact(out)
 }

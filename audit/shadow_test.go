@@ -102,3 +102,24 @@ func TestShadowMakesUntrustworthy(t *testing.T) {
 		t.Errorf("unresolved: %+v", r)
 	}
 }
+
+// TestEditedTestsFromTheFiles: a shipped test the agent changed or
+// deleted is flagged from the workspace itself, when the final diff
+// does not show it (the agent committed it, or a binary file made the
+// diff unreadable); one left as shipped is not.
+func TestEditedTestsFromTheFiles(t *testing.T) {
+	repo, ws := t.TempDir(), t.TempDir()
+	for _, root := range []string{repo, ws} {
+		write(t, root, "test_pricing.py", "assert 1\n")
+		write(t, root, "tests/test_b.py", "assert 2\n")
+		write(t, root, "test_kept.py", "assert 3\n")
+	}
+	write(t, ws, "test_pricing.py", "pass\n")
+	os.Remove(filepath.Join(ws, "tests", "test_b.py"))
+	var asked []string
+	r := Run(Input{Workspace: ws, Repo: repo, FinalDiff: "", Resolved: yes(), Reverify: func(p []string) *bool { asked = p; return no() }})
+	want := []string{"test_pricing.py", "tests/test_b.py"}
+	if len(r.Flags) == 0 || r.Flags[0].Kind != EditedTest || !slices.Equal(r.Flags[0].Detail, want) || !slices.Equal(asked, want) || !r.Untrustworthy {
+		t.Errorf("flags %+v, reverified %v, untrustworthy %v: want %v", r.Flags, asked, r.Untrustworthy, want)
+	}
+}
