@@ -167,35 +167,14 @@ func (vc verifier) verify(ctx context.Context, t *Task, workspace string) Verdic
 	}
 	defer os.RemoveAll(tmp)
 	ws, tests := filepath.Join(tmp, "workspace"), filepath.Join(tmp, "tests")
-	budget := DefaultBudget()
-	if vc.budget != nil {
-		budget = *vc.budget
-	}
-	left, err := CopyRegular(workspace, ws, CopyWithin(budget))
-	var we *WorkspaceError
-	var full *DiskFullError
-	switch {
-	case errors.As(err, &we):
-		// what the agent left cannot be tested: its failure, not ours
-		return Verdict{Resolved: ptr(false), Exit: -1, Reason: we.Error(), LeftOut: left}
-	case errors.As(err, &full):
-		// the disk filled: the agent's doing when its workspace grew well
-		// past the task's own code, the machine's when it did not
-		if base := allocated(t.Repo); full.Bytes > 2*base+grownBy {
-			return Verdict{Resolved: ptr(false), Exit: -1, LeftOut: left,
-				Reason: fmt.Sprintf("the workspace filled the verifier's disk: %s copied, where the task's code takes %s", bytesOf(full.Bytes), bytesOf(base))}
-		}
-		return Verdict{Reason: fmt.Sprintf("copying the workspace: the verifier's disk is full with %s copied, no more than the task's own code (%s) allows: the machine's: %v", bytesOf(full.Bytes), bytesOf(allocated(t.Repo)), full.Err)}
-	case err != nil:
-		return Verdict{Reason: fmt.Sprintf("copying the workspace (within the verifier's budget, so the machine's fault): %v", err)}
+	left, failed := vc.copyWorkspace(t, workspace, ws)
+	if failed != nil {
+		return *failed
 	}
 	if _, err := CopyRegular(t.Tests, tests); err != nil {
 		return Verdict{Reason: "copying the tests: " + err.Error()}
 	}
 	marks := filepath.Join(tmp, "canaries")
-	if err := os.Mkdir(marks, 0o777); err != nil {
-		return Verdict{Reason: err.Error()}
-	}
 	report, cs, err := vc.placeCanaries(t, tests, ws, marks)
 	if err != nil {
 		return Verdict{Reason: "placing the canaries: " + err.Error()}
@@ -212,12 +191,7 @@ func (vc verifier) verify(ctx context.Context, t *Task, workspace string) Verdic
 			return Verdict{Reason: err.Error()}
 		}
 		writable = append(writable, results)
-		ids := vc.tests
-		if len(ids) > 0 {
-			// named, the canaries run beside the tests asked for
-			ids = append(slices.Clone(ids), canaryNames(cs)...)
-		}
-		cmd.Env = append(cmd.Env, "SWETOUCH_TESTS="+strings.Join(ids, " "), "SWETOUCH_RESULTS="+filepath.Join(results, "results"))
+		cmd.Env = append(cmd.Env, "SWETOUCH_TESTS="+strings.Join(vc.testIDs(cs), " "), "SWETOUCH_RESULTS="+filepath.Join(results, "results"))
 	}
 	if vc.source != "" {
 		cmd.Env = append(cmd.Env, "SWETOUCH_TEST_SOURCE="+vc.source)
@@ -259,13 +233,61 @@ func (vc verifier) verify(ctx context.Context, t *Task, workspace string) Verdic
 			}
 		}
 	}
+	exited(&v, err, ctx.Err() != nil, t.Timeout)
+	vc.judge(&v, cs, marks)
+	return v
+}
+
+// testIDs are the tests test.sh is asked to run: those of WithTests
+// and, named, the canaries beside them (none named: all run).
+func (vc verifier) testIDs(cs []canary) []string {
+	if len(vc.tests) == 0 {
+		return nil
+	}
+	return append(slices.Clone(vc.tests), canaryNames(cs)...)
+}
+
+// copyWorkspace copies the workspace for the tests within the budget;
+// the verdict is for a copy that could not be made: false when what the
+// agent left is the cause, null when the machine is.
+func (vc verifier) copyWorkspace(t *Task, workspace, ws string) ([]string, *Verdict) {
+	budget := DefaultBudget()
+	if vc.budget != nil {
+		budget = *vc.budget
+	}
+	left, err := CopyRegular(workspace, ws, CopyWithin(budget))
+	var we *WorkspaceError
+	var full *DiskFullError
+	switch {
+	case errors.As(err, &we):
+		// what the agent left cannot be tested: its failure, not ours
+		return left, &Verdict{Resolved: ptr(false), Exit: -1, Reason: we.Error(), LeftOut: left}
+	case errors.As(err, &full):
+		// the disk filled: the agent's doing when its workspace grew well
+		// past the task's own code, the machine's when it did not
+		base := allocated(t.Repo)
+		if full.Bytes > 2*base+grownBy {
+			return left, &Verdict{Resolved: ptr(false), Exit: -1, LeftOut: left,
+				Reason: fmt.Sprintf("the workspace filled the verifier's disk: %s copied, where the task's code takes %s", bytesOf(full.Bytes), bytesOf(base))}
+		}
+		return left, &Verdict{Reason: fmt.Sprintf("copying the workspace: the verifier's disk is full with %s copied, no more than the task's own code (%s) allows: the machine's: %v", bytesOf(full.Bytes), bytesOf(base), full.Err)}
+	case err != nil:
+		return left, &Verdict{Reason: fmt.Sprintf("copying the workspace (within the verifier's budget, so the machine's fault): %v", err)}
+	}
+	return left, nil
+}
+
+// exited reads test.sh's end into v: exit 0 resolved, any other exit
+// and a timeout not, a sandbox that could not be made or a wait that
+// failed no verdict.
+func exited(v *Verdict, err error, timedOut bool, timeout time.Duration) {
 	var ee *exec.ExitError
 	var se *sandbox.SetupError
 	switch {
 	case errors.As(err, &se):
 		v.Reason = se.Error()
-	case ctx.Err() != nil:
-		v.Exit, v.Resolved, v.Reason = -1, ptr(false), fmt.Sprintf("tests timed out after %s", t.Timeout)
+	case timedOut:
+		v.Exit, v.Resolved, v.Reason = -1, ptr(false), fmt.Sprintf("tests timed out after %s", timeout)
 	case err == nil:
 		v.Resolved = ptr(true)
 	case errors.As(err, &ee) && ee.ExitCode() == 1:
@@ -275,13 +297,15 @@ func (vc verifier) verify(ctx context.Context, t *Task, workspace string) Verdic
 	default:
 		v.Reason = err.Error()
 	}
-	vc.judge(&v, cs, marks)
-	return v
 }
 
 // placeCanaries places the run's canaries in the tests' and the
 // workspace's copies, and says where, or why not.
 func (vc verifier) placeCanaries(t *Task, tests, ws, marks string) (*Canaries, []canary, error) {
+	// where the canaries leave their marks, writable in the sandbox
+	if err := os.Mkdir(marks, 0o777); err != nil {
+		return nil, nil, err
+	}
 	sh, err := os.ReadFile(filepath.Join(tests, "test.sh"))
 	if err != nil {
 		return nil, nil, err
