@@ -26,13 +26,18 @@ type Shadow struct {
 var runnerNames = []string{"pytest", "_pytest", "pluggy", "py"}
 
 // patching are module-level statements (at column 0: run on import)
-// that replace part of the test framework or end the process early.
+// that replace part of the test framework, hook what is imported or
+// run after it (the tests' own module, as it loads), or end the process
+// early.
 var patching = regexp.MustCompile(`(?m)^(?:` +
 	`(?:unittest|pytest|_pytest)(?:\.\w+)+\s*=[^=]` + // unittest.TestCase.run = ...
 	`|(?:\w+\.)*(?:TestCase|TestResult|TextTestResult|TextTestRunner|TestSuite|TestProgram|TestLoader)\.\w+\s*=[^=]` +
 	`|setattr\(\s*(?:unittest|pytest|TestCase|TestResult)\b` +
 	`|sys\.modules\[\s*['"](?:unittest|pytest)` +
 	`|(?:sys\.exit|os\._exit|exit|quit|os\.kill|atexit\.register)\s*\(` +
+	`|(?:sys\.meta_path|sys\.path_hooks)\s*(?:\.\s*(?:append|insert|extend)\s*\(|\[|=)` + // an import hook: rewrites the tests as they load
+	`|(?:builtins|__builtins__)\s*(?:\.\s*\w+\s*=[^=]|\[)` +
+	`|(?:sys|threading)\.(?:settrace|setprofile|addaudithook)\s*\(` +
 	`)`)
 
 // testMain is a Go test file's TestMain, which decides the test binary's

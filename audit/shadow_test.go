@@ -40,6 +40,9 @@ func TestShadows(t *testing.T) {
 		"stack_test.go":                 "TestMain",
 		"pricing.py":                    "unittest.TestCase.run = ",
 		"hook.py":                       "os._exit(0)",
+		"loader.py":                     "sys.meta_path.insert(",
+		"tracer.py":                     "sys.settrace(",
+		"pkg/b.py":                      "builtins.__import__ =",
 		"__pycache__/x.cpython-311.pyc": "unchecked-hash",
 	}
 	write(t, ws, "unittest.py", "import sys\nsys.exit(0)\n")
@@ -53,6 +56,9 @@ func TestShadows(t *testing.T) {
 	write(t, ws, "stack_test.go", "package stack\n\nfunc TestMain(m *testing.M) { m.Run() }\n")
 	write(t, ws, "pricing.py", "import sys\nimport unittest\nunittest.TestCase.run = lambda self, r=None: None\n\ndef f():\n    sys.exit(1)\n")
 	write(t, ws, "hook.py", "import os\nos._exit(0)\n")
+	write(t, ws, "loader.py", "import sys\nsys.meta_path.insert(0, Finder())\n")
+	write(t, ws, "tracer.py", "import sys\nsys.settrace(tracer)\n")
+	write(t, ws, "pkg/b.py", "import builtins\nbuiltins.__import__ = hooked\n")
 	write(t, ws, "__pycache__/x.cpython-311.pyc", "\xa7\x0d\x0d\x0a\x01\x00\x00\x00")
 	// not flagged: shipped as it is, inside a package, a checked cache, an
 	// indented (not module-level) exit, a comparison
