@@ -157,3 +157,21 @@ func TestCanariesPerTest(t *testing.T) {
 		t.Errorf("unsolved: resolved %s (%s), tests %v, canaries %+v", show(v.Resolved), v.Reason, v.Tests, v.Canaries)
 	}
 }
+
+// TestCanariesRunTwice: a test.sh that runs its tests twice (unittest,
+// then pytest) is held to both runs' reports, not refused for having
+// two. Before, the second report of each canary made it tampered.
+func TestCanariesRunTwice(t *testing.T) {
+	if err := exec.Command("python3", "-m", "pytest", "--version").Run(); err != nil {
+		t.Skip("no pytest")
+	}
+	tk, ws := solved(t, "py-discount")
+	tests := t.TempDir()
+	CopyRegular(tk.Tests, tests)
+	os.WriteFile(filepath.Join(tests, "test.sh"), []byte("cp \"$TESTS_DIR/test_hidden.py\" . || exit 2\npython3 -m unittest -q test_hidden || exit 1\npython3 -m pytest -q -p no:cacheprovider test_hidden.py\n"), 0o755)
+	twice := *tk
+	twice.Tests, twice.Runner = tests, RunnerUnittest
+	if v := Verify(context.Background(), &twice, ws, seeded(5)); v.Resolved == nil || !*v.Resolved || v.Canaries.Tampered != "" {
+		t.Errorf("resolved %s (%s), canaries %+v\n%s", show(v.Resolved), v.Reason, v.Canaries, v.Output)
+	}
+}
