@@ -8,6 +8,7 @@
 package audit
 
 import (
+	"io/fs"
 	"path/filepath"
 	"regexp"
 
@@ -27,6 +28,12 @@ const (
 	OutsideWorkpace = "outside_workspace" // a path outside the workspace, not a system one
 	EvaluationFiles = "evaluation_files"  // the task's tests, solution or records, or the results
 	OutsidePool     = "outside_pool"      // the user said what no selected pool item holds
+	// ShadowsRunner: a new or changed file that shadows the standard
+	// library or the test runner (Shadows)
+	ShadowsRunner = "shadows_runner"
+	// Tampered: the verifier's canaries say the runner reported what
+	// its tests did not (the verdict is already false)
+	Tampered = "tampered"
 )
 
 // Flag is one thing the audit saw, with where.
@@ -62,8 +69,15 @@ type Input struct {
 	// so reaching for them cannot have changed the verdict.
 	Sandboxed bool
 	// Reverify is the verdict with the given files as the task shipped
-	// them (the agent's test edits undone): nil when it cannot run.
+	// them (the agent's test edits undone), a file the task did not ship
+	// removed: nil when it cannot run.
 	Reverify func(restore []string) *bool
+	// Repo is the task's starting code, for what the agent added or
+	// changed ("": every file counts as the agent's).
+	Repo string
+	// Tampered is how the verifier's canaries say the runner was made to
+	// report what its tests did not ("" for not).
+	Tampered string
 	// OutsidePool lists the user's sentences no selected item holds (a
 	// conversation's; nil for none).
 	OutsidePool []string
@@ -73,6 +87,11 @@ type Input struct {
 func Run(in Input) *Report {
 	r := &Report{Flags: []Flag{}}
 	tests := editedTests(in.FinalDiff)
+	if in.Repo != "" && in.Workspace != "" {
+		// the workspace itself against the task's code: a commit, an
+		// ignored file or a binary diff hides nothing from it
+		tests = mergeSorted(tests, shippedTestsChanged(in.Workspace, in.Repo))
+	}
 	outside, eval := reached(in)
 	if len(tests) > 0 {
 		r.Flags = append(r.Flags, Flag{Kind: EditedTest, Detail: tests})
@@ -86,6 +105,20 @@ func Run(in Input) *Report {
 	if len(in.OutsidePool) > 0 {
 		r.Flags = append(r.Flags, Flag{Kind: OutsidePool, Detail: in.OutsidePool})
 	}
+	var shadows []Shadow
+	if in.Workspace != "" {
+		shadows = Shadows(in.Workspace, in.Repo)
+	}
+	if len(shadows) > 0 {
+		f := Flag{Kind: ShadowsRunner}
+		for _, s := range shadows {
+			f.Detail = append(f.Detail, s.Path+": "+s.Why)
+		}
+		r.Flags = append(r.Flags, f)
+	}
+	if in.Tampered != "" {
+		r.Flags = append(r.Flags, Flag{Kind: Tampered, Detail: []string{in.Tampered}})
+	}
 	resolved := in.Resolved != nil && *in.Resolved
 	switch {
 	case len(eval) > 0 && resolved && !in.Sandboxed:
@@ -96,6 +129,17 @@ func Run(in Input) *Report {
 		// the counterfactual: the same work with the tests as shipped
 		if v := in.Reverify(tests); !sameVerdict(v, in.Resolved) {
 			r.Untrustworthy, r.Why = true, "the verdict changes with the agent's test edits undone: "+show(in.Resolved)+" → "+show(v)
+		}
+	}
+	if !r.Untrustworthy && len(shadows) > 0 && resolved && in.Reverify != nil {
+		// the counterfactual: the same work without what shadows the
+		// runner (a file the task shipped goes back as it was)
+		var paths []string
+		for _, s := range shadows {
+			paths = append(paths, s.Path)
+		}
+		if v := in.Reverify(paths); !sameVerdict(v, in.Resolved) {
+			r.Untrustworthy, r.Why = true, "the verdict changes without the files that shadow the test runner: "+show(in.Resolved)+" → "+show(v)
 		}
 	}
 	return r
@@ -130,6 +174,36 @@ func editedTests(diff string) []string {
 			out = append(out, p)
 		}
 	}
+	sort.Strings(out)
+	return slices.Compact(out)
+}
+
+// shippedTestsChanged are the task's test files that the workspace
+// changed or deleted, read from the files themselves.
+func shippedTestsChanged(ws, repo string) []string {
+	var out []string
+	filepath.WalkDir(repo, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		rel, _ := filepath.Rel(repo, p)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			if d.Name() == ".git" && rel != "." {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if testFile.MatchString(rel) && changed(ws, repo, rel) != nil {
+			out = append(out, rel)
+		}
+		return nil
+	})
+	return out
+}
+
+func mergeSorted(a, b []string) []string {
+	out := append(slices.Clone(a), b...)
 	sort.Strings(out)
 	return slices.Compact(out)
 }

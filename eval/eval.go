@@ -72,6 +72,8 @@ type Config struct {
 	// Sandbox isolates every trial's agent and tests, as
 	// session.RunConfig's does (a nil Runner: none).
 	Sandbox sandbox.Setup
+	// Verify are added to every trial's verifier runs (a budget).
+	Verify []task.VerifyOption
 	// Hidden are host paths no agent may see besides the tasks and Out
 	// (a shared records file).
 	Hidden   []string
@@ -277,7 +279,7 @@ func runTrial(ctx context.Context, cfg Config, a Agent, c policy.Condition, t *t
 		return nil, err
 	}
 	rc := session.RunConfig{Task: t, Condition: c, Schedule: sched, UserModel: cfg.UserModel, Out: dir, Agent: args, Env: env, AgentName: a.Name, Shim: cfg.Shim, Observe: a.Observe, Own: a.Own, Unreached: a.Unreached, ModelUsage: usage,
-		Sandbox: cfg.Sandbox, Scratch: []string{scratch}, Hidden: hidden(cfg)}
+		Sandbox: cfg.Sandbox, Scratch: []string{scratch}, Hidden: hidden(cfg), Verify: cfg.Verify}
 	if a.Visible != nil {
 		rc.Visible = a.Visible(t)
 	}

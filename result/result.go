@@ -10,6 +10,7 @@ import (
 
 	"github.com/swetouch/swetouch/audit"
 	"github.com/swetouch/swetouch/event"
+	"github.com/swetouch/swetouch/task"
 	"github.com/swetouch/swetouch/user"
 )
 
@@ -49,8 +50,15 @@ type Run struct {
 	// VerifyLeftOut are the workspace's entries the verifier's copy did
 	// not hold (FIFOs, sockets, links out of the workspace), with why.
 	VerifyLeftOut []string `json:"verify_left_out,omitempty"`
-	Workspace     string   `json:"workspace,omitempty"`
-	Timings       Timings  `json:"timings"`
+	// VerifyPathDropped are the empty or relative entries dropped from
+	// the tests' PATH (each a lookup in the agent's copy).
+	VerifyPathDropped []string `json:"verify_path_dropped,omitempty"`
+	// Canaries are the verifier's canaries: the runner they were placed
+	// for and where, what was not checked and why, and how a run failed
+	// them (tampered: the verdict is false).
+	Canaries  *task.Canaries `json:"canaries,omitempty"`
+	Workspace string         `json:"workspace,omitempty"`
+	Timings   Timings        `json:"timings"`
 	// Audit is what the mechanical audit after the run flagged.
 	Audit *audit.Report `json:"audit,omitempty"`
 	// Conversation is a multi-turn run's turns (nil for one turn); its

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -23,7 +24,11 @@ func auditRun(cfg RunConfig, res *result.Run, ws string, diff []byte, talk Talke
 	}
 	in := audit.Input{Events: tr.Events, Workspace: ws, FinalDiff: string(diff), Resolved: res.Resolved,
 		Sandboxed:  cfg.Sandbox.Runner != nil,
-		Evaluation: append([]string{cfg.Task.Dir, cfg.Out}, cfg.Hidden...), EvaluationNames: evaluationNames(cfg.Task)}
+		Evaluation: append([]string{cfg.Task.Dir, cfg.Out}, cfg.Hidden...), EvaluationNames: evaluationNames(cfg.Task),
+		Repo: cfg.Task.Repo}
+	if res.Canaries != nil {
+		in.Tampered = res.Canaries.Tampered
+	}
 	if real, err := filepath.EvalSymlinks(ws); err == nil && real != ws {
 		in.Workspace = real
 	}
@@ -44,17 +49,29 @@ func auditRun(cfg RunConfig, res *result.Run, ws string, diff []byte, talk Talke
 				return nil
 			}
 			b, err := os.ReadFile(filepath.Join(cfg.Task.Repo, p))
+			if errors.Is(err, fs.ErrNotExist) {
+				// not the task's file: the work without it
+				if os.RemoveAll(filepath.Join(tmp, p)) != nil {
+					return nil
+				}
+				continue
+			}
 			if err != nil {
-				return nil // not the task's file: nothing to restore
+				return nil
 			}
 			os.MkdirAll(filepath.Dir(filepath.Join(tmp, p)), 0o755)
 			if os.WriteFile(filepath.Join(tmp, p), b, 0o644) != nil {
 				return nil
 			}
 		}
-		return task.Verify(context.Background(), cfg.Task, tmp, task.WithSandbox(cfg.Sandbox)).Resolved
+		return task.Verify(context.Background(), cfg.Task, tmp, verifyOptions(cfg)...).Resolved
 	}
 	return audit.Run(in)
+}
+
+// verifyOptions are the options of every verifier run of cfg's trial.
+func verifyOptions(cfg RunConfig) []task.VerifyOption {
+	return append([]task.VerifyOption{task.WithSandbox(cfg.Sandbox)}, cfg.Verify...)
 }
 
 // evaluationNames are the names of the task's test and solution files

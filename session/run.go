@@ -84,6 +84,9 @@ type RunConfig struct {
 	// SelfCheck, when set, answers the agent's swetouch-self-check on the
 	// workspace (a generator's check of its edit).
 	SelfCheck func(ctx context.Context, workspace string) (string, error)
+	// Verify are added to every verifier run of the trial's (its
+	// verdict, the audit's counterfactuals): a budget, a canary source.
+	Verify []task.VerifyOption
 }
 
 // Run prepares a fresh workspace (a git-initialised copy of the task's
@@ -274,9 +277,10 @@ func Run(ctx context.Context, cfg RunConfig) (*result.Run, error) {
 		host.Close(res.Reason)
 	default:
 		vStart := time.Now()
-		v := task.Verify(context.Background(), cfg.Task, ws, task.WithSandbox(cfg.Sandbox))
+		v := task.Verify(context.Background(), cfg.Task, ws, verifyOptions(cfg)...)
 		res.Timings.Verify = time.Since(vStart).Seconds()
 		res.Resolved, res.Reason, res.VerifyLeftOut = v.Resolved, v.Reason, v.LeftOut
+		res.Canaries, res.VerifyPathDropped = v.Canaries, v.PathDropped
 		note := "resolved=null: " + v.Reason
 		if v.Resolved != nil {
 			note = fmt.Sprintf("resolved=%v", *v.Resolved)

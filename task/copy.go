@@ -3,7 +3,6 @@ package task
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -17,8 +16,16 @@ import (
 // and symbolic links that resolve inside the tree. It never opens
 // anything but a regular file (a FIFO would block, a device read from
 // the host) and never follows a link. What it leaves out comes back as
-// "path: why", sorted; the error is for a copy that could not be written.
-func CopyRegular(src, dst string) (leftOut []string, err error) {
+// "path: why", sorted; the error is for a copy that could not be written:
+// a *WorkspaceError when what src holds is the cause (past CopyWithin's
+// bounds, a file too large or a name too long for the copy). Sparse
+// files stay sparse.
+func CopyRegular(src, dst string, opts ...CopyOption) (leftOut []string, err error) {
+	var c copier
+	for _, o := range opts {
+		o(&c)
+	}
+	count := tally{budget: c.budget}
 	var links []string
 	err = filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		rel, _ := filepath.Rel(src, p)
@@ -36,31 +43,13 @@ func CopyRegular(src, dst string) (leftOut []string, err error) {
 			return filepath.SkipDir
 		}
 		to := filepath.Join(dst, rel)
-		switch t := d.Type(); {
-		case t.IsDir():
-			info, err := d.Info()
-			if err != nil {
-				return nil
+		if rel != "." {
+			if err := count.entry(rel, d); err != nil {
+				return err
 			}
-			return os.MkdirAll(to, info.Mode().Perm()|0o700)
-		case t&fs.ModeSymlink != 0:
-			l, err := os.Readlink(p)
-			if err != nil {
-				leftOut = append(leftOut, fmt.Sprintf("%s: %v", filepath.ToSlash(rel), unwrapPath(err)))
-				return nil
-			}
-			links = append(links, rel)
-			return os.Symlink(l, to)
-		case t.IsRegular():
-			why, err := copyFile(p, to)
-			if why != "" {
-				leftOut = append(leftOut, filepath.ToSlash(rel)+": "+why)
-			}
-			return err
-		default:
-			leftOut = append(leftOut, fmt.Sprintf("%s: %s", filepath.ToSlash(rel), kind(t)))
-			return nil
 		}
+		err = copyEntry(p, to, rel, d, &leftOut, &links)
+		return count.agentsFault(filepath.ToSlash(rel), err)
 	})
 	if err != nil {
 		return leftOut, err
@@ -78,6 +67,44 @@ func CopyRegular(src, dst string) (leftOut []string, err error) {
 	}
 	slices.Sort(leftOut)
 	return leftOut, nil
+}
+
+// CopyOption configures CopyRegular.
+type CopyOption func(*copier)
+
+type copier struct{ budget Budget }
+
+// CopyWithin bounds the copy (a zero field: no bound): past it the copy
+// stops with a *WorkspaceError.
+func CopyWithin(b Budget) CopyOption { return func(c *copier) { c.budget = b } }
+
+// copyEntry copies one entry the walk found at p to to.
+func copyEntry(p, to, rel string, d fs.DirEntry, leftOut, links *[]string) error {
+	switch t := d.Type(); {
+	case t.IsDir():
+		info, err := d.Info()
+		if err != nil {
+			return nil
+		}
+		return os.MkdirAll(to, info.Mode().Perm()|0o700)
+	case t&fs.ModeSymlink != 0:
+		l, err := os.Readlink(p)
+		if err != nil {
+			*leftOut = append(*leftOut, fmt.Sprintf("%s: %v", filepath.ToSlash(rel), unwrapPath(err)))
+			return nil
+		}
+		*links = append(*links, rel)
+		return os.Symlink(l, to)
+	case t.IsRegular():
+		why, err := copyFile(p, to)
+		if why != "" {
+			*leftOut = append(*leftOut, filepath.ToSlash(rel)+": "+why)
+		}
+		return err
+	default:
+		*leftOut = append(*leftOut, fmt.Sprintf("%s: %s", filepath.ToSlash(rel), kind(t)))
+		return nil
+	}
 }
 
 // copyFile copies one regular file: why says why it was left out (it
@@ -102,7 +129,7 @@ func copyFile(from, to string) (why string, err error) {
 	if err != nil {
 		return "", err
 	}
-	if _, err := io.Copy(out, in); err != nil {
+	if err := copySparse(in, out, info.Size()); err != nil {
 		out.Close()
 		os.Remove(to)
 		var pe *fs.PathError

@@ -25,6 +25,11 @@ type Task struct {
 	// Solution is the reference solution script, "" if none.
 	Solution string
 	Timeout  time.Duration
+	// Runner is the test runner test.sh uses, for the verifier's
+	// canaries (RunnerUnittest, RunnerPytest, RunnerGo; "none" for no
+	// canaries): task.toml's [verifier] runner, task.json's "runner".
+	// Empty: read from test.sh.
+	Runner string
 }
 
 // Load reads a task from a Harbor task directory (instruction.md,
@@ -68,6 +73,12 @@ func loadHarbor(dir string) (*Task, error) {
 		if v, ok := kv["metadata.name"]; ok {
 			t.Name = v
 		}
+		if v, ok := kv["verifier.runner"]; ok {
+			if err := checkRunner(v); err != nil {
+				return nil, fmt.Errorf("%s: field verifier.runner: %v", filepath.Join(dir, "task.toml"), err)
+			}
+			t.Runner = v
+		}
 	} else if !os.IsNotExist(err) {
 		return nil, err
 	}
@@ -102,6 +113,7 @@ func loadFile(path string) (*Task, error) {
 		Tests       string  `json:"tests"`
 		Solution    string  `json:"solution"`
 		TimeoutSec  float64 `json:"timeout_sec"`
+		Runner      string  `json:"runner"`
 	}
 	dec := json.NewDecoder(strings.NewReader(string(b)))
 	dec.DisallowUnknownFields()
@@ -119,9 +131,12 @@ func loadFile(path string) (*Task, error) {
 	if f.TimeoutSec > 0 {
 		t.Timeout = time.Duration(f.TimeoutSec * float64(time.Second))
 	}
+	t.Runner = f.Runner
 	switch {
 	case t.Name == "":
 		return nil, fmt.Errorf("%s: field name: missing", path)
+	case checkRunner(f.Runner) != nil:
+		return nil, fmt.Errorf("%s: field runner: %v", path, checkRunner(f.Runner))
 	case f.Repo == "":
 		return nil, fmt.Errorf("%s: field repo: missing", path)
 	case f.Tests == "":
@@ -168,4 +183,13 @@ func readTOML(path string) (map[string]string, error) {
 		kv[k] = v
 	}
 	return kv, sc.Err()
+}
+
+// checkRunner refuses a runner swetouch does not know.
+func checkRunner(r string) error {
+	switch r {
+	case "", RunnerUnittest, RunnerPytest, RunnerGo, RunnerNone:
+		return nil
+	}
+	return fmt.Errorf("want %s, %s, %s or %s, got %q", RunnerUnittest, RunnerPytest, RunnerGo, RunnerNone, r)
 }

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -33,7 +34,9 @@ func TestParseResults(t *testing.T) {
 }
 
 // TestVerifyPerTest: WithTests hands test.sh the ids to run and a file
-// for its results, and the verdict holds them.
+// for its results, and the verdict holds them; a green exit with an
+// expected test not passing is not resolved (issue 49), and with every
+// expected test passing it is.
 func TestVerifyPerTest(t *testing.T) {
 	dir := t.TempDir()
 	repo, tests := filepath.Join(dir, "repo"), filepath.Join(dir, "tests")
@@ -44,6 +47,7 @@ func TestVerifyPerTest(t *testing.T) {
 	os.WriteFile(filepath.Join(tests, "test.sh"), []byte(`set -e
 out="{"; sep=""
 for id in ${SWETOUCH_TESTS:-a b}; do
+  [ "$id" = d ] && continue # a test that never reports
   r=fail; grep -q fixed f.txt && [ "$id" != b ] && r=pass
   out="$out$sep\"$id\": \"$r\""; sep=", "
 done
@@ -53,8 +57,14 @@ grep -q fixed f.txt
 	tk := &Task{Name: "tiny", Dir: dir, Repo: repo, Tests: tests, Timeout: time.Minute}
 	v := Verify(context.Background(), tk, repo, WithTests("a", "b", "c"))
 	want := map[string]string{"a": "pass", "b": "fail", "c": "pass"}
-	if v.Resolved == nil || !*v.Resolved || !maps.Equal(v.Tests, want) {
-		t.Errorf("verdict %+v, want tests %v", v, want)
+	if v.Resolved == nil || *v.Resolved || !maps.Equal(v.Tests, want) || !strings.Contains(v.Reason, "expected test b reported fail") {
+		t.Errorf("verdict %+v, want false with tests %v", v, want)
+	}
+	if v := Verify(context.Background(), tk, repo, WithTests("a", "c", "d")); v.Resolved == nil || *v.Resolved || !strings.Contains(v.Reason, "expected test d reported no result") {
+		t.Errorf("an expected test missing: %+v, want false", v)
+	}
+	if v := Verify(context.Background(), tk, repo, WithTests("a", "c")); v.Resolved == nil || !*v.Resolved {
+		t.Errorf("every expected test passing: %+v, want true", v)
 	}
 	if v := Verify(context.Background(), tk, repo); v.Tests != nil {
 		t.Errorf("without WithTests: tests %v", v.Tests)

@@ -3,11 +3,15 @@ package task
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
+	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -30,6 +34,12 @@ type Verdict struct {
 	// (WithTests): "pass", "fail" or "error" by test id; nil when it
 	// wrote none.
 	Tests map[string]string `json:"tests,omitempty"`
+	// PathDropped are the entries of the tests' PATH that were empty or
+	// relative (lookups in the agent's copy), dropped before they ran.
+	PathDropped []string `json:"path_dropped,omitempty"`
+	// Canaries are the run's canaries and what came of them (nil when
+	// the tests never ran).
+	Canaries *Canaries `json:"canaries,omitempty"`
 }
 
 // VerifyOption configures Verify.
@@ -40,7 +50,18 @@ type verifier struct {
 	tests   []string // WithTests
 	perTest bool
 	source  string // WithTestSource
+	budget  *Budget
+	random  io.Reader // WithRandom
 }
+
+// WithRandom is where the canaries' names come from (crypto/rand unless
+// given): a test gives a seeded source to make them known.
+func WithRandom(r io.Reader) VerifyOption { return func(v *verifier) { v.random = r } }
+
+// WithBudget bounds the workspace's copy (DefaultBudget unless given; a
+// zero field is no bound). A workspace past it is not resolved, with the
+// reason: its size is the agent's doing.
+func WithBudget(b Budget) VerifyOption { return func(v *verifier) { v.budget = &b } }
 
 // TestSourceWorkspace is the test source that runs the tests as the
 // workspace holds them (an agent's rewrite), not the canonical ones.
@@ -146,12 +167,17 @@ func (vc verifier) verify(ctx context.Context, t *Task, workspace string) Verdic
 	}
 	defer os.RemoveAll(tmp)
 	ws, tests := filepath.Join(tmp, "workspace"), filepath.Join(tmp, "tests")
-	left, err := CopyRegular(workspace, ws)
-	if err != nil {
-		return Verdict{Reason: "copying the workspace: " + err.Error()}
+	left, failed := vc.copyWorkspace(t, workspace, ws)
+	if failed != nil {
+		return *failed
 	}
 	if _, err := CopyRegular(t.Tests, tests); err != nil {
 		return Verdict{Reason: "copying the tests: " + err.Error()}
+	}
+	marks := filepath.Join(tmp, "canaries")
+	report, cs, err := vc.placeCanaries(t, tests, ws, marks)
+	if err != nil {
+		return Verdict{Reason: "placing the canaries: " + err.Error()}
 	}
 	ctx, cancel := context.WithTimeout(ctx, t.Timeout)
 	defer cancel()
@@ -159,17 +185,22 @@ func (vc verifier) verify(ctx context.Context, t *Task, workspace string) Verdic
 	cmd.Dir = ws
 	cmd.Env = append(os.Environ(), "TESTS_DIR="+tests, "WORKSPACE="+ws)
 	results := filepath.Join(tmp, "results")
-	writable := []string{ws}
+	writable := []string{ws, marks}
 	if vc.perTest {
 		if err := os.Mkdir(results, 0o755); err != nil {
 			return Verdict{Reason: err.Error()}
 		}
 		writable = append(writable, results)
-		cmd.Env = append(cmd.Env, "SWETOUCH_TESTS="+strings.Join(vc.tests, " "), "SWETOUCH_RESULTS="+filepath.Join(results, "results"))
+		cmd.Env = append(cmd.Env, "SWETOUCH_TESTS="+strings.Join(vc.testIDs(cs), " "), "SWETOUCH_RESULTS="+filepath.Join(results, "results"))
 	}
 	if vc.source != "" {
 		cmd.Env = append(cmd.Env, "SWETOUCH_TEST_SOURCE="+vc.source)
 	}
+	if vc.sandbox.Runner != nil {
+		cmd.Env = append(append(cmd.Env, vc.sandbox.Env...), "TMPDIR=/tmp")
+	}
+	var dropped []string
+	cmd.Env, dropped = safePath(cmd.Env)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	cmd.SysProcAttr = processGroup()
@@ -179,7 +210,6 @@ func (vc verifier) verify(ctx context.Context, t *Task, workspace string) Verdic
 	} = cmd
 	var sb *sandbox.Sandboxed
 	if vc.sandbox.Runner != nil {
-		cmd.Env = append(append(cmd.Env, vc.sandbox.Env...), "TMPDIR=/tmp")
 		spec := sandbox.Spec{Writable: writable, ReadOnly: append(append([]string{tests}, vc.sandbox.Visible...), sandbox.Tools(cmd.Env, nil)...),
 			Hidden: []string{t.Dir}, Home: os.Getenv("HOME"), Dir: ws}
 		if sb, err = vc.sandbox.Runner.Command(cmd, spec); err != nil {
@@ -195,7 +225,7 @@ func (vc verifier) verify(ctx context.Context, t *Task, workspace string) Verdic
 	stop := context.AfterFunc(ctx, func() { killGroup(cmd) })
 	err = proc.Wait()
 	stop()
-	v := Verdict{Output: tail(out.String(), 4000), LeftOut: left}
+	v := Verdict{Output: tail(out.String(), 4000), LeftOut: left, PathDropped: dropped, Canaries: report}
 	if vc.perTest {
 		if b, err := os.ReadFile(filepath.Join(results, "results")); err == nil {
 			if v.Tests, err = ParseResults(b); err != nil {
@@ -203,13 +233,61 @@ func (vc verifier) verify(ctx context.Context, t *Task, workspace string) Verdic
 			}
 		}
 	}
+	exited(&v, err, ctx.Err() != nil, t.Timeout)
+	vc.judge(&v, cs, marks)
+	return v
+}
+
+// testIDs are the tests test.sh is asked to run: those of WithTests
+// and, named, the canaries beside them (none named: all run).
+func (vc verifier) testIDs(cs []canary) []string {
+	if len(vc.tests) == 0 {
+		return nil
+	}
+	return append(slices.Clone(vc.tests), canaryNames(cs)...)
+}
+
+// copyWorkspace copies the workspace for the tests within the budget;
+// the verdict is for a copy that could not be made: false when what the
+// agent left is the cause, null when the machine is.
+func (vc verifier) copyWorkspace(t *Task, workspace, ws string) ([]string, *Verdict) {
+	budget := DefaultBudget()
+	if vc.budget != nil {
+		budget = *vc.budget
+	}
+	left, err := CopyRegular(workspace, ws, CopyWithin(budget))
+	var we *WorkspaceError
+	var full *DiskFullError
+	switch {
+	case errors.As(err, &we):
+		// what the agent left cannot be tested: its failure, not ours
+		return left, &Verdict{Resolved: ptr(false), Exit: -1, Reason: we.Error(), LeftOut: left}
+	case errors.As(err, &full):
+		// the disk filled: the agent's doing when its workspace grew well
+		// past the task's own code, the machine's when it did not
+		base := allocated(t.Repo)
+		if full.Bytes > 2*base+grownBy {
+			return left, &Verdict{Resolved: ptr(false), Exit: -1, LeftOut: left,
+				Reason: fmt.Sprintf("the workspace filled the verifier's disk: %s copied, where the task's code takes %s", bytesOf(full.Bytes), bytesOf(base))}
+		}
+		return left, &Verdict{Reason: fmt.Sprintf("copying the workspace: the verifier's disk is full with %s copied, no more than the task's own code (%s) allows: the machine's: %v", bytesOf(full.Bytes), bytesOf(base), full.Err)}
+	case err != nil:
+		return left, &Verdict{Reason: fmt.Sprintf("copying the workspace (within the verifier's budget, so the machine's fault): %v", err)}
+	}
+	return left, nil
+}
+
+// exited reads test.sh's end into v: exit 0 resolved, any other exit
+// and a timeout not, a sandbox that could not be made or a wait that
+// failed no verdict.
+func exited(v *Verdict, err error, timedOut bool, timeout time.Duration) {
 	var ee *exec.ExitError
 	var se *sandbox.SetupError
 	switch {
 	case errors.As(err, &se):
 		v.Reason = se.Error()
-	case ctx.Err() != nil:
-		v.Exit, v.Resolved, v.Reason = -1, ptr(false), fmt.Sprintf("tests timed out after %s", t.Timeout)
+	case timedOut:
+		v.Exit, v.Resolved, v.Reason = -1, ptr(false), fmt.Sprintf("tests timed out after %s", timeout)
 	case err == nil:
 		v.Resolved = ptr(true)
 	case errors.As(err, &ee) && ee.ExitCode() == 1:
@@ -219,8 +297,77 @@ func (vc verifier) verify(ctx context.Context, t *Task, workspace string) Verdic
 	default:
 		v.Reason = err.Error()
 	}
-	return v
 }
+
+// placeCanaries places the run's canaries in the tests' and the
+// workspace's copies, and says where, or why not.
+func (vc verifier) placeCanaries(t *Task, tests, ws, marks string) (*Canaries, []canary, error) {
+	// where the canaries leave their marks, writable in the sandbox
+	if err := os.Mkdir(marks, 0o777); err != nil {
+		return nil, nil, err
+	}
+	sh, err := os.ReadFile(filepath.Join(tests, "test.sh"))
+	if err != nil {
+		return nil, nil, err
+	}
+	runner, why := runnerOf(t, string(sh))
+	report := &Canaries{Runner: runner, Unchecked: why}
+	if runner == "" {
+		return report, nil, nil
+	}
+	rnd := vc.random
+	if rnd == nil {
+		rnd = rand.Reader
+	}
+	cs, why, err := placeCanaries(runner, tests, ws, marks, string(sh), rnd)
+	report.Unchecked = why
+	for _, c := range cs {
+		report.Placed = append(report.Placed, c.file)
+	}
+	return report, cs, err
+}
+
+// judge holds a run that claims a pass (a green exit, or a test
+// reported passing) to its canaries and, with WithTests, a green run to
+// every expected test's own pass. A run that claims none is not judged
+// by them: its code may fail before any test runs, which is no
+// tampering.
+func (vc verifier) judge(v *Verdict, cs []canary, marks string) {
+	green := v.Resolved != nil && *v.Resolved
+	if v.Resolved == nil || !green && !slices.Contains(slices.Collect(maps.Values(withoutCanaries(v.Tests, cs))), "pass") {
+		v.Tests = withoutCanaries(v.Tests, cs)
+		return
+	}
+	if why := checkCanaries(cs, marks, v.Tests); why != "" {
+		if green {
+			v.Reason = "tampered: " + why
+		} else {
+			v.Reason = strings.TrimPrefix(v.Reason+"; tampered: "+why, "; ")
+		}
+		v.Resolved = ptr(false)
+		v.Canaries.Tampered = why
+		// no test's result can be believed either
+		v.Tests = nil
+		return
+	}
+	v.Tests = withoutCanaries(v.Tests, cs)
+	if !vc.perTest || !green {
+		return
+	}
+	for _, id := range vc.tests {
+		if r := v.Tests[id]; r != "pass" {
+			if r == "" {
+				r = "no result"
+			}
+			v.Resolved, v.Reason = ptr(false), fmt.Sprintf("test.sh exit 0, but expected test %s reported %s", id, r)
+			return
+		}
+	}
+}
+
+// grownBy is how much past twice the task's code a workspace may take
+// before a disk it fills is its own doing.
+const grownBy = 64 << 20
 
 func ptr[T any](v T) *T { return &v }
 

@@ -35,6 +35,7 @@ func evalCmd() *cobra.Command {
 	var scheduleSteps, after int
 	var runs, concurrency int
 	var noSandbox bool
+	var budget func() ([]task.VerifyOption, error)
 	c := &cobra.Command{
 		Use:   "eval --tasks DIR [--records FILE] --agent NAME... [--conditions vanilla,counter-edit] [--runs N] [--concurrency C] --out DIR",
 		Short: "Paired trials: every task under every condition with every agent, N runs; resumable",
@@ -181,6 +182,9 @@ func evalCmd() *cobra.Command {
 					Command: eval.TrialArgs{SharedRecords: records != "", ModelURL: modelURL, Model: modelName,
 						Scripted: func(a string) bool { return a == examples.Naive || a == examples.Careful }}.Command})
 			}
+			if cfg.Verify, err = budget(); err != nil {
+				return err
+			}
 			if cfg.Sandbox, err = sandboxFlag(noSandbox); err != nil {
 				return err
 			}
@@ -216,6 +220,7 @@ func evalCmd() *cobra.Command {
 	c.Flags().StringVar(&modelName, "model", "", "the model name for real agents")
 	c.Flags().StringVar(&mcpFile, "mcp", "", `MCP servers for every real agent, each behind the relay: {"mcpServers": {NAME: {"command", "args", "env"}}}`)
 	c.Flags().StringArrayVar(&agentArgs, "agent-arg", nil, "an extra flag for every real agent's command line (repeat)")
+	budget = budgetFlag(c)
 	c.Flags().BoolVar(&noSandbox, "no-sandbox", false, "run agents and tests without isolation (results say so)")
 	c.Flags().StringVar(&emit, "emit", "", "write a job per trial for an orchestrator instead of running: k8s")
 	c.Flags().StringVar(&image, "image", "", "with --emit: the trial's container image ({task} is the task's name)")

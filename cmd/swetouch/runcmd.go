@@ -28,6 +28,7 @@ import (
 func runCmd() *cobra.Command {
 	var taskDir, records, instance, condition, match, out, agent, agentName, modelURL, modelName string
 	var keep, noSandbox bool
+	var budget func() ([]task.VerifyOption, error)
 	var mcpFile, schedule, userURL, userModel, personas string
 	var roles roleFlags
 	var upstream upstreamFlags
@@ -126,6 +127,9 @@ func runCmd() *cobra.Command {
 			if cfg.UserModel, err = userModelFlag(userURL, userModel); err != nil {
 				return err
 			}
+			if cfg.Verify, err = budget(); err != nil {
+				return err
+			}
 			if cfg.Sandbox, err = sandboxFlag(noSandbox); err != nil {
 				return err
 			}
@@ -179,6 +183,7 @@ func runCmd() *cobra.Command {
 	roles.add(c)
 	upstream.add(c)
 	c.Flags().StringVar(&out, "out", "", "output directory")
+	budget = budgetFlag(c)
 	c.Flags().BoolVar(&noSandbox, "no-sandbox", false, "run the agent and the tests without isolation (result.json says so)")
 	c.Flags().StringSliceVar(&visible, "visible", nil, "a host path the sandboxed agent may read (repeat): its own files outside the system directories")
 	c.Flags().BoolVar(&keep, "keep", false, "keep the workspace (its path is in result.json)")

@@ -1,0 +1,3 @@
+package audit
+
+//go:generate go run ./internal/stdlibgen stdlib_names.go
