@@ -20,6 +20,7 @@ import (
 // agent's) belongs in a sandbox instead.
 var hostExec = map[string]string{
 	"agents/codex.go:codexCatalog":           "codex's own model list, in no workspace",
+	"audit/internal/stdlibgen/main.go:main":  "go generate's python3 listing its standard library, in no workspace",
 	"author/gate.go:Gate":                    "the task's reference solution on a fresh copy of the task's code with a checked Counter-Edit diff applied by swetouch; not yet sandboxed (issue 49's remainder)",
 	"cmd/swetouch/convertcmd.go:testResults": "the task's reference solution on a fresh copy of the task's code: nothing of an agent's",
 	"cmd/swetouch/relaycmd.go:peerCommand":   "the in-place relay's peer, started by the editor's command line (out of scope: docs/isolation.md)",
