@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 
 	"github.com/swetouch/swetouch/patch"
@@ -77,12 +76,8 @@ func Gate(ctx context.Context, t *task.Task, instance, candidate, diff, logDir s
 			o.UserEditApplied = &yes
 		}
 		if reference {
-			if t.Solution == "" {
-				return o.failed(fmt.Errorf("the task has no reference solution"))
-			}
-			cmd := exec.CommandContext(ctx, "bash", t.Solution)
-			cmd.Dir = ws
-			if out, err := cmd.CombinedOutput(); err != nil {
+			// sandboxed as the verifier is: ws holds the generator's edit
+			if out, err := task.RunSolution(ctx, t, ws, opts...); err != nil {
 				o.ReferenceApplied = &no
 				return o.failed(fmt.Errorf("the reference solution failed: %v: %s", err, bytes.TrimSpace(out)))
 			}

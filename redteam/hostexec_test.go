@@ -21,7 +21,6 @@ import (
 var hostExec = map[string]string{
 	"agents/codex.go:codexCatalog":           "codex's own model list, in no workspace",
 	"audit/internal/stdlibgen/main.go:main":  "go generate's python3 listing its standard library, in no workspace",
-	"author/gate.go:Gate":                    "the task's reference solution on a fresh copy of the task's code with a checked Counter-Edit diff applied by swetouch; not yet sandboxed (issue 49's remainder)",
 	"cmd/swetouch/convertcmd.go:testResults": "the task's reference solution on a fresh copy of the task's code: nothing of an agent's",
 	"cmd/swetouch/relaycmd.go:peerCommand":   "the in-place relay's peer, started by the editor's command line (out of scope: docs/isolation.md)",
 	"examples/agent.go:runSteps":             "the scripted agent's own commands, run by the agent inside its sandbox",
@@ -36,7 +35,7 @@ var hostExec = map[string]string{
 	"session/turns.go:runAgent":              "the agent, wrapped in the sandbox by agentProcess",
 	"shim/persistent/persistent.go:Start":    "the agent's shell, inside its sandbox",
 	"shim/shim.go:Run":                       "the agent's command, from the shim inside its sandbox",
-	"task/verify.go:crossCheck":              "the task's reference solution on a fresh copy of the task's code",
+	"task/solution.go:RunSolution":           "the task's reference solution, in the verifier's sandbox (unsandboxed only with --no-sandbox): the gate runs it on a generator's edit",
 	"task/verify.go:verify":                  "test.sh, in the verifier's sandbox (unsandboxed only with --no-sandbox)",
 }
 

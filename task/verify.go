@@ -130,9 +130,7 @@ func (vc verifier) crossCheck(ctx context.Context, t *Task, v *Verdict) {
 			v.Resolved, v.Reason = nil, "copying the task's code: "+err.Error()
 			return
 		}
-		cmd := exec.CommandContext(ctx, "/bin/bash", t.Solution)
-		cmd.Dir = tmp
-		if out, err := cmd.CombinedOutput(); err != nil {
+		if out, err := RunSolution(ctx, t, tmp, WithSandbox(vc.sandbox)); err != nil {
 			v.Resolved, v.Reason = nil, fmt.Sprintf("test.sh exit %d, and the reference solution does not run here: %v: %s", v.Exit, err, tail(string(bytes.TrimSpace(out)), 400))
 			return
 		}
