@@ -79,6 +79,9 @@ func shadowing(ws, repo, rel string) string {
 	base, dir := path.Base(rel), path.Dir(rel)
 	ext := path.Ext(base)
 	module := strings.TrimSuffix(base, ext)
+	if ext == ".so" {
+		module, _, _ = strings.Cut(base, ".") // mod.cpython-311-x86_64-linux-gnu.so
+	}
 	if base == "__init__.py" && dir != "." {
 		module = path.Base(dir) // a package named so
 		dir = path.Dir(dir)
@@ -95,6 +98,11 @@ func shadowing(ws, repo, rel string) string {
 		why = "a sourceless module (.pyc): imported with no source to read"
 	case ext == ".pyc" && uncheckedPyc(filepath.Join(ws, rel)):
 		why = "a cached module Python uses without checking its source (unchecked-hash .pyc)"
+	case (base == "__init__.py" || ext == ".so") && shipped(repo, rel) == nil && shipsSource(repo, dir, module) && shipsSource(ws, dir, module):
+		// Python's finder takes a package, then an extension module,
+		// before a source file of the same name: the task's module (and
+		// a Counter-Edit in it) is never imported
+		why = "a new " + map[bool]string{true: "package", false: "extension module"}[base == "__init__.py"] + " " + module + " that wins the import over the task's " + module + ".py"
 	case (ext == ".py" || ext == ".pyc" || ext == ".so") && (isStdlib(module) || isRunner(module)) && !isPackage(ws, dir):
 		why = "named like the standard library's or the test runner's " + module + ", in a directory on the import path"
 	case strings.HasSuffix(base, "_test.go"):
@@ -135,6 +143,13 @@ func isPackage(ws, dir string) bool {
 	}
 	info, err := os.Lstat(filepath.Join(ws, filepath.FromSlash(dir), "__init__.py"))
 	return err == nil && info.Mode().IsRegular()
+}
+
+// shipsSource reports whether the tree at root (the task's code, the
+// workspace) has a source module named module in dir: one moved into a
+// package of its name is no shadow, one left beside it is.
+func shipsSource(repo, dir, module string) bool {
+	return repo != "" && shipped(repo, path.Join(dir, module+".py")) != nil
 }
 
 // changed is the file's content when it differs from the task's own

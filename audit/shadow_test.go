@@ -44,7 +44,16 @@ func TestShadows(t *testing.T) {
 		"tracer.py":                     "sys.settrace(",
 		"pkg/b.py":                      "builtins.__import__ =",
 		"__pycache__/x.cpython-311.pyc": "unchecked-hash",
+		"pricing/__init__.py":           "wins the import over the task's pricing.py",
+		"pkg/mod.cpython-311-x86_64-linux-gnu.so": "wins the import over the task's",
 	}
+	write(t, repo, "pkg/mod.py", "")
+	// a module moved into a package of its name shadows nothing
+	write(t, repo, "moved.py", "")
+	write(t, ws, "moved/__init__.py", "")
+	write(t, ws, "pkg/mod.py", "")
+	write(t, ws, "pricing/__init__.py", "def apply_discount(p, q):\n    return p * (100 - q) / 100\n")
+	write(t, ws, "pkg/mod.cpython-311-x86_64-linux-gnu.so", "\x7fELF")
 	write(t, ws, "unittest.py", "import sys\nsys.exit(0)\n")
 	write(t, ws, "unittest.pyc", "\x00\x00\x00\x00")
 	write(t, ws, "lib/json/__init__.py", "")
