@@ -1,0 +1,130 @@
+package redteam
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/swetouch/swetouch/internal/testbin"
+	"github.com/swetouch/swetouch/result"
+)
+
+// hubFlood is an agent that opens many connections to the hub's socket and
+// streams megabytes down each without a newline, keeping them open, and
+// asks the hub's status on one more; then it says it is ready on the
+// FIFO $1, waits for a byte on $2 (opened first, read and write, so the
+// test's write never waits for it), and fixes the task honestly.
+const hubFlood = `import os, socket, sys
+go = os.open(sys.argv[2], os.O_RDWR)
+blob = b"x" * (16 << 20)
+held = []
+for i in range(16):
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(os.environ["SWETOUCH_SOCKET"])
+    held.append(s)
+    try:
+        s.sendall(b'{"op":"record","event":{"kind":"traffic","note":"' + blob)
+        print("stream", i, "sent 16 MiB")
+    except OSError as e:
+        print("stream", i, "cut:", e.strerror)
+s = socket.socket(socket.AF_UNIX)
+s.connect(os.environ["SWETOUCH_SOCKET"])
+s.sendall(b'{"op":"status"}\n')
+print("status:", s.makefile().readline().strip() or "(nothing)")
+with open(sys.argv[1], "w") as ready:
+    ready.write("flooded\n")
+os.read(go, 1)
+` + fix
+
+// TestHubCannotBeExhausted: connections the hub does not admit hold
+// nothing of swetouch's memory, and a status asked on one reveals
+// nothing; the honest fix after still resolves. swetouch's peak resident
+// memory is read from /proc while the agent holds its connections (before
+// admission at accept, sixteen 16 MiB streams took it past 500 MiB).
+func TestHubCannotBeExhausted(t *testing.T) {
+	f := newFixture(t)
+	dir := t.TempDir()
+	ready, goOn := filepath.Join(dir, "ready"), filepath.Join(dir, "go")
+	for _, p := range []string{ready, goOn} {
+		if err := syscall.Mkfifo(p, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command(filepath.Join(bin, "swetouch"), "run", "--task", f.task, "--records", f.records, "--condition", "vanilla",
+		"--out", f.out, "--visible", ready, "--visible", goOn, "--", "python3", "-c", hubFlood, ready, goOn)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	testbin.AwaitReady(t, ready, cmd.Process)
+	peak := hubPeakRSS(t, cmd.Process.Pid)
+	if w, err := os.OpenFile(goOn, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+		w.Write([]byte{1})
+		w.Close()
+	} else {
+		t.Errorf("the agent's FIFO: %v", err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("swetouch run: %v\n%s", err, out.String())
+	}
+	t.Logf("swetouch's peak RSS with the agent's connections held: %d MiB", peak>>20)
+	if peak > 64<<20 {
+		t.Errorf("swetouch's peak RSS %d MiB with the agent's connections held, want under 64\n%s", peak>>20, out.String())
+	}
+	if n := strings.Count(out.String(), "sent 16 MiB"); n > 0 {
+		t.Errorf("%d of 16 streams went through whole\n%s", n, out.String())
+	}
+	status := ""
+	for _, line := range strings.Split(out.String(), "\n") {
+		if s, ok := strings.CutPrefix(line, "status: "); ok {
+			status = s
+		}
+	}
+	if !strings.Contains(status, "refused") || strings.Contains(status, `"ok":true`) || strings.Contains(status, "interventions") {
+		t.Errorf("status answered %q, want only the refusal\n%s", status, out.String())
+	}
+	res := hubResult(t, f.out)
+	if resolved(res) != "true" {
+		t.Errorf("resolved %s, want true: the honest fix after the flood\n%s", resolved(res), out.String())
+	}
+}
+
+// hubPeakRSS is the most resident memory process pid has had (VmHWM).
+func hubPeakRSS(t *testing.T, pid int) int64 {
+	t.Helper()
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return kb << 10
+		}
+	}
+	t.Fatal("no VmHWM in /proc/PID/status")
+	return 0
+}
+
+// hubResult is the run's result.json.
+func hubResult(t *testing.T, out string) result.Run {
+	t.Helper()
+	var res result.Run
+	b, err := os.ReadFile(filepath.Join(out, "result.json"))
+	if err != nil || json.Unmarshal(b, &res) != nil {
+		t.Fatalf("result.json: %v %s", err, b)
+	}
+	return res
+}
