@@ -58,59 +58,27 @@ os.read(go, 1)
 // admission at accept, sixteen 16 MiB streams took it past 500 MiB).
 func TestHubCannotBeExhausted(t *testing.T) {
 	f := newFixture(t)
-	dir := t.TempDir()
-	ready, goOn := filepath.Join(dir, "ready"), filepath.Join(dir, "go")
-	for _, p := range []string{ready, goOn} {
-		if err := syscall.Mkfifo(p, 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cmd := exec.Command(filepath.Join(bin, "swetouch"), "run", "--task", f.task, "--records", f.records, "--condition", "vanilla",
-		"--out", f.out, "--visible", ready, "--visible", goOn, "--", "python3", "-c", hubFlood, ready, goOn)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if t.Failed() {
-			cmd.Wait()
-			t.Logf("swetouch run said:\n%s", out.String())
-		}
-	})
-	if !hubAwait(t, ready, cmd.Process.Pid) {
-		t.Fatal("swetouch run exited before its agent said it was ready")
-	}
-	peak := hubPeakRSS(t, cmd.Process.Pid)
-	if w, err := os.OpenFile(goOn, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
-		w.Write([]byte{1})
-		w.Close()
-	} else {
-		t.Errorf("the agent's FIFO: %v", err)
-	}
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("swetouch run: %v\n%s", err, out.String())
-	}
+	peak, out := hubRunHeld(t, f, hubFlood)
 	t.Logf("swetouch's peak RSS with the agent's connections held: %d MiB", peak>>20)
 	if peak > 64<<20 {
-		t.Errorf("swetouch's peak RSS %d MiB with the agent's connections held, want under 64\n%s", peak>>20, out.String())
+		t.Errorf("swetouch's peak RSS %d MiB with the agent's connections held, want under 64\n%s", peak>>20, out)
 	}
-	if n := strings.Count(out.String(), "sent 16 MiB"); n > 0 {
-		t.Errorf("%d of 16 streams went through whole\n%s", n, out.String())
+	if n := strings.Count(out, "sent 16 MiB"); n > 0 {
+		t.Errorf("%d of 16 streams went through whole\n%s", n, out)
 	}
 	status := ""
-	for _, line := range strings.Split(out.String(), "\n") {
+	for _, line := range strings.Split(out, "\n") {
 		if s, ok := strings.CutPrefix(line, "status: "); ok {
 			status = s
 		}
 	}
 	// the refusal, sent at accept, or nothing once the hub has hung up
 	if status == "" || strings.Contains(status, `"ok":true`) || strings.Contains(status, "interventions") {
-		t.Errorf("status answered %q, want only the refusal\n%s", status, out.String())
+		t.Errorf("status answered %q, want only the refusal\n%s", status, out)
 	}
 	res := hubResult(t, f.out)
 	if resolved(res) != "true" {
-		t.Errorf("resolved %s, want true: the honest fix after the flood\n%s", resolved(res), out.String())
+		t.Errorf("resolved %s, want true: the honest fix after the flood\n%s", resolved(res), out)
 	}
 }
 
@@ -222,5 +190,71 @@ print(subprocess.run(["bash", "-c", "python3 -m unittest -q test_pricing 2>&1 | 
 	}
 	if verifies != 1 || nativeEdit != 1 {
 		t.Errorf("%d verify events (want the harness's one), %d native edits taken (want 1)", verifies, nativeEdit)
+	}
+}
+
+// hubRunHeld runs agent (Python, given the FIFOs ready and go as its
+// arguments) through swetouch run, vanilla, and returns swetouch's peak
+// resident memory, read from /proc once the agent says it is ready (and
+// waits), and all the run printed.
+func hubRunHeld(t *testing.T, f fixture, agent string) (peak int64, printed string) {
+	t.Helper()
+	dir := t.TempDir()
+	ready, goOn := filepath.Join(dir, "ready"), filepath.Join(dir, "go")
+	for _, p := range []string{ready, goOn} {
+		if err := syscall.Mkfifo(p, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command(filepath.Join(bin, "swetouch"), "run", "--task", f.task, "--records", f.records, "--condition", "vanilla",
+		"--out", f.out, "--visible", ready, "--visible", goOn, "--", "python3", "-c", agent, ready, goOn)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if !hubAwait(t, ready, cmd.Process.Pid) {
+		cmd.Wait()
+		t.Fatalf("swetouch run exited before its agent said it was ready:\n%s", out.String())
+	}
+	peak = hubPeakRSS(t, cmd.Process.Pid)
+	if w, err := os.OpenFile(goOn, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+		w.Write([]byte{1})
+		w.Close()
+	} else {
+		t.Errorf("the agent's FIFO: %v", err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("swetouch run: %v\n%s", err, out.String())
+	}
+	return peak, out.String()
+}
+
+// hubLongCommands runs a thousand commands through the shim, each with
+// a 120 KB argument, near the most a shim is sent (an argument's limit is
+// 128 KiB), then says it is ready.
+const hubLongCommands = `import os, subprocess, sys
+go = os.open(sys.argv[2], os.O_RDWR)
+arg = "x" * 120000
+for i in range(1000):
+    subprocess.run(["bash", "-c", ": " + arg + str(i)], check=True)
+with open(sys.argv[1], "w") as ready:
+    ready.write("ran\n")
+os.read(go, 1)
+` + fix
+
+// TestHubHoldsNoLongCommands: commands the agent sends through the shim,
+// an admitted client, are recorded whole in the trajectory, and held in
+// swetouch's memory only as their first KiBs: a thousand 120 KB commands
+// leave its peak resident memory under 64 MiB.
+func TestHubHoldsNoLongCommands(t *testing.T) {
+	f := newFixture(t)
+	peak, out := hubRunHeld(t, f, hubLongCommands)
+	t.Logf("swetouch's peak RSS after 1,000 commands of 120 KB: %d MiB", peak>>20)
+	if peak > 64<<20 {
+		t.Errorf("swetouch's peak RSS %d MiB after 1,000 commands of 120 KB, want under 64\n%s", peak>>20, out)
+	}
+	if res := hubResult(t, f.out); resolved(res) != "true" || res.Steps < 1000 {
+		t.Errorf("resolved %s after %d steps, want true after 1,000 and more\n%s", resolved(res), res.Steps, out)
 	}
 }
