@@ -285,15 +285,20 @@ func (p *Policy) decide(iv *Intervention, ev event.Event, r task.Region, sc even
 	return d
 }
 
-// Outcome reports what became of a decision: "applied" consumes the
-// intervention; "noop" (the edit changed nothing) and "failed" consume
+// Delivered is the outcome of a decision whose edit failed to land but
+// whose message was delivered.
+const Delivered = "delivered"
+
+// Outcome reports what became of a decision: "applied" and "delivered"
+// (the edit failed to land, its message went) consume the intervention;
+// "noop" (the edit changed nothing) and "failed" (nothing went) consume
 // nothing, and the intervention stays due.
 func (p *Policy) Outcome(d *Decision, outcome string) {
 	for _, iv := range p.ivs {
 		if iv.Order != d.Order {
 			continue
 		}
-		if outcome == "applied" {
+		if outcome == "applied" || outcome == Delivered {
 			iv.Done = true
 		} else {
 			iv.Attempts++

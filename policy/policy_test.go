@@ -156,3 +156,20 @@ func TestMessageOnlyNeverClaimsAnEdit(t *testing.T) {
 		t.Errorf("message-only decision %+v", d)
 	}
 }
+
+// TestDeliveredSpendsTheRound: a round whose edit failed to land but
+// whose message went is spent, as an applied one is; one that failed
+// with nothing delivered stays due.
+func TestDeliveredSpendsTheRound(t *testing.T) {
+	p, _ := New(record())
+	read := ev(0, event.Read, event.FileScope("src/a.py"))
+	d := p.Decide(read)
+	p.Outcome(d, "failed")
+	if d = p.Decide(read); d == nil || d.Order != 1 {
+		t.Fatalf("after a failure with nothing delivered: %+v, want round 1 again", d)
+	}
+	p.Outcome(d, Delivered)
+	if d = p.Decide(ev(1, event.Edit, event.FileScope("src/a.py"))); d == nil || d.Order != 2 {
+		t.Fatalf("after round 1 delivered: %+v, want round 2", d)
+	}
+}

@@ -188,6 +188,7 @@ func (r *Report) WriteHTML(w io.Writer) error {
 		"deref64": func(f *float64) float64 { return *f },
 		"ci":      ci,
 		"inc":     func(i int) int { return i + 1 },
+		"sub":     func(a, b int) int { return a - b },
 		"passing": passing,
 		"fate":    func(s string) string { return orDash(s) },
 		"after": func(c *score.Counts) string {

@@ -192,7 +192,11 @@ func TestReportFiles(t *testing.T) {
 	}{{"counter-edit", &yes}, {"counter-edit", &no}, {"counter-edit", nil}} {
 		d := filepath.Join(root, "a", tc.cond, "t", fmt.Sprintf("run-%d", i))
 		os.MkdirAll(d, 0o755)
-		b, _ := json.Marshal(result.Run{Task: "t", Condition: tc.cond, AgentName: "a<script>", Resolved: tc.resolved, Steps: 2})
+		run := result.Run{Task: "t", Condition: tc.cond, AgentName: "a<script>", Resolved: tc.resolved, Steps: 2}
+		if i == 0 {
+			run.Applied, run.Delivered = 1, 1 // exposed, and resolved
+		}
+		b, _ := json.Marshal(run)
 		os.WriteFile(filepath.Join(d, "result.json"), b, 0o644)
 		traj := `{"format":"swetouch-trajectory","version":1}
 {"seq":1,"actor":"agent","kind":"read","step":0,"command":"cat x.py </b><script>alert(1)</script>"}
@@ -224,7 +228,7 @@ func TestReportFiles(t *testing.T) {
 	if bytes.Contains(html, []byte("<script>")) {
 		t.Error("report.html holds an unescaped <script>")
 	}
-	for _, want := range []string{"No vanilla trials", "Δ needs vanilla trials", "null"} {
+	for _, want := range []string{"No vanilla trials", "Δ needs vanilla trials", "null", "<td>1/2</td><td>100% [100.0, 100.0]</td>"} {
 		if !bytes.Contains(html, []byte(want)) {
 			t.Errorf("report.html lacks %q", want)
 		}
@@ -235,7 +239,7 @@ func TestReportFiles(t *testing.T) {
 	}
 	var back Report
 	js, _ := os.ReadFile(filepath.Join(out, JSONFile))
-	if err := json.Unmarshal(js, &back); err != nil || len(back.Trials) != 3 || back.Summary[0].Unknown != 1 {
+	if err := json.Unmarshal(js, &back); err != nil || len(back.Trials) != 3 || back.Summary[0].Unknown != 1 || back.Summary[0].Exposed != 1 {
 		t.Errorf("report.json: %v %+v", err, back.Summary)
 	}
 	checkReport(t, filepath.Join(out, HTMLFile), rep)

@@ -46,7 +46,18 @@ type Row struct {
 	// model: neither delivered nor lost.
 	Unconfirmed int            `json:"messages_unconfirmed"`
 	Fates       map[string]int `json:"user_edit_fates,omitempty"`
-	tasksSolved map[string][2]int
+	// Exposed counts the trials with a verdict in which the agent met the
+	// intervention: an edit applied or a message delivered (a
+	// Counter-Edit that could not land still delivers its message). A
+	// trial the agent steered clear of every trigger in says nothing of
+	// how it takes the user's edit, yet counts in the rate like any
+	// other: ExposedRate is the rate over the exposed trials alone (a
+	// mean over tasks, as the rate is), nil when none was, and for
+	// vanilla, which has nothing to be exposed to.
+	Exposed       int             `json:"exposed"`
+	ExposedRate   *float64        `json:"resolve_rate_exposed"`
+	ExposedRateCI *stats.Interval `json:"resolve_rate_exposed_ci95"`
+	tasksSolved   map[string][2]int
 }
 
 // Summarize groups trials by agent and condition. A run is the n-th trial
@@ -56,6 +67,7 @@ type Row struct {
 func Summarize(trials []Trial, opts ...Option) []Row {
 	o := optionsOf(opts)
 	means := taskMeans(trials, solved)
+	exposedMeans := taskMeans(trials, solvedExposed)
 	type key struct{ agent, cond string }
 	rows := map[key]*Row{}
 	runOf := map[[3]string]int{} // agent, cond, task → trials seen
@@ -96,6 +108,9 @@ func Summarize(trials []Trial, opts ...Option) []Row {
 			ts[0]++
 			pr[0]++
 		}
+		if exposed(&r) {
+			row.Exposed++
+		}
 		ts[1]++
 		pr[1]++
 		row.tasksSolved[r.Task] = ts
@@ -114,6 +129,10 @@ func Summarize(trials []Trial, opts ...Option) []Row {
 		row.Tasks = len(means[cell{k.agent, k.cond}])
 		row.RateCI = intervalOf(means[cell{k.agent, k.cond}].sorted(), o.stats)
 		row.Steps /= float64(max(row.Trials, 1))
+		if em := exposedMeans[cell{k.agent, k.cond}]; len(em) > 0 {
+			m := em.mean()
+			row.ExposedRate, row.ExposedRateCI = &m, intervalOf(em.sorted(), o.stats)
+		}
 		if len(row.Fates) == 0 {
 			row.Fates = nil
 		}
@@ -198,18 +217,19 @@ func meanSD(xs []float64) (float64, float64) {
 
 // WriteCSV writes rows as CSV.
 func WriteCSV(w io.Writer, rows []Row) {
-	fmt.Fprintln(w, "agent,condition,tasks,runs,trials,resolved,infrastructure_errors,resolve_rate,resolve_rate_sd,resolve_rate_lo,resolve_rate_hi,delta_vs_vanilla,delta_lo,delta_hi,retention,retention_lo,retention_hi,steps_mean,interventions_applied,messages_delivered,messages_unconfirmed,retained,removed,replaced")
+	fmt.Fprintln(w, "agent,condition,tasks,runs,trials,resolved,infrastructure_errors,resolve_rate,resolve_rate_sd,resolve_rate_lo,resolve_rate_hi,delta_vs_vanilla,delta_lo,delta_hi,retention,retention_lo,retention_hi,steps_mean,interventions_applied,messages_delivered,messages_unconfirmed,retained,removed,replaced,exposed,resolve_rate_exposed,resolve_rate_exposed_lo,resolve_rate_exposed_hi")
 	for _, r := range rows {
-		fmt.Fprintf(w, "%s,%s,%d,%d,%d,%d,%d,%.4f,%.4f,%s,%s,%s,%s,%s,%.2f,%d,%d,%d,%d,%d,%d\n", r.Agent, r.Condition, r.Tasks, r.Runs, r.Trials, r.Resolved, r.Unknown,
+		fmt.Fprintf(w, "%s,%s,%d,%d,%d,%d,%d,%.4f,%.4f,%s,%s,%s,%s,%s,%.2f,%d,%d,%d,%d,%d,%d,%d,%s,%s\n", r.Agent, r.Condition, r.Tasks, r.Runs, r.Trials, r.Resolved, r.Unknown,
 			r.Rate, r.RateSD, csvCI(r.RateCI), csvOpt(r.Delta), csvCI(r.DeltaCI), csvOpt(r.Retention), csvCI(r.RetentionCI),
-			r.Steps, r.Applied, r.Delivered, r.Unconfirmed, r.Fates[Retained], r.Fates[Removed], r.Fates[Replaced])
+			r.Steps, r.Applied, r.Delivered, r.Unconfirmed, r.Fates[Retained], r.Fates[Removed], r.Fates[Replaced],
+			r.Exposed, csvOpt(r.ExposedRate), csvCI(r.ExposedRateCI))
 	}
 }
 
 // WriteTable writes rows as an aligned table.
 func WriteTable(w io.Writer, rows []Row) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "agent\tcondition\ttasks×runs\tresolved\trate [95% CI]\tΔ vs vanilla [95% CI]\tretention [95% CI]\tsteps\tapplied\tdelivered\tuser edit")
+	fmt.Fprintln(tw, "agent\tcondition\ttasks×runs\tresolved\trate [95% CI]\texposed\trate exposed [95% CI]\tΔ vs vanilla [95% CI]\tretention [95% CI]\tsteps\tapplied\tdelivered\tuser edit")
 	for _, r := range rows {
 		ret := "–"
 		if r.Retention != nil {
@@ -234,9 +254,25 @@ func WriteTable(w io.Writer, rows []Row) {
 		if r.Unconfirmed > 0 {
 			delivered += fmt.Sprintf(" (+%d unconfirmed)", r.Unconfirmed)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d×%d\t%s\t%s\t%s\t%s\t%.1f\t%d\t%s\t%s\n", r.Agent, r.Condition, r.Tasks, r.Runs, res, pointCI(r.Rate, r.RateCI, false), delta, ret, r.Steps, r.Applied, delivered, fateText)
+		exp, expRate := ExposureText(r)
+		fmt.Fprintf(tw, "%s\t%s\t%d×%d\t%s\t%s\t%s\t%s\t%s\t%s\t%.1f\t%d\t%s\t%s\n", r.Agent, r.Condition, r.Tasks, r.Runs, res, pointCI(r.Rate, r.RateCI, false),
+			exp, expRate, delta, ret, r.Steps, r.Applied, delivered, fateText)
 	}
 	tw.Flush()
+}
+
+// ExposureText is a row's exposed trials ("5/12") and its rate over them
+// with its interval, "–" for vanilla and for a row none of whose
+// trials was exposed.
+func ExposureText(r Row) (exposed, rate string) {
+	if r.Condition == "vanilla" {
+		return "–", "–"
+	}
+	exposed = fmt.Sprintf("%d/%d", r.Exposed, r.Trials-r.Unknown)
+	if r.ExposedRate == nil {
+		return exposed, "–"
+	}
+	return exposed, pointCI(*r.ExposedRate, r.ExposedRateCI, false)
 }
 
 // WriteRanks writes each agent's place under every condition against its

@@ -88,3 +88,42 @@ func TestNoVanilla(t *testing.T) {
 		t.Errorf("Δ without vanilla: %v\n%s", sum[0].Delta, table.String())
 	}
 }
+
+// TestExposure: a trial is exposed when an edit was applied or a message
+// delivered (a Counter-Edit that could not land still delivers); the rate
+// over exposed trials is a mean over tasks, beside the raw one; a row
+// none of whose trials was exposed, and vanilla, have none.
+func TestExposure(t *testing.T) {
+	yes, no := true, false
+	run := func(task, cond string, resolved *bool, applied, delivered int) Trial {
+		return Trial{Result: result.Run{Task: task, Condition: cond, AgentName: "a", Resolved: resolved, Applied: applied, Delivered: delivered}}
+	}
+	rows := Summarize([]Trial{
+		run("t1", "vanilla", &yes, 0, 0),
+		run("t1", "counter-edit", &yes, 1, 1), // exposed, resolved
+		run("t1", "counter-edit", &no, 0, 1),  // its edit failed to land, its message went
+		run("t2", "counter-edit", &no, 1, 0),  // code-only: applied
+		run("t3", "counter-edit", &yes, 0, 0), // steered clear
+		run("t3", "counter-edit", nil, 1, 1),  // no verdict: not counted
+		run("t1", "message-only", &yes, 0, 0),
+	})
+	if len(rows) != 3 {
+		t.Fatalf("rows %+v", rows)
+	}
+	van, ce, mo := rows[0], rows[1], rows[2]
+	if van.Exposed != 0 || van.ExposedRate != nil {
+		t.Errorf("vanilla exposed %d, rate %v", van.Exposed, van.ExposedRate)
+	}
+	// exposed: t1 1 of 2, t2 0 of 1: a mean over tasks of 0.25
+	if ce.Exposed != 3 || ce.ExposedRate == nil || *ce.ExposedRate != 0.25 || ce.ExposedRateCI == nil {
+		t.Errorf("counter-edit exposed %d, rate %v (%v), want 3 and 0.25", ce.Exposed, ce.ExposedRate, ce.ExposedRateCI)
+	}
+	if mo.Exposed != 0 || mo.ExposedRate != nil {
+		t.Errorf("message-only with nothing delivered: exposed %d, rate %v", mo.Exposed, mo.ExposedRate)
+	}
+	var table strings.Builder
+	WriteTable(&table, rows)
+	if !strings.Contains(table.String(), "3/4") || !strings.Contains(table.String(), "25.0% [") {
+		t.Errorf("table:\n%s", table.String())
+	}
+}

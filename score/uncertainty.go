@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/swetouch/swetouch/result"
 	"github.com/swetouch/swetouch/stats"
 )
 
@@ -70,6 +71,19 @@ func solved(t Trial) (float64, bool) {
 		return 1, true
 	}
 	return 0, true
+}
+
+// exposed reports whether a trial's agent met its intervention: an edit
+// applied or a message delivered.
+func exposed(r *result.Run) bool { return r.Applied > 0 || r.Delivered > 0 }
+
+// solvedExposed is solved for an exposed trial under a condition (a
+// vanilla trial has nothing to be exposed to).
+func solvedExposed(t Trial) (float64, bool) {
+	if t.Result.Condition == "vanilla" || !exposed(&t.Result) {
+		return 0, false
+	}
+	return solved(t)
 }
 
 // sorted are a cell's values in task-name order (a stable order for the

@@ -116,8 +116,20 @@ func BenchmarkQuietCall(b *testing.B) {
 // accept for one a goroutine ran on without a break. Each round dials,
 // sends the begin and reads its answer (timed), then tells the end and
 // hangs up (not timed), as the shim does.
+// Run "admitted", the hub admits only this test's own executable, as a
+// run's hub admits only the shim: the peer's credentials are checked on
+// every connection.
 func BenchmarkIdleBegin(b *testing.B) {
-	sock, _ := serveUnix(b)
+	self, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("open", func(b *testing.B) { idleBegins(b) })
+	b.Run("admitted", func(b *testing.B) { idleBegins(b, session.WithClients(self)) })
+}
+
+func idleBegins(b *testing.B, opts ...session.Option) {
+	sock, _ := serveUnix(b, opts...)
 	begin := []byte(`{"op":"begin","begin":{"command":"true","cwd":".","source":"shell"}}` + "\n")
 	answer := make([]byte, 4096)
 	for range b.N {

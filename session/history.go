@@ -23,11 +23,17 @@ type history struct {
 	n      int
 }
 
-// add appends ev, its output cut down to what a user reads of it
-// (preview). Only the slot past the last event is written, so a view
-// taken before sees its events unchanged.
+// add appends ev, cut down to what a user reads of it: its output a
+// preview, its command and diff their first historyHead bytes, its raw
+// message left out (the trajectory keeps them whole). Only the slot past
+// the last event is written, so a view taken before sees its events
+// unchanged.
 func (h *history) add(ev event.Event) {
 	ev.Output = preview(ev.Output)
+	ev.Command, ev.Diff = clipped(ev.Command), clipped(ev.Diff)
+	if len(ev.Raw) > historyHead {
+		ev.Raw = nil
+	}
 	if h.n%historyChunk == 0 {
 		h.chunks = append(h.chunks, new([historyChunk]event.Event))
 	}
@@ -85,6 +91,20 @@ func preview(o *event.Output) *event.Output {
 		Bytes:  size,
 		SHA256: o.SHA256,
 	}
+}
+
+// clipped is s as the history keeps it: whole when short, else a copy
+// of its first historyHead bytes. Kept whole, every command a client
+// sent stayed in the hub's memory for the session: a client the hub
+// admits (a shim, a hook) is still the agent's to drive, and ten
+// thousand 100 KB commands held a gigabyte. A user's prompt shows a
+// command's first 600 bytes (user/prompt.go), and no user reads a diff
+// from the history.
+func clipped(s string) string {
+	if len(s) <= historyHead {
+		return s
+	}
+	return strings.Clone(headOf(s, historyHead))
 }
 
 // headOf is s's first n bytes at most, not splitting a character.

@@ -157,3 +157,24 @@ func within(part, whole string) bool {
 	p, w := uintptr(unsafe.Pointer(unsafe.StringData(part))), uintptr(unsafe.Pointer(unsafe.StringData(whole)))
 	return p >= w && p < w+uintptr(len(whole))
 }
+
+// TestHistoryClipsWhatClientsSend: an event's long command and diff are
+// kept as their heads, copies that share no memory with the event's own
+// strings, and a long raw message not at all; short ones stay whole.
+func TestHistoryClipsWhatClientsSend(t *testing.T) {
+	long := strings.Repeat("x", 1<<20)
+	var h history
+	h.add(event.Event{Seq: 1, Command: long, Diff: long, Raw: []byte(`"` + long + `"`)})
+	h.add(event.Event{Seq: 2, Command: "ls", Diff: "+a\n", Raw: []byte(`{}`)})
+	evs := h.view().Events()
+	big, small := evs[0], evs[1]
+	if len(big.Command) != historyHead || len(big.Diff) != historyHead || big.Raw != nil {
+		t.Errorf("kept a command of %d bytes, a diff of %d, a raw message of %d", len(big.Command), len(big.Diff), len(big.Raw))
+	}
+	if unsafe.StringData(big.Command) == unsafe.StringData(long) {
+		t.Error("the clipped command shares the whole's memory")
+	}
+	if small.Command != "ls" || small.Diff != "+a\n" || string(small.Raw) != "{}" {
+		t.Errorf("a short event changed: %+v", small)
+	}
+}

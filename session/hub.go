@@ -56,6 +56,7 @@ type Hub struct {
 	clients     []string          // the executables that may act (WithClients)
 	own         func(string) bool // WithOwnCommands
 	maxLine     int               // WithLineLimit; 0 for maxLine
+	budget      *lineBudget       // for long lines, shared by every connection (WithLineBudget)
 	// disarmed says why nothing may fire any more (the agent has exited):
 	// decisions are then recorded as skipped
 	disarmed string
@@ -105,6 +106,9 @@ func New(root string, opts ...Option) (*Hub, error) {
 	h := &Hub{root: abs, now: time.Now, running: map[int]runningCmd{}, progress: make(chan struct{})}
 	for _, o := range opts {
 		o(h)
+	}
+	if h.budget == nil {
+		h.budget = newLineBudget(2 * h.lineLimit())
 	}
 	h.classify = shell.NewSession(shell.WithRoot(abs), shell.WithFiles(shell.DirSource(abs)))
 	return h, nil

@@ -1,8 +1,6 @@
 package session
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -110,7 +108,14 @@ func (c *trackedConn) close() { c.closeWith(func() { c.Conn.Close() }) }
 type yielder interface{ yield() }
 
 // serveConn answers one client's lines until it hangs up.
+// A client is admitted before a byte of it is read: one that is not is
+// told why and hung up on, so it can neither fill the hub's memory with a
+// line nor ask anything.
 func (h *Hub) serveConn(ctx context.Context, c io.ReadWriter) {
+	if err := h.admit(c); err != nil {
+		refuse(c, err)
+		return
+	}
 	sc := h.lineReaderFor(c)
 	defer h.doneReading(sc)
 	enc := json.NewEncoder(c)
@@ -130,13 +135,12 @@ func (h *Hub) serveConn(ctx context.Context, c io.ReadWriter) {
 		// never sends the end of what it began
 		defer h.abandon(context.WithoutCancel(ctx), o)
 	}
-	admitted, refused := false, error(nil)
 	keys := map[string]int{} // commands begun unanswered (BeginQuiet), by key
 	for line := 1; sc.Scan(); line++ {
-		if sc.TooLong() {
+		if why := sc.Dropped(); why != "" {
 			// the rest of the line is dropped; the next one is read as
 			// usual, so the session goes on
-			if err := send(Response{Error: fmt.Sprintf("line %d: longer than the hub's limit of %d bytes", line, h.lineLimit())}); err != nil {
+			if err := send(Response{Error: fmt.Sprintf("line %d: %s", line, why)}); err != nil {
 				return
 			}
 			h.lineDone()
@@ -148,13 +152,6 @@ func (h *Hub) serveConn(ctx context.Context, c io.ReadWriter) {
 		if !lean {
 			req = Request{}
 			err = json.Unmarshal(sc.Bytes(), &req)
-		}
-		if err == nil && req.Op != "status" && !admitted {
-			// once per connection, at its first act
-			refused, admitted = h.admit(c), true
-		}
-		if err == nil && req.Op != "status" && refused != nil {
-			err = refused
 		}
 		if err == nil {
 			err = checkRequest(req)
@@ -290,74 +287,6 @@ func (h *Hub) lineLimit() int {
 	return maxLine
 }
 
-// lineReader reads newline-ended lines of at most limit bytes; a longer
-// one is reported (TooLong) and skipped to its newline, not an error that
-// ends the connection as bufio.Scanner's is.
-type lineReader struct {
-	br      *bufio.Reader
-	limit   int
-	buf     []byte
-	tooLong bool
-}
-
-func newLineReader(r io.Reader, limit int) *lineReader {
-	return &lineReader{br: bufio.NewReaderSize(r, 64<<10), limit: limit}
-}
-
-// lineReaderFor is a line reader of c, its buffer reused from a
-// connection served before: a shim is a connection per command, and a
-// fresh 64 KiB buffer each time was an allocation on every begin's path
-// and most of the hub's garbage.
-func (h *Hub) lineReaderFor(c io.Reader) *lineReader {
-	if l, ok := h.readers.Get().(*lineReader); ok {
-		l.br.Reset(c)
-		l.limit = h.lineLimit() // buf and tooLong: Scan starts each line afresh
-		return l
-	}
-	return newLineReader(c, h.lineLimit())
-}
-
-// doneReading gives a reader's buffer back once its connection is done.
-func (h *Hub) doneReading(l *lineReader) {
-	l.br.Reset(nil)
-	if cap(l.buf) > 64<<10 {
-		l.buf = nil // a long line's buffer is not kept
-	}
-	h.readers.Put(l)
-}
-
-// Scan reads the next line; false at the end of the input.
-func (l *lineReader) Scan() bool {
-	l.buf, l.tooLong = l.buf[:0], false
-	for {
-		chunk, err := l.br.ReadSlice('\n')
-		if !l.tooLong {
-			if len(l.buf)+len(chunk) > l.limit+1 {
-				l.tooLong, l.buf = true, l.buf[:0]
-			} else {
-				l.buf = append(l.buf, chunk...)
-			}
-		}
-		switch {
-		case err == bufio.ErrBufferFull:
-			continue
-		case err != nil:
-			// a last line without its newline still counts
-			return len(l.buf) > 0 || l.tooLong
-		}
-		if !l.tooLong {
-			l.buf = bytes.TrimSuffix(bytes.TrimSuffix(l.buf, []byte("\n")), []byte("\r"))
-		}
-		return true
-	}
-}
-
-// Bytes is the line, without its newline.
-func (l *lineReader) Bytes() []byte { return l.buf }
-
-// TooLong reports that the line was over the limit and dropped.
-func (l *lineReader) TooLong() bool { return l.tooLong }
-
 // call does one request, for the connection ctx names (withOrigin).
 func (h *Hub) call(ctx context.Context, req Request) Response {
 	var r Response
@@ -393,8 +322,11 @@ func (h *Hub) call(ctx context.Context, req Request) Response {
 	case "sync":
 		r.Messages, err = h.Sync(ctx, req.Channel)
 	case "status":
+		// a barrier for the client (every line before it is taken), and
+		// counts; never the interventions, which would tell an agent its
+		// condition
 		s := h.status(ctx)
-		r.Status = &s
+		r.Status = &Status{Seq: s.Seq, Steps: s.Steps, Running: s.Running}
 	case "selfcheck":
 		if h.selfCheck == nil {
 			return Response{Error: "this session has no self-check"}

@@ -151,9 +151,18 @@ func (h *Hub) interveneLocked(ctx context.Context, d *user.Act) error {
 	if d.Diff != "" {
 		outcome, why, userEdits = h.applyLocked(ctx, d.Diff, step)
 	}
-	h.usr.Outcome(d, outcome)
+	// a Counter-Edit that cannot land (the agent rewrote its context
+	// away) still delivers its message, and the round is spent: the
+	// agent's own rewrite must not decide whether it is ever told
+	delivered := outcome == "applied" || outcome == "failed" && d.Message != ""
+	switch {
+	case outcome == "failed" && delivered:
+		h.usr.Outcome(d, user.Delivered)
+	default:
+		h.usr.Outcome(d, outcome)
+	}
 	att.Outcome, att.Why = outcome, why
-	if outcome == "applied" {
+	if delivered {
 		att.Message, att.MessageSource = d.Message, d.Source
 		att.MessageModel, att.PromptSHA256, att.MessageRaw = d.Model, d.PromptSHA256, d.Raw
 		att.FallbackReason, att.FallbackWhy = d.FallbackReason, d.FallbackWhy
@@ -167,7 +176,7 @@ func (h *Hub) interveneLocked(ctx context.Context, d *user.Act) error {
 		return err
 	}
 	h.attempts = append(h.attempts, att)
-	if outcome == "applied" && d.Message != "" {
+	if delivered && d.Message != "" {
 		h.outbox = append(h.outbox, Message{Order: d.Order, Text: d.Message})
 	}
 	return nil

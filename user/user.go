@@ -9,6 +9,7 @@ package user
 
 import (
 	"github.com/swetouch/swetouch/event"
+	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/task"
 )
 
@@ -18,9 +19,9 @@ type User interface {
 	// (already recorded, and in History) and the history so far. nil:
 	// nothing to do now.
 	Act(h History, action []event.Event) *Act
-	// Outcome tells the user what became of an act: "applied" consumes
-	// it; "noop" and "failed" leave it due; "skipped" (the hub was
-	// disarmed) ends it.
+	// Outcome tells the user what became of an act: "applied" and
+	// Delivered consume it; "noop" and "failed" leave it due; "skipped"
+	// (the hub was disarmed) ends it.
 	Outcome(a *Act, outcome string)
 	// Armed reports whether the user can still act, so adapters need not
 	// wait for the hub's answer when it cannot.
@@ -36,6 +37,11 @@ type Conversational interface {
 	// more to say (the session ends as it would without the user).
 	TurnEnd(h History) *Act
 }
+
+// Delivered is the outcome of an act whose edit failed to land but whose
+// message was delivered: the round is spent, as the paper's user sends
+// its message whatever became of the edit.
+const Delivered = policy.Delivered
 
 // History is the session as the user may see it: every event recorded so
 // far, in order. It is read-only: a user must not change what it holds.

@@ -280,7 +280,10 @@ func (c *Client) SelfCheck() (string, error) {
 	return r.Messages[0].Text, nil
 }
 
-// Status asks for the hub's state.
+// Status asks for the hub's state as a client may know it: its counts of
+// events, steps and running commands, never the interventions (which
+// would tell the agent its condition). Its answer comes after every line
+// sent before it is taken.
 func (c *Client) Status() (Status, error) {
 	r, err := c.do(Request{Op: "status"})
 	var st Status

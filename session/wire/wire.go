@@ -60,13 +60,15 @@ type Status struct {
 
 // Counts are the interventions applied and the messages delivered: not a
 // message still in the outbox, nor one handed to an unconfirmed channel.
+// A Counter-Edit that failed to land still delivers its message (its
+// attempt holds it), so delivered may exceed applied.
 func (s Status) Counts() (applied, delivered int) {
 	for _, a := range s.Interventions {
 		if a.Outcome == "applied" {
 			applied++
-			if a.Message != "" {
-				delivered++
-			}
+		}
+		if (a.Outcome == "applied" || a.Outcome == "failed") && a.Message != "" {
+			delivered++
 		}
 	}
 	return applied, delivered - s.Pending - s.Unconfirmed
