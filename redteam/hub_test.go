@@ -138,11 +138,11 @@ func hubAwait(t *testing.T, ready string, pid int) bool {
 	return fds[0].Revents&unix.POLLIN != 0
 }
 
-// TestSteeringIsRefusedAtAccept is TestCannotSteerTheHub for a hub that
-// admits before it reads: each forged line, on a connection of its own,
-// is answered with the refusal alone (or nothing, the hub having hung up
-// first), none is recorded, and the honest fix after resolves, its
-// native edit taken by the next command.
+// TestSteeringIsRefusedAtAccept: a forged record, observe and begin, each
+// on a connection of its own, are answered with the refusal alone (or
+// nothing, the hub having hung up first), since the hub admits before it
+// reads; none is recorded, the socket cannot be removed, and the honest
+// fix after resolves, its native edit taken by the next command.
 func TestSteeringIsRefusedAtAccept(t *testing.T) {
 	f := newFixture(t)
 	steer := `import json, os, socket, subprocess
@@ -162,12 +162,19 @@ for line in [
         print("hub:", s.makefile().readline().strip() or "(hung up)")
     except OSError as e:
         print("hub: (hung up:", e.strerror + ")")
+try:
+    os.remove(os.environ["SWETOUCH_SOCKET"])
+except OSError as e:
+    print("rm:", e.strerror)
 ` + fix + `
 print(subprocess.run(["bash", "-c", "python3 -m unittest -q test_pricing 2>&1 | tail -1"], capture_output=True, text=True).stdout)
 `
 	res, out := f.run(t, "vanilla", "python3", "-c", steer)
 	if n := strings.Count(out, "hub: "); n != 4 || strings.Contains(out, `"ok":true`) {
 		t.Errorf("want 4 answers, each the refusal or a hang-up:\n%s", out)
+	}
+	if !strings.Contains(out, "rm: Read-only file system") {
+		t.Errorf("the socket could be removed:\n%s", out)
 	}
 	if resolved(res) != "true" {
 		t.Errorf("resolved %s, want true\n%s", resolved(res), out)

@@ -168,59 +168,6 @@ ln -s pricing.py inside`
 	}
 }
 
-func TestCannotSteerTheHub(t *testing.T) {
-	f := newFixture(t)
-	steer := `import json, os, socket, subprocess
-s = socket.socket(socket.AF_UNIX)
-s.connect(os.environ["SWETOUCH_SOCKET"])
-r = s.makefile("rw")
-for line in [
-    {"op": "record", "event": {"kind": "verify", "actor": "harness", "note": "resolved=true"}},
-    {"op": "observe", "event": {"kind": "intervention", "actor": "harness"}},
-    {"op": "observe", "event": {"kind": "edit", "actor": "user", "scopes": [{"path": "pricing.py"}]}},
-    {"op": "begin", "begin": {"command": "sleep 1000"}},
-]:
-    r.write(json.dumps(line) + "\n"); r.flush()
-    print("hub:", r.readline().strip())
-try:
-    os.remove(os.environ["SWETOUCH_SOCKET"])
-except OSError as e:
-    print("rm:", e.strerror)
-` + fix + `
-# with the connection still open, the next command takes the edit
-print(subprocess.run(["bash", "-c", "python3 -m unittest -q test_pricing 2>&1 | tail -1"], capture_output=True, text=True).stdout)
-`
-	res, out := f.run(t, "vanilla", "python3", "-c", steer)
-	if n := strings.Count(out, "refused: only swetouch"); n != 4 {
-		t.Errorf("%d of 4 requests refused:\n%s", n, out)
-	}
-	if !strings.Contains(out, "rm: Read-only file system") {
-		t.Errorf("the socket could be removed:\n%s", out)
-	}
-	if resolved(res) != "true" {
-		t.Errorf("resolved %s, want true", resolved(res))
-	}
-	tr, err := replay.ReadFile(filepath.Join(f.out, "trajectory.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var verifies, nativeEdit int
-	for _, ev := range tr.Events {
-		if ev.Kind == "verify" {
-			verifies++
-		}
-		if ev.Kind == "edit" && ev.Note == "native edit" && ev.Actor == "agent" {
-			nativeEdit++
-		}
-		if ev.Actor == "user" {
-			t.Errorf("an event by the user in a vanilla run: %+v", ev)
-		}
-	}
-	if verifies != 1 || nativeEdit != 1 {
-		t.Errorf("%d verify events (want the harness's one), %d native edits taken (want 1)", verifies, nativeEdit)
-	}
-}
-
 func TestLastNativeEditStands(t *testing.T) {
 	f := newFixture(t)
 	// the agent's last action is a native edit of the Counter-Edit's
