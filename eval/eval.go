@@ -67,6 +67,10 @@ type Config struct {
 	Conditions  []policy.Condition
 	Runs        int
 	Concurrency int
+	// RetryNull is how many times a trial that ended with no verdict (the
+	// machine's: an agent that could not start, a sandbox that could not
+	// be made) runs again before its null stands.
+	RetryNull int
 	Out         string
 	Shim        string
 	// Sandbox isolates every trial's agent and tests, as
@@ -215,10 +219,7 @@ func (e *evaluation) runAll(ctx context.Context, trials []trial) {
 
 // one runs a trial, records it in the manifest and reports it.
 func (e *evaluation) one(ctx context.Context, tr trial) {
-	// a result of an earlier attempt goes first: eval's own is the one
-	// this trial writes
-	os.RemoveAll(tr.dir)
-	res, err := runTrial(ctx, e.cfg, tr.agent, tr.cond, tr.t, tr.dir, tr.vanilla(e.cfg.Out))
+	res, err := e.attempts(ctx, tr)
 	if res != nil && res.Reason != "interrupted" {
 		if merr := e.man.add(e.cfg.Out, tr.dir); merr != nil && err == nil {
 			err = merr
@@ -242,6 +243,39 @@ func (e *evaluation) one(ctx context.Context, tr trial) {
 		fmt.Fprintf(orDiscard(e.cfg.Progress), "\r\033[K%s\n%s", line, bar(e.ran, e.todo, eta))
 	} else {
 		fmt.Fprintf(orDiscard(e.cfg.Progress), "%s (eta %s)\n", line, eta)
+	}
+}
+
+// attempts runs a trial, and again while it ends with no verdict and
+// RetryNull allows: a null is never the agent's doing (agent-caused
+// failures are false), so another attempt may give the verdict a score
+// would otherwise leave out. Each null attempt's folder is kept beside
+// the trial as RUN.null-K, its result renamed so no score reads it.
+func (e *evaluation) attempts(ctx context.Context, tr trial) (*result.Run, error) {
+	var reasons []string
+	for k := 1; ; k++ {
+		// a result of an earlier attempt goes first: eval's own is the
+		// one this trial writes
+		os.RemoveAll(tr.dir)
+		res, err := runTrial(ctx, e.cfg, tr.agent, tr.cond, tr.t, tr.dir, tr.vanilla(e.cfg.Out))
+		null := err == nil && res != nil && res.Resolved == nil && res.Reason != "interrupted" && ctx.Err() == nil
+		if null && k <= e.cfg.RetryNull {
+			kept := fmt.Sprintf("%s.null-%d", tr.dir, k)
+			os.RemoveAll(kept)
+			if os.Rename(tr.dir, kept) == nil {
+				os.Rename(filepath.Join(kept, result.File), filepath.Join(kept, "null-"+result.File))
+				reasons = append(reasons, res.Reason)
+				fmt.Fprintf(orDiscard(e.cfg.Progress), "swetouch eval: %s ended with no verdict (%s); running it again (%d of %d)\n", tr.dir, res.Reason, k, e.cfg.RetryNull)
+				continue
+			}
+		}
+		if len(reasons) > 0 && res != nil && res.Reason != "interrupted" {
+			res.NullRetries = reasons
+			if werr := res.Write(filepath.Join(tr.dir, result.File)); werr != nil && err == nil {
+				err = werr
+			}
+		}
+		return res, err
 	}
 }
 

@@ -47,6 +47,11 @@ type Run struct {
 	// Sandbox is the isolation the agent and the tests had: "bwrap" or
 	// "none".
 	Sandbox string `json:"sandbox"`
+	// NullRetries are the reasons of the earlier attempts of this trial
+	// that ended with no verdict, the machine's, which eval ran again
+	// (each kept beside the trial as RUN.null-K); the verdict is this
+	// attempt's.
+	NullRetries []string `json:"null_retries,omitempty"`
 	// VerifyLeftOut are the workspace's entries the verifier's copy did
 	// not hold (FIFOs, sockets, links out of the workspace), with why.
 	VerifyLeftOut []string `json:"verify_left_out,omitempty"`

@@ -33,7 +33,7 @@ func evalCmd() *cobra.Command {
 	var roles roleFlags
 	var upstream upstreamFlags
 	var scheduleSteps, after int
-	var runs, concurrency int
+	var runs, concurrency, retryNull int
 	var noSandbox bool
 	var budget func() ([]task.VerifyOption, error)
 	c := &cobra.Command{
@@ -49,7 +49,7 @@ func evalCmd() *cobra.Command {
 			if err != nil {
 				return badInput("--tasks: %v", err)
 			}
-			cfg := eval.Config{Runs: runs, Concurrency: concurrency, Out: out, Progress: c.ErrOrStderr(), Bar: isTerminal(c.ErrOrStderr())}
+			cfg := eval.Config{Runs: runs, Concurrency: concurrency, RetryNull: retryNull, Out: out, Progress: c.ErrOrStderr(), Bar: isTerminal(c.ErrOrStderr())}
 			for _, e := range entries {
 				if !e.IsDir() {
 					continue
@@ -214,6 +214,7 @@ func evalCmd() *cobra.Command {
 	c.Flags().StringVar(&conditions, "conditions", "vanilla,counter-edit", "comma-separated conditions")
 	c.Flags().IntVar(&runs, "runs", 1, "runs of every trial")
 	c.Flags().IntVar(&concurrency, "concurrency", 2, "trials at a time")
+	c.Flags().IntVar(&retryNull, "retry-null", 1, "times a trial that ends with no verdict (the machine's doing, never the agent's) runs again before its null stands")
 	c.Flags().StringVar(&out, "out", "", "the results folder")
 	c.Flags().StringVar(&plans, "plans", "", "the scripted agent's plans (default: the tasks folder's sibling agents/)")
 	c.Flags().StringVar(&modelURL, "model-url", "", "the model endpoint for real agents")
