@@ -71,8 +71,8 @@ type Config struct {
 	// machine's: an agent that could not start, a sandbox that could not
 	// be made) runs again before its null stands.
 	RetryNull int
-	Out         string
-	Shim        string
+	Out       string
+	Shim      string
 	// Sandbox isolates every trial's agent and tests, as
 	// session.RunConfig's does (a nil Runner: none).
 	Sandbox sandbox.Setup
