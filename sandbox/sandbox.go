@@ -99,6 +99,9 @@ func (r *Runner) Command(cmd *exec.Cmd, spec Spec) (*Sandboxed, error) {
 	if err := r.Check(); err != nil {
 		return nil, err
 	}
+	if err := CloseInherited(); err != nil {
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
 	spec, err := spec.absolute()
 	if err != nil {
 		return nil, err

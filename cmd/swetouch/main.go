@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/swetouch/swetouch/sandbox"
 	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/shim"
 )
@@ -39,6 +40,12 @@ func main() {
 		shim.Exit(shim.Main("bash", os.Args[2:]))
 	case name == session.SelfCheckCommand:
 		os.Exit(selfCheck(os.Stdout, os.Stderr))
+	}
+	// after the shim's cases: a command run through the shim keeps what
+	// its caller passes it (a make jobserver's pipes)
+	if err := sandbox.CloseInherited(); err != nil {
+		fmt.Fprintln(os.Stderr, "swetouch:", err)
+		os.Exit(1)
 	}
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
