@@ -64,3 +64,46 @@ python3 -c '` + fix + `'`
 		t.Errorf("resolved %s, want true\n%s", resolved(res), out)
 	}
 }
+
+// steal is an agent that runs a command through the shim and, while the
+// shim holds its admitted hub connection, tries to ptrace the shim, read
+// its memory and take its descriptors (pidfd_getfd); then it fixes the
+// code honestly. Each try prints its errno, or "stolen".
+const steal = `import ctypes, os, subprocess, sys
+libc = ctypes.CDLL(None, use_errno=True)
+def call(name, *a):
+    r = libc.syscall(*a)
+    e = ctypes.get_errno()
+    print(name, "stolen" if r >= 0 else "errno %d" % e, flush=True)
+    return r
+for env in ({}, {"SWETOUCH_SHIM_GO": "1"}):
+    p = subprocess.Popen(["bash", "-c", "echo ready; read x"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=dict(os.environ, **env))
+    p.stdout.readline()
+    if call("ptrace", 101, 0x4206, p.pid, 0, 0) == 0:  # PTRACE_SEIZE
+        # let it go again (interrupt, wait for the stop, detach)
+        libc.syscall(101, 0x4207, p.pid, 0, 0)
+        os.waitpid(p.pid, 0x40000000)
+        libc.syscall(101, 17, p.pid, 0, 0)
+    buf = ctypes.create_string_buffer(8)
+    iov = (ctypes.c_void_p * 2)(ctypes.addressof(buf), 8)
+    call("process_vm_readv", 310, p.pid, iov, 1, iov, 1, 0)
+    pidfd = libc.syscall(434, p.pid, 0)
+    print("pidfd_open", pidfd >= 0)
+    for fd in range(3, 10):
+        call("pidfd_getfd %d" % fd, 438, pidfd, fd, 0)
+    p.communicate(b"go\n")
+` + fix
+
+// TestCannotTakeTheShimsConnection: the shim is non-dumpable (both its C
+// fast path and its Go path), so the agent, of the same uid, can neither
+// ptrace it nor take the admitted connection it holds to the hub.
+func TestCannotTakeTheShimsConnection(t *testing.T) {
+	f := newFixture(t)
+	res, out := f.run(t, "vanilla", "python3", "-c", steal)
+	if strings.Contains(out, "stolen") || strings.Count(out, "errno 1\n") != 2*9 || strings.Count(out, "pidfd_open True") != 2 {
+		t.Errorf("the shim was reached:\n%s", out)
+	}
+	if resolved(res) != "true" {
+		t.Errorf("resolved %s, want true\n%s", resolved(res), out)
+	}
+}
