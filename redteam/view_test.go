@@ -107,3 +107,28 @@ func TestCannotTakeTheShimsConnection(t *testing.T) {
 		t.Errorf("resolved %s, want true\n%s", resolved(res), out)
 	}
 }
+
+// TestExamplesNotInTheBinary: the swetouch a sandbox shows (for hooks,
+// relays, GOCACHEPROG and the scripted agents) holds no examples: asked
+// to extract them inside, it has nothing to give, and the honest fix
+// still resolves. The examples' archive is the built-in tasks' hidden
+// tests, solutions and records.
+func TestExamplesNotInTheBinary(t *testing.T) {
+	f := newFixture(t)
+	swetouch := filepath.Join(bin, "swetouch")
+	script := `"$1" examples extract /tmp/ex; cat /tmp/ex/tasks/*/tests/* /tmp/ex/tasks/*/solution/* 2>/dev/null | head -c 300
+"$1" --version
+python3 -c '` + fix + `'`
+	res, out := f.run(t, "vanilla", "bash", "-c", script, "bash", swetouch)
+	for _, leak := range []string{"Reference solution", "test_out_of_range", "empty Pop = "} {
+		if strings.Contains(out, leak) {
+			t.Errorf("the agent extracted %q from swetouch:\n%s", leak, out)
+		}
+	}
+	if !strings.Contains(out, "swetouch ") {
+		t.Errorf("the swetouch shown does not run:\n%s", out)
+	}
+	if resolved(res) != "true" {
+		t.Errorf("resolved %s, want true\n%s", resolved(res), out)
+	}
+}

@@ -68,6 +68,10 @@ type Runner struct {
 	// System are the host directories every sandbox sees read-only
 	// (nil = DefaultSystem).
 	System []string
+	// Over are host files each sandbox that would show one shows as
+	// another file instead (path: what to show there): swetouch itself as
+	// its copy without the examples' archive (Scrubbed).
+	Over map[string]string
 	// Remember is the file a passing Check is remembered in, so that
 	// later runs on this boot need not run bwrap to know it can ("" =
 	// swetouch's under the user's cache folder; "-" = never remembered).
@@ -182,7 +186,9 @@ func (r *Runner) args(cmd *exec.Cmd, spec Spec) ([]string, error) {
 		a = append(a, "--tmpfs", spec.Home)
 	}
 	a = append(a, binds...)
-	a = append(a, spec.masks(append(slices.Clone(system), append(spec.Writable, spec.ReadOnly...)...))...)
+	bound := append(slices.Clone(system), append(spec.Writable, spec.ReadOnly...)...)
+	a = append(a, spec.masks(bound)...)
+	a = append(a, r.over(bound)...)
 	if spec.Dir != "" {
 		a = append(a, "--chdir", spec.Dir)
 	}

@@ -2,9 +2,11 @@ package main
 
 import (
 	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
+	"github.com/swetouch/swetouch/examples"
 	"github.com/swetouch/swetouch/internal/gocache"
 	"github.com/swetouch/swetouch/sandbox"
 )
@@ -31,8 +33,19 @@ func gocacheCmd() *cobra.Command {
 // sandboxGo is what runs in r's sandboxes add: this executable, which the
 // agents' hooks call back and GOCACHEPROG runs, and the environment and
 // paths that build Go quickly from the host's cache without being able to
-// write it.
-func sandboxGo(r *sandbox.Runner, exe string) sandbox.Setup {
+// write it. Wherever a sandbox shows this executable it shows its copy
+// without the examples' archive: inside, `swetouch examples extract`
+// would print the example tasks' hidden tests, solutions and records.
+func sandboxGo(r *sandbox.Runner, exe string) (sandbox.Setup, error) {
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		cache = os.TempDir()
+	}
+	scrubbed, err := sandbox.Scrubbed(exe, filepath.Join(cache, "swetouch", "sandboxed"), examples.Archive())
+	if err != nil {
+		return sandbox.Setup{}, err
+	}
+	r.Over = map[string]string{exe: scrubbed}
 	env, visible := gocache.Sandboxed(exe)
-	return sandbox.Setup{Runner: r, Env: env, Visible: append(visible, exe)}
+	return sandbox.Setup{Runner: r, Env: env, Visible: append(visible, exe)}, nil
 }
