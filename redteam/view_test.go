@@ -132,3 +132,60 @@ python3 -c '` + fix + `'`
 		t.Errorf("resolved %s, want true\n%s", resolved(res), out)
 	}
 }
+
+// plantModule puts swetouch's module, as `go install …@latest` leaves it,
+// in the module cache mod: its examples with a hidden test.
+func plantModule(t *testing.T, mod string) {
+	t.Helper()
+	for _, dir := range []string{
+		filepath.Join(mod, "github.com", "swetouch", "swetouch@v0.1.0", "examples", "tasks", "go-stack", "tests"),
+		filepath.Join(mod, "cache", "download", "github.com", "swetouch", "swetouch", "@v"),
+	} {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join("..", "examples", "tasks", "go-stack", "tests", "hidden_test.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, "hidden_test.go"), b, 0o644)
+	}
+}
+
+// TestModuleCacheShowsNoExamples: swetouch installed with go install
+// leaves its module, examples and all, in the module cache. A Go
+// workspace on PATH (~/go/bin) is shown by that folder alone, and a
+// module cache a sandbox shows anyway (here one under a --visible folder)
+// has swetouch's module masked; the agent greps all it can see outside
+// the system folders for a hidden test's words, and still resolves.
+func TestModuleCacheShowsNoExamples(t *testing.T) {
+	f := newFixture(t)
+	// not under /tmp, whose PATH entries no sandbox shows
+	home, err := os.MkdirTemp("/var/tmp", "swetouch-redteam-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(home) })
+	gobin := filepath.Join(home, "go", "bin")
+	os.MkdirAll(gobin, 0o755)
+	os.WriteFile(filepath.Join(gobin, "tool"), []byte("#!/bin/sh\necho tool ran\n"), 0o755)
+	plantModule(t, filepath.Join(home, "go", "pkg", "mod"))
+	visible := t.TempDir()
+	plantModule(t, filepath.Join(visible, "mod"))
+	script := `tool
+grep -rlas --exclude-dir=proc --exclude-dir=sys --exclude-dir=dev --exclude-dir=usr --exclude-dir=etc --exclude-dir=opt --exclude-dir='lib*' --exclude-dir=bin --exclude-dir=sbin -e 'empty Pop = ' / | sed 's/^/found: /'
+python3 -c '` + fix + `'`
+	res, out := f.runWith(t, func(cmd *exec.Cmd) {
+		cmd.Env = append(os.Environ(), "HOME="+home, "GOPATH=", "GOMODCACHE="+filepath.Join(visible, "mod"), "PATH="+gobin+":"+os.Getenv("PATH"))
+		cmd.Args = append(cmd.Args[:2], append([]string{"--visible", visible}, cmd.Args[2:]...)...)
+	}, "vanilla", "bash", "-c", script)
+	if strings.Contains(out, "found: ") || strings.Contains(out, "empty Pop = ") {
+		t.Errorf("a hidden test is in view:\n%s", out)
+	}
+	if !strings.Contains(out, "tool ran") {
+		t.Errorf("the tool on PATH did not run:\n%s", out)
+	}
+	if resolved(res) != "true" {
+		t.Errorf("resolved %s, want true\n%s", resolved(res), out)
+	}
+}

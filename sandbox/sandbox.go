@@ -68,6 +68,9 @@ type Runner struct {
 	// System are the host directories every sandbox sees read-only
 	// (nil = DefaultSystem).
 	System []string
+	// Hidden are paths no sandbox shows, besides its Spec's (swetouch's
+	// own module in a module cache a sandbox would show).
+	Hidden []string
 	// Over are host files each sandbox that would show one shows as
 	// another file instead (path: what to show there): swetouch itself as
 	// its copy without the examples' archive (Scrubbed).
@@ -106,6 +109,7 @@ func (r *Runner) Command(cmd *exec.Cmd, spec Spec) (*Sandboxed, error) {
 	if err := CloseInherited(); err != nil {
 		return nil, fmt.Errorf("sandbox: %w", err)
 	}
+	spec.Hidden = append(slices.Clone(spec.Hidden), r.Hidden...)
 	spec, err := spec.absolute()
 	if err != nil {
 		return nil, err
@@ -376,7 +380,10 @@ func (s *Sandboxed) Started() bool { return s.startedProcess }
 // Tools are the directories a process finds its programs in, from the
 // PATH of env, that the system directories do not already hold: for an
 // entry under home the top folder of home holding it (a version manager
-// such as ~/.pyenv needs all of its tree), else the entry itself.
+// such as ~/.pyenv needs all of its tree), else the entry itself. A Go
+// workspace (~/go) is shown by its entry alone (~/go/bin): the rest is
+// its module cache, which holds the sources of all that `go install`
+// fetched, swetouch's examples among them.
 func Tools(env []string, system []string) []string {
 	if system == nil {
 		system = DefaultSystem
@@ -407,7 +414,9 @@ func Tools(env []string, system []string) []string {
 		for _, home := range homes {
 			if home != "" && home != "/" && safefile.Inside(dir, home) && dir != home {
 				rel, _ := filepath.Rel(home, dir)
-				dir = filepath.Join(home, strings.Split(rel, string(filepath.Separator))[0])
+				if top := filepath.Join(home, strings.Split(rel, string(filepath.Separator))[0]); !goWorkspace(top) {
+					dir = top
+				}
 				break
 			}
 		}

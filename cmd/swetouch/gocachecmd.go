@@ -2,7 +2,10 @@ package main
 
 import (
 	"os"
+	"path"
 	"path/filepath"
+	"runtime/debug"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -46,6 +49,10 @@ func sandboxGo(r *sandbox.Runner, exe string) (sandbox.Setup, error) {
 		return sandbox.Setup{}, err
 	}
 	r.Over = map[string]string{exe: scrubbed}
+	if bi, ok := debug.ReadBuildInfo(); ok && strings.Contains(bi.Main.Path, "/") {
+		// the module's owner: its examples' sources under a module cache
+		r.Hidden = gocache.ModuleDirs(path.Dir(bi.Main.Path))
+	}
 	env, visible := gocache.Sandboxed(exe)
 	return sandbox.Setup{Runner: r, Env: env, Visible: append(visible, exe)}, nil
 }

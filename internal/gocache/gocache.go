@@ -220,3 +220,30 @@ func hostCache() string {
 	}
 	return strings.TrimSpace(string(out))
 }
+
+// ModuleDirs are where the host's module caches keep module's sources
+// and downloads (module a path prefix: github.com/swetouch): a sandbox
+// that would show a module cache must not show swetouch's own, whose
+// examples hold the built-in tasks' hidden tests and solutions.
+func ModuleDirs(module string) []string {
+	var caches []string
+	if c := os.Getenv("GOMODCACHE"); c != "" {
+		caches = append(caches, c)
+	}
+	gopath := os.Getenv("GOPATH")
+	if gopath == "" {
+		if home, err := os.UserHomeDir(); err == nil {
+			gopath = filepath.Join(home, "go")
+		}
+	}
+	for _, p := range filepath.SplitList(gopath) {
+		if filepath.IsAbs(p) {
+			caches = append(caches, filepath.Join(p, "pkg", "mod"))
+		}
+	}
+	var out []string
+	for _, c := range caches {
+		out = append(out, filepath.Join(c, filepath.FromSlash(module)), filepath.Join(c, "cache", "download", filepath.FromSlash(module)))
+	}
+	return out
+}
