@@ -189,3 +189,58 @@ python3 -c '` + fix + `'`
 		t.Errorf("resolved %s, want true\n%s", resolved(res), out)
 	}
 }
+
+// reach is an agent that tries to reach into processes it did not make
+// dumpable-proof: its own child (ptrace, process_vm_readv), the
+// sandbox's pid 1 (ptrace-stopping it kept a child working after the
+// agent exited), and a nested user namespace in which to mount a client
+// of its own over the shim's path; then it works honestly: python, git,
+// bash job control and a Go build through the sandbox's build cache.
+const reach = `import ctypes, os, subprocess
+libc = ctypes.CDLL(None, use_errno=True)
+def call(name, *a):
+    r = libc.syscall(*a)
+    print(name, "made" if r >= 0 else "errno %d" % ctypes.get_errno(), flush=True)
+    return r
+child = subprocess.Popen(["sleep", "5"])
+for pid in (child.pid, 1):
+    call("ptrace %s" % ("child" if pid != 1 else "pid 1"), 101, 0x4206, pid, 0, 0)  # PTRACE_SEIZE
+    buf = ctypes.create_string_buffer(8)
+    iov = (ctypes.c_void_p * 2)(ctypes.addressof(buf), 8)
+    call("process_vm_readv", 310, pid, iov, 1, iov, 1, 0)
+    call("pidfd_getfd", 438, os.pidfd_open(pid), 0, 0)
+child.kill(); child.wait()
+r = subprocess.run(["unshare", "-U", "true"], capture_output=True)
+print("nested namespace", "made" if r.returncode == 0 else "refused")
+` + fix + `
+print(subprocess.run(["bash", "-c", "git init -q /tmp/g && git -C /tmp/g -c user.name=a -c user.email=a@b commit -q --allow-empty -m x && echo git ok; sleep 0.01 & wait $! && echo jobs ok"], capture_output=True, text=True).stdout)
+m = "/tmp/m"
+os.makedirs(m)
+open(m + "/go.mod", "w").write("module m\n\ngo 1.22\n")
+open(m + "/main.go", "w").write('package main\n\nfunc main() { println("go build ok") }\n')
+r = subprocess.run(["go", "run", "."], cwd=m, capture_output=True, text=True)
+print(r.stdout, r.stderr)
+`
+
+// TestNoPtraceNoNestedNamespaces: the seccomp filter refuses ptrace,
+// process_vm_readv and pidfd_getfd on any process, bwrap refuses nested
+// user namespaces, and an honest agent's tools still work.
+func TestNoPtraceNoNestedNamespaces(t *testing.T) {
+	f := newFixture(t)
+	res, out := f.run(t, "vanilla", "python3", "-c", reach)
+	if strings.Contains(out, " made") || strings.Count(out, "errno 1\n") != 6 {
+		t.Errorf("the agent reached a process or made a namespace:\n%s", out)
+	}
+	want := []string{"git ok", "jobs ok"}
+	if _, err := exec.LookPath("go"); err == nil {
+		want = append(want, "go build ok")
+	}
+	for _, w := range want {
+		if !strings.Contains(out, w) {
+			t.Errorf("an honest tool failed (%q):\n%s", w, out)
+		}
+	}
+	if resolved(res) != "true" {
+		t.Errorf("resolved %s, want true\n%s", resolved(res), out)
+	}
+}
