@@ -244,3 +244,46 @@ func TestNoPtraceNoNestedNamespaces(t *testing.T) {
 		t.Errorf("resolved %s, want true\n%s", resolved(res), out)
 	}
 }
+
+// TestBuildCacheShowsNothing: the host's Go build cache holds the
+// go-stack task's hidden test, compiled (its tests once ran outside a
+// sandbox). The cache is served to sandboxed builds by action ID, not
+// mounted: the agent greps all it sees outside the system folders for
+// the hidden test's words and finds nothing, while its own Go build
+// still takes the standard library from the host's cache (one package
+// compiled, its own), and its honest fix resolves.
+func TestBuildCacheShowsNothing(t *testing.T) {
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command")
+	}
+	f := newFixture(t)
+	// the hidden test, compiled on the host into its cache
+	repo := filepath.Join(t.TempDir(), "repo")
+	if out, err := exec.Command("cp", "-r", filepath.Join("..", "examples", "tasks", "go-stack", "repo"), repo).CombinedOutput(); err != nil {
+		t.Fatalf("cp: %v %s", err, out)
+	}
+	b, _ := os.ReadFile(filepath.Join("..", "examples", "tasks", "go-stack", "tests", "hidden_test.go"))
+	os.WriteFile(filepath.Join(repo, "hidden_test.go"), b, 0o644)
+	seed := exec.Command(gobin, "test", "-count=1", "-run", "^$", "./...")
+	seed.Dir, seed.Env = repo, append(os.Environ(), "GOCACHEPROG=")
+	if out, err := seed.CombinedOutput(); err != nil {
+		t.Fatalf("go test on the host: %v\n%s", err, out)
+	}
+	script := `grep -rlas --exclude-dir=proc --exclude-dir=sys --exclude-dir=dev --exclude-dir=usr --exclude-dir=etc --exclude-dir=opt --exclude-dir='lib*' --exclude-dir=bin --exclude-dir=sbin -e 'empty Pop = ' / | sed 's/^/found: /'
+mkdir /tmp/m && cd /tmp/m && printf 'module m\n\ngo 1.22\n' > go.mod && printf 'package main\n\nimport "fmt"\n\nfunc main() { fmt.Println("built and ran") }\n' > main.go
+echo "compiled: $(go build -x -o /tmp/m/out . 2>&1 | grep -c '/compile -o')"
+/tmp/m/out
+cd - >/dev/null
+python3 -c '` + fix + `'`
+	res, out := f.run(t, "vanilla", "bash", "-c", script)
+	if strings.Contains(out, "found: ") || strings.Contains(out, "empty Pop = ") {
+		t.Errorf("the compiled hidden test is in view:\n%s", out)
+	}
+	if !strings.Contains(out, "compiled: 1\n") || !strings.Contains(out, "built and ran") {
+		t.Errorf("the sandboxed build did not take the standard library from the host's cache:\n%s", out)
+	}
+	if resolved(res) != "true" {
+		t.Errorf("resolved %s, want true\n%s", resolved(res), out)
+	}
+}

@@ -489,6 +489,7 @@ __attribute__((constructor)) static void swetouch_fast(int argc, char **argv, ch
 	if (argc < 1 || getenv("SWETOUCH_SHIM_GO")) return;
 	const char *base = strrchr(argv[0], '/');
 	base = base ? base + 1 : argv[0];
+	if (strcmp(base, "swetouch-gocache") == 0) return; // the Go build cache's relay: Go's
 	int sh = strcmp(base, "sh") == 0;
 	const char *argv0 = sh || strcmp(base, "bash") == 0 ? argv[0] : "bash";
 	const char *name = sh ? "sh" : "bash";
