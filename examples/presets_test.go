@@ -15,7 +15,7 @@ import (
 
 	"github.com/swetouch/swetouch/agents"
 	"github.com/swetouch/swetouch/event"
-	"github.com/swetouch/swetouch/internal/gocache"
+	"github.com/swetouch/swetouch/internal/gocache/serve"
 	"github.com/swetouch/swetouch/internal/testbin"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/replay"
@@ -244,7 +244,7 @@ func callKind(c model.Call) string {
 }
 
 // sandboxed is the sandbox swetouch run gives an agent (with Go's build
-// cache behind swetouch gocache), where bwrap can run here; else none,
+// cache served on a socket), where bwrap can run here; else none,
 // said in the log.
 func sandboxed(t *testing.T, swetouch string) sandbox.Setup {
 	r := &sandbox.Runner{}
@@ -252,6 +252,10 @@ func sandboxed(t *testing.T, swetouch string) sandbox.Setup {
 		t.Logf("unsandboxed: %v", err)
 		return sandbox.Setup{}
 	}
-	env, visible := gocache.Sandboxed(swetouch)
+	cache := t.TempDir()
+	env, visible, err := serve.Host(cache, filepath.Join(filepath.Dir(swetouch), "swetouch-shim"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	return sandbox.Setup{Runner: r, Env: env, Visible: append(visible, swetouch)}
 }

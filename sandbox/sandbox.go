@@ -68,6 +68,13 @@ type Runner struct {
 	// System are the host directories every sandbox sees read-only
 	// (nil = DefaultSystem).
 	System []string
+	// Hidden are paths no sandbox shows, besides its Spec's (swetouch's
+	// own module in a module cache a sandbox would show).
+	Hidden []string
+	// Over are host files each sandbox that would show one shows as
+	// another file instead (path: what to show there): swetouch itself as
+	// its copy without the examples' archive (Scrubbed).
+	Over map[string]string
 	// Remember is the file a passing Check is remembered in, so that
 	// later runs on this boot need not run bwrap to know it can ("" =
 	// swetouch's under the user's cache folder; "-" = never remembered).
@@ -99,6 +106,10 @@ func (r *Runner) Command(cmd *exec.Cmd, spec Spec) (*Sandboxed, error) {
 	if err := r.Check(); err != nil {
 		return nil, err
 	}
+	if err := CloseInherited(); err != nil {
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
+	spec.Hidden = append(slices.Clone(spec.Hidden), r.Hidden...)
 	spec, err := spec.absolute()
 	if err != nil {
 		return nil, err
@@ -117,14 +128,24 @@ func (r *Runner) Command(cmd *exec.Cmd, spec Spec) (*Sandboxed, error) {
 	// and the command's exit 1 look alike: both exit 1, and bwrap reports
 	// its child before it sets the sandbox up); 5 is bwrap's status, which
 	// names the sandbox's pid 1.
+	// 6 is the seccomp filter (seccomp.go)
+	prog, err := Filter()
+	if err != nil {
+		return nil, err
+	}
+	filter, err := filterFile(prog)
+	if err != nil {
+		return nil, err
+	}
 	p, err := pipes(3)
 	if err != nil {
+		filter.Close()
 		return nil, err
 	}
 	w := exec.Command(r.bwrap(), append([]string{"--args", "3", "--json-status-fd", "5", "--", "/bin/sh", "-c", startedScript, cmd.Path}, cmd.Args[1:]...)...)
 	w.Env, w.Stdin, w.Stdout, w.Stderr, w.SysProcAttr, w.WaitDelay = cmd.Env, cmd.Stdin, cmd.Stdout, cmd.Stderr, cmd.SysProcAttr, cmd.WaitDelay
-	w.ExtraFiles = []*os.File{p[0][0], p[1][1], p[2][1]}
-	return &Sandboxed{Cmd: w, runner: r, args: args, argsR: p[0][0], argsW: p[0][1], startedR: p[1][0], startedW: p[1][1], statusR: p[2][0], statusW: p[2][1]}, nil
+	w.ExtraFiles = []*os.File{p[0][0], p[1][1], p[2][1], filter}
+	return &Sandboxed{Cmd: w, runner: r, args: args, argsR: p[0][0], argsW: p[0][1], startedR: p[1][0], startedW: p[1][1], statusR: p[2][0], statusW: p[2][1], filter: filter}, nil
 }
 
 // pipes makes n pipes, each as {read, write}; none when one fails.
@@ -145,12 +166,12 @@ func pipes(n int) ([][2]*os.File, error) {
 }
 
 // startedScript runs inside the sandbox before the command: it writes one
-// byte on descriptor 4 and closes 3 to 5, so the command inherits none.
-const startedScript = `printf . >&4 && exec 3<&- 4>&- 5>&- && exec "$0" "$@"`
+// byte on descriptor 4 and closes 3 to 6, so the command inherits none.
+const startedScript = `printf . >&4 && exec 3<&- 4>&- 5>&- 6<&- && exec "$0" "$@"`
 
 func (r *Runner) args(cmd *exec.Cmd, spec Spec) ([]string, error) {
 	a := []string{"--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
-		"--die-with-parent", "--cap-drop", "ALL", "--hostname", "sandbox"}
+		"--die-with-parent", "--cap-drop", "ALL", "--hostname", "sandbox", "--disable-userns", "--seccomp", "6"}
 	system := r.System
 	if system == nil {
 		system = DefaultSystem
@@ -179,7 +200,9 @@ func (r *Runner) args(cmd *exec.Cmd, spec Spec) ([]string, error) {
 		a = append(a, "--tmpfs", spec.Home)
 	}
 	a = append(a, binds...)
-	a = append(a, spec.masks(append(slices.Clone(system), append(spec.Writable, spec.ReadOnly...)...))...)
+	bound := append(slices.Clone(system), append(spec.Writable, spec.ReadOnly...)...)
+	a = append(a, spec.masks(bound)...)
+	a = append(a, r.over(bound)...)
 	if spec.Dir != "" {
 		a = append(a, "--chdir", spec.Dir)
 	}
@@ -288,6 +311,7 @@ type Sandboxed struct {
 	startedW       *os.File
 	statusR        *os.File
 	statusW        *os.File
+	filter         *os.File
 	started        chan bool // whether the shell inside said the sandbox is made
 	init           chan int  // a pidfd on the sandbox's pid 1, or -1
 	runner         *Runner
@@ -303,8 +327,10 @@ func (s *Sandboxed) Start() error {
 		s.startedW.Close()
 		s.statusR.Close()
 		s.statusW.Close()
+		s.filter.Close()
 		return err
 	}
+	s.filter.Close()
 	s.argsR.Close()
 	s.startedW.Close()
 	s.statusW.Close()
@@ -367,7 +393,10 @@ func (s *Sandboxed) Started() bool { return s.startedProcess }
 // Tools are the directories a process finds its programs in, from the
 // PATH of env, that the system directories do not already hold: for an
 // entry under home the top folder of home holding it (a version manager
-// such as ~/.pyenv needs all of its tree), else the entry itself.
+// such as ~/.pyenv needs all of its tree), else the entry itself. A Go
+// workspace (~/go) is shown by its entry alone (~/go/bin): the rest is
+// its module cache, which holds the sources of all that `go install`
+// fetched, swetouch's examples among them.
 func Tools(env []string, system []string) []string {
 	if system == nil {
 		system = DefaultSystem
@@ -398,7 +427,9 @@ func Tools(env []string, system []string) []string {
 		for _, home := range homes {
 			if home != "" && home != "/" && safefile.Inside(dir, home) && dir != home {
 				rel, _ := filepath.Rel(home, dir)
-				dir = filepath.Join(home, strings.Split(rel, string(filepath.Separator))[0])
+				if top := filepath.Join(home, strings.Split(rel, string(filepath.Separator))[0]); !goWorkspace(top) {
+					dir = top
+				}
 				break
 			}
 		}

@@ -61,6 +61,7 @@ func Main(argv0 string, args []string) int {
 		fmt.Fprintf(os.Stderr, "swetouch shell: exec %s: %v\n", real, err)
 		return 127
 	}
+	Undumpable()
 	c, err := wire.Dial(sock)
 	if err != nil {
 		// the hub is gone: behave as bash rather than fail the agent,

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/auxv.h>
 #include <sys/stat.h>
@@ -349,7 +350,19 @@ static void send_end(int hub, const struct reply *begun, int status, int sig, co
 // run runs the command under the hub and does not return. The real shell
 // (name) is looked for while the hub takes the begin: its PATH walk, a
 // stat an entry, costs as much as the hub's answer takes to come.
+// undumpable makes the shim non-dumpable before it holds a hub
+// connection, so no other process of its uid can ptrace it or take its
+// descriptors (pidfd_getfd); not in the initial user namespace, where an
+// unprivileged hub could no longer read its /proc/PID/exe (shim's
+// Undumpable says why).
+static void undumpable(void) {
+	struct stat st;
+	if (stat("/proc/self/ns/user", &st) == 0 && st.st_ino == 0xEFFFFFFDu) return;
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+}
+
 static void run(const char *sock, const char *name, const char *argv0, char **argv, char **envp, const char *command) {
+	undumpable();
 	struct buf req = {0};
 	char cwd[4096];
 	const char *wd = working_dir(cwd, sizeof cwd);
@@ -476,6 +489,7 @@ __attribute__((constructor)) static void swetouch_fast(int argc, char **argv, ch
 	if (argc < 1 || getenv("SWETOUCH_SHIM_GO")) return;
 	const char *base = strrchr(argv[0], '/');
 	base = base ? base + 1 : argv[0];
+	if (strcmp(base, "swetouch-gocache") == 0) return; // the Go build cache's relay: Go's
 	int sh = strcmp(base, "sh") == 0;
 	const char *argv0 = sh || strcmp(base, "bash") == 0 ? argv[0] : "bash";
 	const char *name = sh ? "sh" : "bash";

@@ -11,11 +11,16 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/swetouch/swetouch/internal/gocache"
 	"github.com/swetouch/swetouch/shim"
 )
 
 func main() {
 	argv0 := os.Args[0]
+	if filepath.Base(argv0) == gocache.RelayName {
+		// GOCACHEPROG in a sandbox: the host's Go build cache, relayed
+		os.Exit(gocache.Relay(os.Args[1:]))
+	}
 	if n := filepath.Base(argv0); n != "bash" && n != "sh" {
 		argv0 = "bash"
 	}

@@ -12,6 +12,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/swetouch/swetouch/internal/gocache"
+	"github.com/swetouch/swetouch/sandbox"
 	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/shim"
 )
@@ -39,7 +41,17 @@ func main() {
 		shim.Exit(shim.Main("bash", os.Args[2:]))
 	case name == session.SelfCheckCommand:
 		os.Exit(selfCheck(os.Stdout, os.Stderr))
+	case name == gocache.RelayName:
+		os.Exit(gocache.Relay(os.Args[1:]))
 	}
+	// after the shim's cases: a command run through the shim keeps what
+	// its caller passes it (a make jobserver's pipes)
+	if err := sandbox.CloseInherited(); err != nil {
+		fmt.Fprintln(os.Stderr, "swetouch:", err)
+		os.Exit(1)
+	}
+	// a hook or a relay in a sandbox holds an admitted connection too
+	shim.Undumpable()
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
@@ -77,7 +89,7 @@ func newRoot() *cobra.Command {
 	}
 	root.SetVersionTemplate("swetouch {{.Version}}\n")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(classifyCmd(), importCmd(), patchCmd(), policyCmd(), runCmd(), agentCmd(), demoCmd(), modelCmd(), hookCmd(), mcpCmd(), agentConfigCmd(), gateCmd(), scoreCmd(), evalCmd(), mineCmd(), reportCmd(), assembleCmd(), installCmd(), replayCmd(), acpCmd(), gocacheCmd(), examplesCmd(), convertCmd(), generateCmd(), buildCmd())
+	root.AddCommand(classifyCmd(), importCmd(), patchCmd(), policyCmd(), runCmd(), agentCmd(), demoCmd(), modelCmd(), hookCmd(), mcpCmd(), agentConfigCmd(), gateCmd(), scoreCmd(), evalCmd(), mineCmd(), reportCmd(), assembleCmd(), installCmd(), replayCmd(), acpCmd(), examplesCmd(), convertCmd(), generateCmd(), buildCmd())
 	return root
 }
 

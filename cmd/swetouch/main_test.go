@@ -8,6 +8,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/swetouch/swetouch/internal/gocache"
 	"github.com/swetouch/swetouch/sandbox"
 	"github.com/swetouch/swetouch/session"
 )
@@ -15,7 +16,7 @@ import (
 func TestMain(m *testing.M) {
 	// the binary is its own shell shim, reached as bash and sh: so is the
 	// test binary that stands in for it
-	testscript.Main(m, map[string]func(){"swetouch": main, "bash": main, "sh": main, session.SelfCheckCommand: main})
+	testscript.Main(m, map[string]func(){"swetouch": main, "bash": main, "sh": main, session.SelfCheckCommand: main, gocache.RelayName: main})
 }
 
 // TestScripts runs the CLI contracts in testdata/script/*.txtar; -update

@@ -253,7 +253,7 @@ func sandboxFlag(none bool) (sandbox.Setup, error) {
 	if err != nil {
 		return sandbox.Setup{}, err
 	}
-	return sandboxGo(r, exe), nil
+	return sandboxGo(r, exe)
 }
 
 func agentCmd() *cobra.Command {

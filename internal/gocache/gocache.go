@@ -8,8 +8,6 @@ package gocache
 
 import (
 	"bufio"
-	"bytes"
-	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
@@ -54,6 +52,9 @@ type Layers struct {
 	Base []string
 	// Dir is where puts go, in the same layout; get looks here first.
 	Dir string
+	// Fetch, when set, is asked for what no layer holds (the host's cache
+	// from inside a sandbox: Fetcher); what it gives is kept in Dir.
+	Fetch func(action []byte) (out, body []byte, t time.Time, ok bool)
 }
 
 // Serve answers the go command on r and w until it sends close or r ends.
@@ -129,7 +130,21 @@ func (l Layers) get(req request, resp *response) {
 			}
 		}
 	}
+	if l.Fetch != nil {
+		if out, body, t, ok := l.Fetch(req.ActionID); ok && l.keep(req.ActionID, out, body, t) == nil {
+			resp.OutputID, resp.Size, resp.DiskPath, resp.Time = out, int64(len(body)), file(l.Dir, out, "d"), &t
+			return
+		}
+	}
 	resp.Miss = true
+}
+
+// keep writes a fetched output and its entry into Dir.
+func (l Layers) keep(action, out, body []byte, t time.Time) error {
+	if err := writeFile(file(l.Dir, out, "d"), body); err != nil {
+		return err
+	}
+	return writeFile(file(l.Dir, action, "a"), []byte(fmt.Sprintf("v1 %x %x %20d %20d\n", action, out, len(body), t.UnixNano())))
 }
 
 // readEntry reads an action entry: "v1 <hex id> <hex out> <size> <unixnano>".
@@ -154,13 +169,11 @@ func readEntry(p string, id []byte) (out []byte, size int64, t time.Time, ok boo
 	return out, size, time.Unix(0, ns), true
 }
 
+// put keeps an output in Dir. Its id is not checked against its body's
+// hash: puts go only to a relay's own folder in its sandbox (the host is
+// never written), where a lying put misleads only that sandbox's builds,
+// and the shim, which the relay is, stays without crypto's packages.
 func (l Layers) put(req request, body []byte, resp *response) {
-	if sum := sha256.Sum256(body); len(req.OutputID) == len(sum) && !bytes.Equal(sum[:], req.OutputID) {
-		// the go command names outputs by their hash; keep its own check
-		// that a body is what its id says, so a bad put is an error
-		resp.Err = "output id does not match the body"
-		return
-	}
 	d := file(l.Dir, req.OutputID, "d")
 	if err := writeFile(d, body); err != nil {
 		resp.Err = err.Error()
@@ -181,25 +194,55 @@ func writeFile(p string, b []byte) error {
 	return atomicfile.WriteBytes(p, 0o600, b)
 }
 
-// Sandboxed is how a sandboxed process builds Go against the host's
-// cache: the environment to add (GOCACHEPROG runs swetouch's own server,
-// writing under the sandbox's /tmp) and the host paths it must see (the
-// cache, read-only). Nothing when there is no go command or host cache.
-func Sandboxed(swetouch string) (env, visible []string) {
-	if swetouch == "" || strings.ContainsAny(swetouch, " \t") {
-		return nil, nil // GOCACHEPROG is split at spaces
+// RelayName is the name GOCACHEPROG runs the shim binary by, as the
+// relay to the host's cache (Relay).
+const RelayName = "swetouch-gocache"
+
+// RelayDir is where a relay keeps what its sandbox's builds put and
+// fetched: the sandbox's own /tmp.
+const RelayDir = "/tmp/swetouch-gocache"
+
+// Sandboxed is how a sandboxed process builds Go against the host's cache
+// served on socket (ServeFetches): the environment to add, GOCACHEPROG
+// running relay (a link named RelayName) with the socket. Nothing when
+// there is no go command or host cache, or a path has a space in it
+// (GOCACHEPROG is split at spaces).
+func Sandboxed(relay, socket string) []string {
+	if strings.ContainsAny(relay+socket, " \t") || HostCache() == "" {
+		return nil
 	}
+	return []string{"GOCACHEPROG=" + relay + " " + socket}
+}
+
+// Relay is the shim binary run as RelayName: GOCACHEPROG for a sandboxed
+// build, its puts kept in RelayDir, what it lacks fetched from the host
+// over the socket args name.
+func Relay(args []string) int {
+	if len(args) != 1 {
+		fmt.Fprintf(os.Stderr, "%s SOCKET: the host cache's socket is required\n", RelayName)
+		return 2
+	}
+	if err := (Layers{Dir: RelayDir, Fetch: NewFetcher(args[0]).Fetch}).Serve(os.Stdin, os.Stdout); err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", RelayName, err)
+		return 1
+	}
+	return 0
+}
+
+// HostCache is the go command's build cache on the host, "" when there
+// is none to read (no go command, GOCACHE=off, not a folder).
+func HostCache() string {
 	if _, err := exec.LookPath("go"); err != nil {
-		return nil, nil
+		return ""
 	}
 	base := hostCache()
-	if base == "" || base == "off" || strings.ContainsAny(base, " \t") {
-		return nil, nil
+	if base == "" || base == "off" {
+		return ""
 	}
 	if info, err := os.Stat(base); err != nil || !info.IsDir() {
-		return nil, nil
+		return ""
 	}
-	return []string{"GOCACHEPROG=" + swetouch + " gocache --base " + base + " --dir /tmp/swetouch-gocache"}, []string{base}
+	return base
 }
 
 // hostCache is the go command's build cache: GOCACHE, else its default
@@ -219,4 +262,31 @@ func hostCache() string {
 		return ""
 	}
 	return strings.TrimSpace(string(out))
+}
+
+// ModuleDirs are where the host's module caches keep module's sources
+// and downloads (module a path prefix: github.com/swetouch): a sandbox
+// that would show a module cache must not show swetouch's own, whose
+// examples hold the built-in tasks' hidden tests and solutions.
+func ModuleDirs(module string) []string {
+	var caches []string
+	if c := os.Getenv("GOMODCACHE"); c != "" {
+		caches = append(caches, c)
+	}
+	gopath := os.Getenv("GOPATH")
+	if gopath == "" {
+		if home, err := os.UserHomeDir(); err == nil {
+			gopath = filepath.Join(home, "go")
+		}
+	}
+	for _, p := range filepath.SplitList(gopath) {
+		if filepath.IsAbs(p) {
+			caches = append(caches, filepath.Join(p, "pkg", "mod"))
+		}
+	}
+	var out []string
+	for _, c := range caches {
+		out = append(out, filepath.Join(c, filepath.FromSlash(module)), filepath.Join(c, "cache", "download", filepath.FromSlash(module)))
+	}
+	return out
 }
