@@ -16,9 +16,9 @@ import (
 	"github.com/swetouch/swetouch/result"
 )
 
-// runWith is f.run with the swetouch process started by start's changes
+// runStarted is f.run with the swetouch process started by start's changes
 // to its command (descriptors it inherits).
-func (f fixture) runWith(t *testing.T, start func(*exec.Cmd), condition string, agent ...string) (result.Run, string) {
+func (f fixture) runStarted(t *testing.T, start func(*exec.Cmd), condition string, agent ...string) (result.Run, string) {
 	t.Helper()
 	args := append([]string{"run", "--task", f.task, "--records", f.records, "--condition", condition, "--out", f.out, "--"}, agent...)
 	cmd := exec.Command(filepath.Join(bin, "swetouch"), args...)
@@ -46,7 +46,7 @@ func TestInheritedDescriptorShowsNothing(t *testing.T) {
   echo "fd $n: $(readlink $d)"; cat $d/solution/solve.sh $d/../py-discount/records.jsonl 2>/dev/null
 done
 python3 -c '` + fix + `'`
-	res, out := f.runWith(t, func(cmd *exec.Cmd) {
+	res, out := f.runStarted(t, func(cmd *exec.Cmd) {
 		for range 7 {
 			d, err := os.Open(f.task)
 			if err != nil {
@@ -188,7 +188,7 @@ func TestModuleCacheShowsNoExamples(t *testing.T) {
 	script := `tool
 grep -rlas --exclude-dir=proc --exclude-dir=sys --exclude-dir=dev --exclude-dir=usr --exclude-dir=etc --exclude-dir=opt --exclude-dir='lib*' --exclude-dir=bin --exclude-dir=sbin -e 'empty Pop = ' / | sed 's/^/found: /'
 python3 -c '` + fix + `'`
-	res, out := f.runWith(t, func(cmd *exec.Cmd) {
+	res, out := f.runStarted(t, func(cmd *exec.Cmd) {
 		cmd.Env = append(os.Environ(), "HOME="+home, "GOPATH=", "GOMODCACHE="+filepath.Join(visible, "mod"), "PATH="+gobin+":"+os.Getenv("PATH"))
 		cmd.Args = append(cmd.Args[:2], append([]string{"--visible", visible}, cmd.Args[2:]...)...)
 	}, "vanilla", "bash", "-c", script)
