@@ -34,6 +34,7 @@ type Tree struct {
 	dir   string                 // the copy, outside the workspace
 	files map[string]fs.FileMode // slash-separated path: its type and mode
 	dirs  map[string]bool        // every directory holding a file, "" for the root
+	attrs []attrRule             // the start's .gitattributes (attributes.go)
 }
 
 // Take copies root's regular files and links into dir (made here; it
@@ -115,7 +116,7 @@ func copyFile(from, to string) error {
 // reach (a task's own repository): nothing is copied, and the directory
 // must not change while the Tree is in use.
 func Index(dir string) (*Tree, error) {
-	t := &Tree{dir: dir, files: map[string]fs.FileMode{}, dirs: map[string]bool{"": true}}
+	t := &Tree{dir: dir, files: map[string]fs.FileMode{}, dirs: map[string]bool{"": true}, attrs: readAttributes(dir)}
 	err := walk(dir, func(rel string, mode fs.FileMode) {
 		t.files[rel] = mode
 		for d := path.Dir(rel); d != "."; d = path.Dir(d) {

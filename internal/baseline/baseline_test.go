@@ -241,3 +241,42 @@ func TestQuote(t *testing.T) {
 		}
 	}
 }
+
+// TestDiffAsGitWithAttributes: with the start's .gitattributes naming
+// git's python driver and a binary pattern, the diff is git's own, byte
+// for byte (the function in each hunk's header, the binary file).
+func TestDiffAsGitWithAttributes(t *testing.T) {
+	dir := t.TempDir()
+	ws, tree := filepath.Join(dir, "ws"), filepath.Join(dir, "check")
+	method := "class Shape:\n    def area(self):\n        a = 1\n        b = 2\n        c = 3\n        return a\n\n    def size(self):\n        return 0\n"
+	files := map[string]*string{
+		".gitattributes": s("*.py diff=python\ndata/*.fits binary\n"),
+		"m.py":           s(method),
+		"data/x.fits":    s("text, but binary by attribute\n"),
+		"notes.txt":      s("intro\n  indented\n" + strings.Repeat("line\n", 6)),
+	}
+	edits := map[string]*string{
+		"m.py":        s(strings.Replace(method, "        c = 3\n", "        c = 4\n", 1)),
+		"data/x.fits": s("changed\n"),
+		"notes.txt":   s("intro\n  indented\n" + strings.Repeat("line\n", 5) + "last\n"),
+	}
+	write(t, ws, files)
+	b, err := Take(ws, filepath.Join(dir, "base"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, ws, edits)
+	got, _, err := b.Diff(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, tree, files)
+	git(t, tree, "init", "-q")
+	git(t, tree, "add", "-A")
+	git(t, tree, "commit", "-q", "-m", "start")
+	write(t, tree, edits)
+	want := git(t, tree, "diff", "--no-color", "HEAD")
+	if string(got) != want {
+		t.Errorf("diff:\n%s\ngit's:\n%s", got, want)
+	}
+}

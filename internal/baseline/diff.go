@@ -100,7 +100,7 @@ func (t *Tree) Diff(root string, opts ...DiffOption) ([]byte, []File, error) {
 		if o != nil && n != nil && o.mode != n.mode && (o.mode == linkMode || n.mode == linkMode) {
 			// git shows a type change as the old file deleted and the new
 			// one added
-			files = append(files, d.write(&out, p, o, nil, 'T'), d.write(&out, p, nil, n, 'T'))
+			files = append(files, d.write(&out, t, p, o, nil, 'T'), d.write(&out, t, p, nil, n, 'T'))
 			continue
 		}
 		if o != nil && n != nil && o.mode == n.mode && o.sum == n.sum {
@@ -113,7 +113,7 @@ func (t *Tree) Diff(root string, opts ...DiffOption) ([]byte, []File, error) {
 		case n == nil:
 			status = 'D'
 		}
-		files = append(files, d.write(&out, p, o, n, status))
+		files = append(files, d.write(&out, t, p, o, n, status))
 	}
 	return out.Bytes(), files, nil
 }
@@ -184,7 +184,8 @@ func blobID(b []byte) (sum [sha1.Size]byte) {
 }
 
 // write renders one file's section as git does, and says what it was.
-func (d differ) write(w *bytes.Buffer, rel string, o, n *side, status byte) File {
+func (d differ) write(w *bytes.Buffer, t *Tree, rel string, o, n *side, status byte) File {
+	binary, fn := t.diffOf(rel)
 	f := File{Path: rel, Status: status}
 	a, b := quote("a/"+rel), quote("b/"+rel)
 	fmt.Fprintf(w, "diff --git %s %s\n", a, b)
@@ -218,7 +219,7 @@ func (d differ) write(w *bytes.Buffer, rel string, o, n *side, status byte) File
 	if n == nil {
 		to = "/dev/null"
 	}
-	if (o != nil && o.binary) || (n != nil && n.binary) {
+	if binary || (o != nil && o.binary) || (n != nil && n.binary) {
 		f.Binary = true
 		fmt.Fprintf(w, "Binary files %s and %s differ\n", from, to)
 		return f
@@ -235,7 +236,7 @@ func (d differ) write(w *bytes.Buffer, rel string, o, n *side, status byte) File
 	}
 	fmt.Fprintf(w, "--- %s\n+++ %s\n", from, to)
 	var hunks strings.Builder
-	linediff.Hunks(&hunks, linediff.Lines(ot, nt))
+	linediff.HunksWith(&hunks, linediff.Lines(ot, nt), fn)
 	w.WriteString(hunks.String())
 	return f
 }

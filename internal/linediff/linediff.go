@@ -4,6 +4,7 @@ package linediff
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/sergi/go-diff/diffmatchpatch"
@@ -82,9 +83,20 @@ func Unified(path string, ops []Op) string {
 }
 
 // Hunks writes ops' hunks, three lines of context each, without a
-// file header.
-func Hunks(b *strings.Builder, ops []Op) {
+// file header. Each header names the function the hunk is in as git's
+// default does (DefaultFunc), so a diff of swetouch's reads as git's.
+func Hunks(b *strings.Builder, ops []Op) { HunksWith(b, ops, DefaultFunc) }
+
+// HunksWith is Hunks with the function names fn finds (git's diff
+// driver for the file, as its attributes name it).
+func HunksWith(b *strings.Builder, ops []Op, fn FuncLine) {
 	const ctx = 3
+	var old []string // the old side's lines, for the function names
+	for _, op := range ops {
+		if op.Kind != '+' {
+			old = append(old, op.Text)
+		}
+	}
 	oldN, newN := make([]int, len(ops)+1), make([]int, len(ops)+1)
 	for i, op := range ops {
 		oldN[i+1], newN[i+1] = oldN[i], newN[i]
@@ -126,7 +138,11 @@ func Hunks(b *strings.Builder, ops []Op) {
 		if nc == 0 {
 			ns--
 		}
-		fmt.Fprintf(b, "@@ -%s +%s @@\n", span(os, oc), span(ns, nc))
+		fmt.Fprintf(b, "@@ -%s +%s @@", span(os, oc), span(ns, nc))
+		if f := funcName(old, oldN[start]-1, fn); f != "" {
+			b.WriteString(" " + f)
+		}
+		b.WriteByte('\n')
 		for _, op := range ops[start:end] {
 			b.WriteByte(op.Kind)
 			b.WriteString(op.Text)
@@ -145,4 +161,62 @@ func span(start, n int) string {
 		return fmt.Sprint(start)
 	}
 	return fmt.Sprintf("%d,%d", start, n)
+}
+
+// FuncLine says whether a line (without its newline) names a function
+// for a hunk header, and the name as git shows it.
+type FuncLine func(line string) (string, bool)
+
+// DefaultFunc is git's default: a line that starts with a letter, '_' or
+// '$'.
+func DefaultFunc(l string) (string, bool) {
+	if l == "" {
+		return "", false
+	}
+	c := l[0]
+	return l, c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '$'
+}
+
+// builtin are git's built-in diff drivers' function lines that tasks'
+// attributes name (diff=python), each with its first group as the name.
+var builtin = map[string]*regexp.Regexp{
+	"python": regexp.MustCompile(`^[ \t]*((class|(async[ \t]+)?def)[ \t].*)$`),
+	"golang": regexp.MustCompile(`^[ \t]*(func[ \t]*.*(\{[ \t]*)?)$|^[ \t]*(type[ \t].*(struct|interface)[ \t]*(\{[ \t]*)?)$`),
+	"rust":   regexp.MustCompile(`^[\t ]*((pub(\([^\)]+\))?[\t ]+)?((async|const|unsafe|extern([\t ]+"[^"]+"))[\t ]+)?(struct|enum|union|mod|trait|fn|impl|macro_rules!)[< \t]+[^;]*)$`),
+}
+
+// Builtin is git's built-in driver of that name; false for a driver git
+// does not build in (whose definition would be the workspace's config).
+func Builtin(name string) (FuncLine, bool) {
+	re, ok := builtin[name]
+	if !ok {
+		return nil, false
+	}
+	return func(l string) (string, bool) {
+		m := re.FindStringSubmatchIndex(l)
+		if m == nil {
+			return "", false
+		}
+		for g := 2; g < len(m); g += 2 {
+			if m[g] >= 0 {
+				return l[m[g]:m[g+1]], true // the first group that took part
+			}
+		}
+		return l[m[0]:m[1]], true
+	}, true
+}
+
+// funcName is the text git puts after a hunk header: the nearest line at
+// or above old[from] fn takes, cut to 80 bytes, trailing space trimmed
+// ("" for none).
+func funcName(old []string, from int, fn FuncLine) string {
+	for i := min(from, len(old)-1); i >= 0; i-- {
+		if name, ok := fn(strings.TrimRight(old[i], "\r\n")); ok {
+			if len(name) > 80 {
+				name = name[:80]
+			}
+			return strings.TrimRight(name, " \t\r\v\f")
+		}
+	}
+	return ""
 }
