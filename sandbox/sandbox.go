@@ -51,7 +51,7 @@ type Spec struct {
 
 // Setup is how a run isolates its processes: the runner (nil: not at
 // all), and what each of its sandboxes adds, an environment and host paths
-// to read (swetouch's GOCACHEPROG server, and the build cache it serves).
+// to read (swetouch for its hooks, the Go build cache's socket and relay).
 type Setup struct {
 	Runner  *Runner
 	Env     []string
