@@ -72,6 +72,11 @@ type Config struct {
 	// Sandbox isolates every trial's agent and tests, as
 	// session.RunConfig's does (a nil Runner: none).
 	Sandbox sandbox.Setup
+	// ModelURL is the agents' model endpoint (--model-url), each trial's
+	// recorder's when Upstream is set: all a sandboxed agent's network
+	// reaches, unless HostNetwork gives it the host's.
+	ModelURL    string
+	HostNetwork bool
 	// Hidden are host paths no agent may see besides the tasks and Out
 	// (a shared records file).
 	Hidden   []string
@@ -261,7 +266,7 @@ func runTrial(ctx context.Context, cfg Config, a Agent, c policy.Condition, t *t
 		return nil, err
 	}
 	defer os.RemoveAll(scratch)
-	modelURL := ""
+	modelURL := cfg.ModelURL
 	var usage func() *result.ModelUsage
 	if cfg.Upstream != nil {
 		// a recorder of the trial's own, its cassette in the trial's folder
@@ -277,7 +282,7 @@ func runTrial(ctx context.Context, cfg Config, a Agent, c policy.Condition, t *t
 		return nil, err
 	}
 	rc := session.RunConfig{Task: t, Condition: c, Schedule: sched, UserModel: cfg.UserModel, Out: dir, Agent: args, Env: env, AgentName: a.Name, Shim: cfg.Shim, Observe: a.Observe, Own: a.Own, Unreached: a.Unreached, ModelUsage: usage,
-		Sandbox: cfg.Sandbox, Scratch: []string{scratch}, Hidden: hidden(cfg)}
+		Sandbox: cfg.Sandbox, Scratch: []string{scratch}, Hidden: hidden(cfg), ModelURL: modelURL, HostNetwork: cfg.HostNetwork}
 	if a.Visible != nil {
 		rc.Visible = a.Visible(t)
 	}

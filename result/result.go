@@ -46,6 +46,9 @@ type Run struct {
 	// Sandbox is the isolation the agent and the tests had: "bwrap" or
 	// "none".
 	Sandbox string `json:"sandbox"`
+	// Network is what the sandboxed agent reached of the network: "none",
+	// "relayed" (its model endpoint alone) or "host" (--network host).
+	Network string `json:"network,omitempty"`
 	// VerifyLeftOut are the workspace's entries the verifier's copy did
 	// not hold (FIFOs, sockets, links out of the workspace), with why.
 	VerifyLeftOut []string `json:"verify_left_out,omitempty"`

@@ -47,6 +47,8 @@ type Spec struct {
 	Home string
 	// Dir is the working directory inside.
 	Dir string
+	// Network is what it reaches of the network (the zero value: nothing).
+	Network Network
 }
 
 // Setup is how a run isolates its processes: the runner (nil: not at
@@ -117,14 +119,24 @@ func (r *Runner) Command(cmd *exec.Cmd, spec Spec) (*Sandboxed, error) {
 	// and the command's exit 1 look alike: both exit 1, and bwrap reports
 	// its child before it sets the sandbox up); 5 is bwrap's status, which
 	// names the sandbox's pid 1.
-	p, err := pipes(3)
+	// With relays, a fourth, 6, is where swetouch says it has made them.
+	n, script := 3, startedScript
+	if len(spec.Network.Relay) > 0 && !spec.Network.Host {
+		n, script = 4, relayedScript
+	}
+	p, err := pipes(n)
 	if err != nil {
 		return nil, err
 	}
-	w := exec.Command(r.bwrap(), append([]string{"--args", "3", "--json-status-fd", "5", "--", "/bin/sh", "-c", startedScript, cmd.Path}, cmd.Args[1:]...)...)
+	w := exec.Command(r.bwrap(), append([]string{"--args", "3", "--json-status-fd", "5", "--", "/bin/sh", "-c", script, cmd.Path}, cmd.Args[1:]...)...)
 	w.Env, w.Stdin, w.Stdout, w.Stderr, w.SysProcAttr, w.WaitDelay = cmd.Env, cmd.Stdin, cmd.Stdout, cmd.Stderr, cmd.SysProcAttr, cmd.WaitDelay
 	w.ExtraFiles = []*os.File{p[0][0], p[1][1], p[2][1]}
-	return &Sandboxed{Cmd: w, runner: r, args: args, argsR: p[0][0], argsW: p[0][1], startedR: p[1][0], startedW: p[1][1], statusR: p[2][0], statusW: p[2][1]}, nil
+	s := &Sandboxed{Cmd: w, runner: r, args: args, argsR: p[0][0], argsW: p[0][1], startedR: p[1][0], startedW: p[1][1], statusR: p[2][0], statusW: p[2][1]}
+	if n == 4 {
+		w.ExtraFiles = append(w.ExtraFiles, p[3][0])
+		s.goR, s.goW, s.relay = p[3][0], p[3][1], newRelay(spec.Network.Relay)
+	}
+	return s, nil
 }
 
 // pipes makes n pipes, each as {read, write}; none when one fails.
@@ -170,6 +182,7 @@ func (r *Runner) args(cmd *exec.Cmd, spec Spec) ([]string, error) {
 			a = append(a, "--ro-bind", p, p)
 		}
 	}
+	a = append(a, spec.Network.netArgs()...)
 	a = append(a, "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", "/var/tmp", "--tmpfs", "/run")
 	binds, err := spec.binds()
 	if err != nil {
@@ -292,6 +305,11 @@ type Sandboxed struct {
 	init           chan int  // a pidfd on the sandbox's pid 1, or -1
 	runner         *Runner
 	startedProcess bool
+	// the relays (nil: none), and the pipe that lets the command start
+	// once they are made
+	relay    *relay
+	goR, goW *os.File
+	relayErr error
 }
 
 // Start starts bwrap; the command inside starts once the sandbox is made.
@@ -303,11 +321,15 @@ func (s *Sandboxed) Start() error {
 		s.startedW.Close()
 		s.statusR.Close()
 		s.statusW.Close()
+		s.closeGate()
 		return err
 	}
 	s.argsR.Close()
 	s.startedW.Close()
 	s.statusW.Close()
+	if s.goR != nil {
+		s.goR.Close()
+	}
 	args := s.args
 	go func() {
 		// NUL-separated, as --args takes them; written after the start
@@ -321,24 +343,64 @@ func (s *Sandboxed) Start() error {
 		s.argsW.Close()
 	}()
 	s.started = make(chan bool, 1)
+	s.init = make(chan int, 1)
+	var pid1 chan int // a pidfd of the relays' own, or -1
+	if s.relay != nil {
+		pid1 = make(chan int, 1)
+	}
+	go func() { s.init <- initPidfd(s.statusR, pid1) }()
 	go func() {
 		var b [1]byte
 		n, _ := io.ReadFull(s.startedR, b[:])
 		s.startedR.Close()
+		if n == 1 && s.relay != nil {
+			s.openRelays(<-pid1)
+		}
 		s.started <- n == 1
 	}()
-	s.init = make(chan int, 1)
-	go func() { s.init <- initPidfd(s.statusR) }()
 	return nil
+}
+
+// openRelays makes the relays inside the sandbox's network namespace,
+// then lets the command start; on failure it never does, and Wait says
+// the sandbox could not be made.
+func (s *Sandboxed) openRelays(pidfd int) {
+	if pidfd < 0 {
+		s.relayErr = errors.New("sandbox: no pid 1 to relay into")
+	} else {
+		s.relayErr = s.relay.listen(pidfd)
+		unix.Close(pidfd)
+	}
+	if s.relayErr == nil {
+		s.goW.Write([]byte("\n"))
+	}
+	s.goW.Close()
+}
+
+// closeGate closes the relays' pipe of a sandbox that never started.
+func (s *Sandboxed) closeGate() {
+	if s.goR != nil {
+		s.goR.Close()
+		s.goW.Close()
+	}
 }
 
 // SetupError is the error of a sandbox that bwrap could not make: the
 // command inside never started, so its exit says nothing about it.
-type SetupError struct{ Exit int }
+type SetupError struct {
+	Exit int
+	// Err is what failed on swetouch's side (the relays), if that was it.
+	Err error
+}
 
 func (e *SetupError) Error() string {
+	if e.Err != nil {
+		return fmt.Sprintf("sandbox: %v, so the command never started", e.Err)
+	}
 	return fmt.Sprintf("sandbox: bwrap failed before the command started (exit %d)", e.Exit)
 }
+
+func (e *SetupError) Unwrap() error { return e.Err }
 
 // Wait waits for the sandbox to end. When bwrap failed before starting
 // the command it returns a *SetupError; otherwise what exec.Cmd.Wait
@@ -354,6 +416,13 @@ func (s *Sandboxed) Wait() error {
 		waitExit(fd)
 	}
 	s.startedProcess = <-s.started
+	if s.relay != nil {
+		s.relay.close()
+	}
+	if s.relayErr != nil {
+		s.startedProcess = false
+		return &SetupError{Exit: s.Cmd.ProcessState.ExitCode(), Err: s.relayErr}
+	}
 	if !s.startedProcess {
 		s.runner.forget() // the next Check asks bwrap again
 		return &SetupError{Exit: s.Cmd.ProcessState.ExitCode()}
@@ -434,7 +503,9 @@ func Install(exe string) []string {
 // initPidfd reads bwrap's status lines for the sandbox's pid 1 and opens a
 // pidfd on it while it still runs (the command inside keeps it alive), so
 // the pid cannot have been reused; -1 when there is none to wait for.
-func initPidfd(status *os.File) int {
+// found (when not nil) gets a duplicate of it as soon as it is open (or
+// -1), for the relays, which need it before the command starts.
+func initPidfd(status *os.File, found chan<- int) int {
 	defer status.Close()
 	fd := -1
 	sc := bufio.NewScanner(status)
@@ -445,8 +516,18 @@ func initPidfd(status *os.File) int {
 		if fd < 0 && json.Unmarshal(sc.Bytes(), &m) == nil && m.ChildPID > 0 {
 			if pfd, err := unix.PidfdOpen(m.ChildPID, 0); err == nil {
 				fd = pfd
+				if found != nil {
+					dup, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0)
+					if err != nil {
+						dup = -1
+					}
+					found <- dup
+				}
 			}
 		}
+	}
+	if fd < 0 && found != nil {
+		found <- -1
 	}
 	return fd
 }

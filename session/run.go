@@ -60,6 +60,11 @@ type RunConfig struct {
 	// unsandboxed, and result.json says so); both get its Env and see its
 	// Visible.
 	Sandbox sandbox.Setup
+	// ModelURL is the agent's model endpoint: in a sandbox, the one
+	// address its network reaches, relayed from the host's loopback (""
+	// reaches nothing). HostNetwork gives it the host's network instead.
+	ModelURL    string
+	HostNetwork bool
 	// Visible are host paths the sandboxed agent needs to read (its plan,
 	// its install); Scratch are folders of its own it may write (its
 	// configuration, a home). Hidden must stay out of its sight besides
@@ -106,6 +111,11 @@ func Run(ctx context.Context, cfg RunConfig) (*result.Run, error) {
 			return nil, err
 		}
 		res.Sandbox = sandbox.Bwrap
+		n, err := agentNetwork(cfg)
+		if err != nil {
+			return nil, err
+		}
+		res.Network = n.Label()
 	}
 	if res.AgentName == "" && len(cfg.Agent) > 0 {
 		res.AgentName = filepath.Base(cfg.Agent[0])
@@ -383,6 +393,11 @@ func agentProcess(cfg RunConfig, cmd *exec.Cmd, host *Host, ws string) (agentPro
 	}
 	spec.ReadOnly = append(spec.ReadOnly, sandbox.Tools(cmd.Env, nil)...)
 	spec.Home = envlist.Value(cmd.Env, "HOME")
+	net, err := agentNetwork(cfg)
+	if err != nil {
+		return agentProc{}, err
+	}
+	spec.Network = net
 	// the host's TMPDIR is not there; the sandbox's /tmp is its own
 	cmd.Env = append(append(cmd.Env, cfg.Sandbox.Env...), "TMPDIR=/tmp")
 	sb, err := cfg.Sandbox.Runner.Command(cmd, spec)
@@ -390,6 +405,15 @@ func agentProcess(cfg RunConfig, cmd *exec.Cmd, host *Host, ws string) (agentPro
 		return agentProc{}, err
 	}
 	return agentProc{sb, sb.Cmd}, nil
+}
+
+// agentNetwork is what the sandboxed agent reaches of the network: its
+// model endpoint alone, or the host's network when the run asks for it.
+func agentNetwork(cfg RunConfig) (sandbox.Network, error) {
+	if cfg.HostNetwork {
+		return sandbox.Network{Host: true}, nil
+	}
+	return sandbox.ModelNetwork(cfg.ModelURL)
 }
 
 // observe copies the agent's output through and hands each line to fn.

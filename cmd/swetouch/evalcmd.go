@@ -35,6 +35,7 @@ func evalCmd() *cobra.Command {
 	var scheduleSteps, after int
 	var runs, concurrency int
 	var noSandbox bool
+	var network string
 	c := &cobra.Command{
 		Use:   "eval --tasks DIR [--records FILE] --agent NAME... [--conditions vanilla,counter-edit] [--runs N] [--concurrency C] --out DIR",
 		Short: "Paired trials: every task under every condition with every agent, N runs; resumable",
@@ -184,6 +185,17 @@ func evalCmd() *cobra.Command {
 			if cfg.Sandbox, err = sandboxFlag(noSandbox); err != nil {
 				return err
 			}
+			cfg.ModelURL = modelURL
+			if cfg.Sandbox.Runner != nil {
+				preset := false
+				for _, n := range agentNames {
+					_, _, err := agents.PresetFor(n)
+					preset = preset || !errors.Is(err, agents.ErrNoPreset)
+				}
+				if cfg.HostNetwork, err = hostNetwork(network, modelURL, preset && upstream.url == ""); err != nil {
+					return err
+				}
+			}
 			if records != "" {
 				abs, _ := filepath.Abs(records)
 				cfg.Hidden = append(cfg.Hidden, abs)
@@ -212,7 +224,8 @@ func evalCmd() *cobra.Command {
 	c.Flags().IntVar(&concurrency, "concurrency", 2, "trials at a time")
 	c.Flags().StringVar(&out, "out", "", "the results folder")
 	c.Flags().StringVar(&plans, "plans", "", "the scripted agent's plans (default: the tasks folder's sibling agents/)")
-	c.Flags().StringVar(&modelURL, "model-url", "", "the model endpoint for real agents")
+	c.Flags().StringVar(&modelURL, "model-url", "", "the model endpoint for real agents: the one address their sandboxes reach")
+	networkFlag(c, &network)
 	c.Flags().StringVar(&modelName, "model", "", "the model name for real agents")
 	c.Flags().StringVar(&mcpFile, "mcp", "", `MCP servers for every real agent, each behind the relay: {"mcpServers": {NAME: {"command", "args", "env"}}}`)
 	c.Flags().StringArrayVar(&agentArgs, "agent-arg", nil, "an extra flag for every real agent's command line (repeat)")

@@ -28,6 +28,7 @@ import (
 func runCmd() *cobra.Command {
 	var taskDir, records, instance, condition, match, out, agent, agentName, modelURL, modelName string
 	var keep, noSandbox bool
+	var network string
 	var mcpFile, schedule, userURL, userModel, personas string
 	var roles roleFlags
 	var upstream upstreamFlags
@@ -129,6 +130,12 @@ func runCmd() *cobra.Command {
 			if cfg.Sandbox, err = sandboxFlag(noSandbox); err != nil {
 				return err
 			}
+			cfg.ModelURL = modelURL
+			if cfg.Sandbox.Runner != nil {
+				if cfg.HostNetwork, err = hostNetwork(network, modelURL, preset != nil); err != nil {
+					return err
+				}
+			}
 			m, err := personasModel(personas)
 			if err != nil {
 				return err
@@ -186,7 +193,8 @@ func runCmd() *cobra.Command {
 	c.Flags().StringVar(&mcpFile, "mcp", "", `MCP servers for the --agent preset, each behind the relay: {"mcpServers": {NAME: {"command", "args", "env"}}}, "{workspace}" in args`)
 	c.Flags().StringArrayVar(&agentArgs, "agent-arg", nil, "an extra flag for the --agent preset's command line (repeat)")
 	c.Flags().StringVar(&agentName, "agent-name", "", "the agent's name in result.json, which score groups by (default: --agent)")
-	c.Flags().StringVar(&modelURL, "model-url", "", "the model endpoint the agent talks to (e.g. swetouch model serve)")
+	c.Flags().StringVar(&modelURL, "model-url", "", "the model endpoint the agent talks to (e.g. swetouch model serve): the one address its sandbox reaches")
+	networkFlag(c, &network)
 	c.Flags().StringVar(&modelName, "model", "", "the model name the agent asks for")
 	c.MarkFlagRequired("task")
 	c.MarkFlagRequired("out")

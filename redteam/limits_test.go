@@ -1,0 +1,193 @@
+package redteam
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/swetouch/swetouch/result"
+)
+
+// trialTask copies the example task as a task of another name (its
+// records renamed with it) into tasks, and returns its folder.
+func trialTask(t *testing.T, f fixture, tasks, name string) string {
+	t.Helper()
+	dir := filepath.Join(tasks, name)
+	if out, err := exec.Command("cp", "-r", f.task, dir).CombinedOutput(); err != nil {
+		t.Fatalf("cp: %v %s", err, out)
+	}
+	for _, file := range []string{"task.toml", "records.jsonl"} {
+		p := filepath.Join(dir, file)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(p, []byte(strings.ReplaceAll(string(b), "py-discount", name)), 0o644)
+	}
+	return dir
+}
+
+// plan writes a scripted agent's plan of shell steps for task name.
+func plan(t *testing.T, dir, name string, steps ...string) {
+	t.Helper()
+	var p struct {
+		Task  string              `json:"task"`
+		Steps []map[string]string `json:"steps"`
+	}
+	p.Task = name
+	for _, s := range steps {
+		p.Steps = append(p.Steps, map[string]string{"run": s})
+	}
+	b, _ := json.Marshal(p)
+	if err := os.WriteFile(filepath.Join(dir, name+".json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// window reads "NAME START END" (seconds since the epoch) from a log.
+func window(log, name string) (float64, float64, bool) {
+	sc := bufio.NewScanner(strings.NewReader(log))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) == 3 && f[0] == name {
+			a, err1 := strconv.ParseFloat(f[1], 64)
+			b, err2 := strconv.ParseFloat(f[2], 64)
+			return a, b, err1 == nil && err2 == nil
+		}
+	}
+	return 0, 0, false
+}
+
+// TestTrialsApart: two trials run at once through eval. Trial B's code
+// listens on a loopback TCP port and on an abstract unix socket (whose
+// name carries the port, as a leak to a sibling would), serving B's
+// hidden tests; trial A's agent looks for them in /proc/net/unix and
+// connects to both while B listens. With a network namespace per trial,
+// A finds neither. (Without one, A read B's tests over both: seen by
+// running this test with the sandbox's --unshare-net removed.)
+func TestTrialsApart(t *testing.T) {
+	f := newFixture(t)
+	tasks, plans := filepath.Join(filepath.Dir(f.out), "trials"), filepath.Join(filepath.Dir(f.out), "plans")
+	os.MkdirAll(tasks, 0o755)
+	os.MkdirAll(plans, 0o755)
+	trialTask(t, f, tasks, "py-a")
+	trialTask(t, f, tasks, "py-b")
+	tag := fmt.Sprintf("swetouch-rt-%d-", os.Getpid())
+	// B serves for 8 s; A looks for 8 s: both print the window they
+	// were at it, so the test knows they overlapped
+	plan(t, plans, "py-b", `python3 - <<'EOF'
+import socket, time
+start = time.time()
+secret = b"SECRET-OF-B test_out_of_range\n"
+tcp = socket.socket(); tcp.bind(("127.0.0.1", 0)); tcp.listen(8)
+port = tcp.getsockname()[1]
+ab = socket.socket(socket.AF_UNIX); ab.bind("\0`+tag+`%d" % port); ab.listen(8)
+for s in (tcp, ab): s.settimeout(0.05)
+while time.time() - start < 8:
+    for s in (tcp, ab):
+        try:
+            c, _ = s.accept(); c.sendall(secret); c.close()
+        except OSError:
+            pass
+print("B", start, time.time())
+EOF`)
+	plan(t, plans, "py-a", `python3 - <<'EOF'
+import socket, time
+start, got = time.time(), []
+while time.time() - start < 8 and not got:
+    for line in open("/proc/net/unix"):
+        name = line.split()[-1]
+        if name.startswith("@`+tag+`"):
+            port = int(name.rsplit("-", 1)[1])
+            for fam, addr in ((socket.AF_UNIX, "\0" + name[1:]), (socket.AF_INET, ("127.0.0.1", port))):
+                try:
+                    s = socket.socket(fam); s.connect(addr); got.append(s.recv(100).decode().strip())
+                except OSError as e:
+                    print("A could not connect:", e)
+    time.sleep(0.05)
+print("A", start, time.time())
+print("A got:", got)
+EOF`)
+	cmd := exec.Command(filepath.Join(bin, "swetouch"), "eval", "--tasks", tasks, "--agent", "naive", "--conditions", "vanilla",
+		"--plans", plans, "--out", f.out, "--concurrency", "2")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("eval: %v\n%s", err, out)
+	}
+	logs := map[string]string{}
+	for _, name := range []string{"py-a", "py-b"} {
+		trial := filepath.Join(f.out, "naive", "vanilla", name, "run-0")
+		b, err := os.ReadFile(filepath.Join(trial, "agent.log"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		logs[name] = string(b)
+		var res result.Run
+		rb, _ := os.ReadFile(filepath.Join(trial, result.File))
+		if err := json.Unmarshal(rb, &res); err != nil || res.Sandbox != "bwrap" || res.Network != "none" {
+			t.Errorf("%s: sandbox %q network %q (%v), want bwrap and none", name, res.Sandbox, res.Network, err)
+		}
+	}
+	aStart, aEnd, okA := window(logs["py-a"], "A")
+	bStart, bEnd, okB := window(logs["py-b"], "B")
+	if !okA || !okB {
+		t.Fatalf("the trials did not report their windows:\nA: %s\nB: %s", logs["py-a"], logs["py-b"])
+	}
+	if aStart >= bEnd || bStart >= aEnd {
+		t.Fatalf("the trials did not overlap (A %.2f-%.2f, B %.2f-%.2f): the test proves nothing", aStart, aEnd, bStart, bEnd)
+	}
+	if strings.Contains(logs["py-a"], "SECRET-OF-B") || !strings.Contains(logs["py-a"], "A got: []") {
+		t.Errorf("trial A reached trial B:\n%s", logs["py-a"])
+	}
+}
+
+// TestModelRelayedOnly: an agent reaches its model at the address it was
+// given (--model-url), and through it resolves the task; another port of
+// the host's loopback, where an answer waits too, it cannot reach.
+func TestModelRelayedOnly(t *testing.T) {
+	f := newFixture(t)
+	serve := func(body string) string {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, body) })}
+		go srv.Serve(ln)
+		t.Cleanup(func() { srv.Close() })
+		return "http://" + ln.Addr().String()
+	}
+	modelURL := serve(fix)
+	other := serve("HOST-SECRET")
+	agent := filepath.Join(t.TempDir(), "agent.py")
+	os.WriteFile(agent, []byte(`import os, sys, urllib.request
+try:
+    print("other:", urllib.request.urlopen(sys.argv[2], timeout=5).read().decode())
+except Exception as e:
+    print("other: unreachable", e)
+code = urllib.request.urlopen(sys.argv[1], timeout=30).read().decode()
+exec(code)
+`), 0o644)
+	cmd := exec.Command(filepath.Join(bin, "swetouch"), "run", "--task", f.task, "--condition", "vanilla", "--out", f.out, "--model-url", modelURL,
+		"--", "python3", agent, modelURL, other)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("swetouch run: %v\n%s", err, out)
+	}
+	var res result.Run
+	b, _ := os.ReadFile(filepath.Join(f.out, result.File))
+	json.Unmarshal(b, &res)
+	if resolved(res) != "true" || res.Network != "relayed" {
+		t.Errorf("resolved %s, network %q; want true through the relayed model\n%s", resolved(res), res.Network, out)
+	}
+	if strings.Contains(string(out), "HOST-SECRET") || !strings.Contains(string(out), "other: unreachable") {
+		t.Errorf("the agent reached a host port that is not its model's:\n%s", out)
+	}
+}
