@@ -20,6 +20,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 
@@ -302,7 +303,9 @@ type Sandboxed struct {
 	statusR        *os.File
 	statusW        *os.File
 	started        chan bool // whether the shell inside said the sandbox is made
-	init           chan int  // a pidfd on the sandbox's pid 1, or -1
+	pid            *pid1
+	waited         chan struct{} // closed once bwrap has exited
+	stuck          atomic.Bool   // pid 1 did not pass on the command's exit
 	runner         *Runner
 	startedProcess bool
 	// the relays (nil: none), and the pipe that lets the command start
@@ -343,18 +346,17 @@ func (s *Sandboxed) Start() error {
 		s.argsW.Close()
 	}()
 	s.started = make(chan bool, 1)
-	s.init = make(chan int, 1)
-	var pid1 chan int // a pidfd of the relays' own, or -1
-	if s.relay != nil {
-		pid1 = make(chan int, 1)
-	}
-	go func() { s.init <- initPidfd(s.statusR, pid1) }()
+	s.pid, s.waited = newPid1(), make(chan struct{})
+	go initPidfd(s.statusR, s.pid.set)
 	go func() {
 		var b [1]byte
 		n, _ := io.ReadFull(s.startedR, b[:])
 		s.startedR.Close()
 		if n == 1 && s.relay != nil {
-			s.openRelays(<-pid1)
+			s.openRelays(s.pid.dup())
+		}
+		if n == 1 {
+			s.watch(s.waited)
 		}
 		s.started <- n == 1
 	}()
@@ -404,18 +406,21 @@ func (e *SetupError) Unwrap() error { return e.Err }
 
 // Wait waits for the sandbox to end. When bwrap failed before starting
 // the command it returns a *SetupError; otherwise what exec.Cmd.Wait
-// returns for the command's own exit. The whole process tree inside has
-// ended by then: when the command exits, the sandbox's pid 1 does, and
+// returns for the command's own exit (ErrPid1Stuck when the sandbox's
+// pid 1 did not pass it on). The whole process tree inside has ended by
+// then: when the command exits, the host kills the sandbox's pid 1, and
 // the kernel kills every process left in its namespace.
 func (s *Sandboxed) Wait() error {
 	err := s.Cmd.Wait()
-	// bwrap exits once its pid 1 has passed on the command's exit, which
-	// may be before that pid 1 has finished killing what is left: wait
-	// for it to be gone too
-	if fd := <-s.init; fd >= 0 {
-		waitExit(fd)
-	}
+	close(s.waited)
+	// bwrap exits once its pid 1 has passed on the command's exit; what
+	// is left inside goes with pid 1, killed from here whatever state it
+	// is in, and is gone before Wait returns
+	s.pid.end()
 	s.startedProcess = <-s.started
+	if s.stuck.Load() && s.startedProcess {
+		err = ErrPid1Stuck
+	}
 	if s.relay != nil {
 		s.relay.close()
 	}
@@ -503,9 +508,9 @@ func Install(exe string) []string {
 // initPidfd reads bwrap's status lines for the sandbox's pid 1 and opens a
 // pidfd on it while it still runs (the command inside keeps it alive), so
 // the pid cannot have been reused; -1 when there is none to wait for.
-// found (when not nil) gets a duplicate of it as soon as it is open (or
-// -1), for the relays, which need it before the command starts.
-func initPidfd(status *os.File, found chan<- int) int {
+// found gets the pid and the pidfd as soon as it is open, or (0, -1)
+// once the status has ended without one; it is called once.
+func initPidfd(status *os.File, found func(pid, fd int)) {
 	defer status.Close()
 	fd := -1
 	sc := bufio.NewScanner(status)
@@ -516,20 +521,13 @@ func initPidfd(status *os.File, found chan<- int) int {
 		if fd < 0 && json.Unmarshal(sc.Bytes(), &m) == nil && m.ChildPID > 0 {
 			if pfd, err := unix.PidfdOpen(m.ChildPID, 0); err == nil {
 				fd = pfd
-				if found != nil {
-					dup, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0)
-					if err != nil {
-						dup = -1
-					}
-					found <- dup
-				}
+				found(m.ChildPID, fd)
 			}
 		}
 	}
-	if fd < 0 && found != nil {
-		found <- -1
+	if fd < 0 {
+		found(0, -1)
 	}
-	return fd
 }
 
 // waitExit waits until the process of pidfd fd has exited, and closes fd.
