@@ -77,6 +77,9 @@ type Config struct {
 	// reaches, unless HostNetwork gives it the host's.
 	ModelURL    string
 	HostNetwork bool
+	// AgentTimeout is each trial's limit on its agent, as
+	// session.RunConfig's (0: the task's, else an hour).
+	AgentTimeout time.Duration
 	// Hidden are host paths no agent may see besides the tasks and Out
 	// (a shared records file).
 	Hidden   []string
@@ -282,7 +285,7 @@ func runTrial(ctx context.Context, cfg Config, a Agent, c policy.Condition, t *t
 		return nil, err
 	}
 	rc := session.RunConfig{Task: t, Condition: c, Schedule: sched, UserModel: cfg.UserModel, Out: dir, Agent: args, Env: env, AgentName: a.Name, Shim: cfg.Shim, Observe: a.Observe, Own: a.Own, Unreached: a.Unreached, ModelUsage: usage,
-		Sandbox: cfg.Sandbox, Scratch: []string{scratch}, Hidden: hidden(cfg), ModelURL: modelURL, HostNetwork: cfg.HostNetwork}
+		Sandbox: cfg.Sandbox, Scratch: []string{scratch}, Hidden: hidden(cfg), ModelURL: modelURL, HostNetwork: cfg.HostNetwork, AgentTimeout: cfg.AgentTimeout}
 	if a.Visible != nil {
 		rc.Visible = a.Visible(t)
 	}

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/swetouch/swetouch/result"
 )
@@ -189,5 +190,99 @@ exec(code)
 	}
 	if strings.Contains(string(out), "HOST-SECRET") || !strings.Contains(string(out), "other: unreachable") {
 		t.Errorf("the agent reached a host port that is not its model's:\n%s", out)
+	}
+}
+
+// stopPid1 is a python3 program that ptrace-stops the sandbox's pid 1
+// from a child, which then becomes the worker command in argv[1:], and
+// returns once pid 1 has stopped.
+const stopPid1 = `import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+r, w = os.pipe()
+if os.fork() == 0:
+    os.setsid()
+    if libc.ptrace(16, 1, 0, 0) == 0:  # PTRACE_ATTACH
+        os.waitpid(1, 0x40000000)  # __WALL
+        os.write(w, b"stopped")
+    os.close(w)
+    os.execvp(sys.argv[1], sys.argv[1:])
+os.close(w)
+print("pid 1:", os.read(r, 10).decode() or "not stopped", flush=True)
+`
+
+// TestAgentTimeout: an agent that fixes the task, stops the sandbox's
+// pid 1 with a child left working, and then hangs, is killed whole at
+// --agent-timeout; the verifier runs on what the workspace holds (true
+// here), result.json says it timed out, and nothing of it survives.
+func TestAgentTimeout(t *testing.T) {
+	f := newFixture(t)
+	worker, hang := fmt.Sprintf("sleep 1000.%d", os.Getpid()), fmt.Sprintf("sleep 1001.%d", os.Getpid())
+	prog := filepath.Join(t.TempDir(), "stop.py")
+	os.WriteFile(prog, []byte(stopPid1), 0o644)
+	script := `python3 -c '` + fix + `'
+python3 "$1" ` + worker + `
+exec ` + hang
+	start := time.Now()
+	cmd := exec.Command(filepath.Join(bin, "swetouch"), "run", "--task", f.task, "--condition", "vanilla", "--out", f.out, "--agent-timeout", "3s", "--", "bash", "-c", script, "bash", prog)
+	out, err := cmd.CombinedOutput()
+	took := time.Since(start)
+	if err != nil {
+		t.Fatalf("swetouch run: %v\n%s", err, out)
+	}
+	var res result.Run
+	b, _ := os.ReadFile(filepath.Join(f.out, result.File))
+	json.Unmarshal(b, &res)
+	log, _ := os.ReadFile(filepath.Join(f.out, "agent.log"))
+	if !strings.Contains(string(log), "pid 1: stopped") {
+		t.Fatalf("the attack did not stop pid 1:\n%s", log)
+	}
+	if !res.AgentTimedOut || res.AgentTimeout != 3 || resolved(res) != "true" {
+		t.Errorf("timed out %v (limit %v s), resolved %s; want a timeout at 3 s and the workspace's verdict, true\n%s", res.AgentTimedOut, res.AgentTimeout, resolved(res), out)
+	}
+	if took > 30*time.Second {
+		t.Errorf("the run took %s with a 3 s agent timeout", took)
+	}
+	for _, p := range []string{worker, hang} {
+		if w := processWith(p); w != "" {
+			t.Errorf("%q outlived the run: %s", p, w)
+		}
+	}
+}
+
+// TestStoppedPid1KeepsNoWorker: the agent stops the sandbox's pid 1,
+// leaves a worker rewriting the code, and exits. Pid 1 cannot pass the
+// exit on; before, bwrap waited for ever while the worker went on. The
+// host ends the sandbox within seconds (not at the hour's timeout), the
+// verdict is the tests' (false: the worker broke the code), and the
+// worker is gone.
+func TestStoppedPid1KeepsNoWorker(t *testing.T) {
+	f := newFixture(t)
+	tag := fmt.Sprintf("worker-%d", os.Getpid())
+	prog := filepath.Join(t.TempDir(), "stop.py")
+	os.WriteFile(prog, []byte(stopPid1), 0o644)
+	script := `python3 "$1" bash -c 'while :; do echo "` + tag + `(" >> pricing.py; sleep 0.05; done' ` + tag + `
+exit 0`
+	start := time.Now()
+	cmd := exec.Command(filepath.Join(bin, "swetouch"), "run", "--task", f.task, "--condition", "vanilla", "--out", f.out, "--", "bash", "-c", script, "bash", prog)
+	out, err := cmd.CombinedOutput()
+	took := time.Since(start)
+	if err != nil {
+		t.Fatalf("swetouch run: %v\n%s", err, out)
+	}
+	var res result.Run
+	b, _ := os.ReadFile(filepath.Join(f.out, result.File))
+	json.Unmarshal(b, &res)
+	log, _ := os.ReadFile(filepath.Join(f.out, "agent.log"))
+	if !strings.Contains(string(log), "pid 1: stopped") {
+		t.Fatalf("the attack did not stop pid 1:\n%s", log)
+	}
+	if resolved(res) != "false" || res.AgentTimedOut {
+		t.Errorf("resolved %s, timed out %v; want false, not timed out\n%s", resolved(res), res.AgentTimedOut, out)
+	}
+	if took > 60*time.Second {
+		t.Errorf("the run took %s after its agent exited", took)
+	}
+	if w := processWith(tag); w != "" {
+		t.Errorf("the worker outlived the run: %s", w)
 	}
 }

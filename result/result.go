@@ -24,12 +24,17 @@ type Run struct {
 	Match     string `json:"match,omitempty"`
 	// Schedule is the user's schedule when it is not the record's own
 	// triggers: "fraction S" (S the reference run's steps) or "after N".
-	Schedule      string          `json:"schedule,omitempty"`
-	Agent         []string        `json:"agent"`
-	AgentName     string          `json:"agent_name"`
-	Resolved      *bool           `json:"resolved"`
-	Reason        string          `json:"reason,omitempty"`
-	AgentExit     int             `json:"agent_exit"`
+	Schedule  string   `json:"schedule,omitempty"`
+	Agent     []string `json:"agent"`
+	AgentName string   `json:"agent_name"`
+	Resolved  *bool    `json:"resolved"`
+	Reason    string   `json:"reason,omitempty"`
+	AgentExit int      `json:"agent_exit"`
+	// AgentTimedOut: the agent ran past its timeout (AgentTimeout
+	// seconds) and its sandbox was killed; the verdict is the tests' on
+	// what the workspace held then.
+	AgentTimedOut bool            `json:"agent_timed_out,omitempty"`
+	AgentTimeout  float64         `json:"agent_timeout_sec,omitempty"`
 	Steps         int             `json:"steps"`
 	Interventions []event.Attempt `json:"interventions"`
 	Applied       int             `json:"interventions_applied"`

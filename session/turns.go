@@ -142,6 +142,7 @@ type agentTurn struct {
 	err         error // what its wait returned
 	exit        int
 	interrupted bool
+	timedOut    bool // killed at the agent's timeout
 	reader      *turnReader
 }
 
@@ -213,8 +214,18 @@ func runAgent(ctx context.Context, cfg RunConfig, host *Host, ws string, alog *a
 	select {
 	case t.err = <-waited:
 	case <-ctx.Done():
-		t.interrupted = true
-		syscall.Kill(-proc.cmd.Process.Pid, syscall.SIGTERM)
+		if errors.Is(context.Cause(ctx), errAgentTimeout) {
+			// all of it, at once: nothing it left may go on writing
+			// the workspace the verifier is about to copy
+			t.timedOut = true
+			if sb, ok := proc.process.(*sandbox.Sandboxed); ok {
+				sb.Kill()
+			}
+			syscall.Kill(-proc.cmd.Process.Pid, syscall.SIGKILL)
+		} else {
+			t.interrupted = true
+			syscall.Kill(-proc.cmd.Process.Pid, syscall.SIGTERM)
+		}
 		t.err = <-waited
 	}
 	if observed != nil {

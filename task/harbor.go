@@ -25,6 +25,10 @@ type Task struct {
 	// Solution is the reference solution script, "" if none.
 	Solution string
 	Timeout  time.Duration
+	// AgentTimeout is how long the agent may run (Harbor's
+	// agent.timeout_sec, task.json's agent_timeout_sec); 0: the task
+	// does not say.
+	AgentTimeout time.Duration
 }
 
 // Load reads a task from a Harbor task directory (instruction.md,
@@ -65,6 +69,13 @@ func loadHarbor(dir string) (*Task, error) {
 			}
 			t.Timeout = time.Duration(secs * float64(time.Second))
 		}
+		if v, ok := kv["agent.timeout_sec"]; ok {
+			secs, err := strconv.ParseFloat(v, 64)
+			if err != nil || secs < 0 {
+				return nil, fmt.Errorf("%s: field agent.timeout_sec: want seconds, got %q", filepath.Join(dir, "task.toml"), v)
+			}
+			t.AgentTimeout = time.Duration(secs * float64(time.Second))
+		}
 		if v, ok := kv["metadata.name"]; ok {
 			t.Name = v
 		}
@@ -102,6 +113,7 @@ func loadFile(path string) (*Task, error) {
 		Tests       string  `json:"tests"`
 		Solution    string  `json:"solution"`
 		TimeoutSec  float64 `json:"timeout_sec"`
+		AgentSec    float64 `json:"agent_timeout_sec"`
 	}
 	dec := json.NewDecoder(strings.NewReader(string(b)))
 	dec.DisallowUnknownFields()
@@ -118,6 +130,9 @@ func loadFile(path string) (*Task, error) {
 	t := &Task{Name: f.Name, Dir: dir, Instruction: f.Instruction, Repo: rel(f.Repo), Tests: rel(f.Tests), Solution: rel(f.Solution), Timeout: 10 * time.Minute}
 	if f.TimeoutSec > 0 {
 		t.Timeout = time.Duration(f.TimeoutSec * float64(time.Second))
+	}
+	if f.AgentSec > 0 {
+		t.AgentTimeout = time.Duration(f.AgentSec * float64(time.Second))
 	}
 	switch {
 	case t.Name == "":

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -36,6 +37,7 @@ func evalCmd() *cobra.Command {
 	var runs, concurrency int
 	var noSandbox bool
 	var network string
+	var agentTimeout time.Duration
 	c := &cobra.Command{
 		Use:   "eval --tasks DIR [--records FILE] --agent NAME... [--conditions vanilla,counter-edit] [--runs N] [--concurrency C] --out DIR",
 		Short: "Paired trials: every task under every condition with every agent, N runs; resumable",
@@ -185,7 +187,7 @@ func evalCmd() *cobra.Command {
 			if cfg.Sandbox, err = sandboxFlag(noSandbox); err != nil {
 				return err
 			}
-			cfg.ModelURL = modelURL
+			cfg.ModelURL, cfg.AgentTimeout = modelURL, agentTimeout
 			if cfg.Sandbox.Runner != nil {
 				preset := false
 				for _, n := range agentNames {
@@ -226,6 +228,7 @@ func evalCmd() *cobra.Command {
 	c.Flags().StringVar(&plans, "plans", "", "the scripted agent's plans (default: the tasks folder's sibling agents/)")
 	c.Flags().StringVar(&modelURL, "model-url", "", "the model endpoint for real agents: the one address their sandboxes reach")
 	networkFlag(c, &network)
+	agentTimeoutFlag(c, &agentTimeout)
 	c.Flags().StringVar(&modelName, "model", "", "the model name for real agents")
 	c.Flags().StringVar(&mcpFile, "mcp", "", `MCP servers for every real agent, each behind the relay: {"mcpServers": {NAME: {"command", "args", "env"}}}`)
 	c.Flags().StringArrayVar(&agentArgs, "agent-arg", nil, "an extra flag for every real agent's command line (repeat)")

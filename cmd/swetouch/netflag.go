@@ -1,10 +1,17 @@
 package main
 
 import (
+	"time"
+
 	"github.com/spf13/cobra"
 
 	"github.com/swetouch/swetouch/sandbox"
 )
+
+// agentTimeoutFlag adds --agent-timeout.
+func agentTimeoutFlag(c *cobra.Command, v *time.Duration) {
+	c.Flags().DurationVar(v, "agent-timeout", 0, "how long the agent may run (e.g. 30m) before its sandbox is killed whole and the tests run on what the workspace holds (default: the task's agent.timeout_sec, else 1h; negative: none)")
+}
 
 // networkFlag adds --network: what a sandboxed agent reaches.
 func networkFlag(c *cobra.Command, v *string) {

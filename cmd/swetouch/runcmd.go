@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -29,6 +30,7 @@ func runCmd() *cobra.Command {
 	var taskDir, records, instance, condition, match, out, agent, agentName, modelURL, modelName string
 	var keep, noSandbox bool
 	var network string
+	var agentTimeout time.Duration
 	var mcpFile, schedule, userURL, userModel, personas string
 	var roles roleFlags
 	var upstream upstreamFlags
@@ -130,7 +132,7 @@ func runCmd() *cobra.Command {
 			if cfg.Sandbox, err = sandboxFlag(noSandbox); err != nil {
 				return err
 			}
-			cfg.ModelURL = modelURL
+			cfg.ModelURL, cfg.AgentTimeout = modelURL, agentTimeout
 			if cfg.Sandbox.Runner != nil {
 				if cfg.HostNetwork, err = hostNetwork(network, modelURL, preset != nil); err != nil {
 					return err
@@ -195,6 +197,7 @@ func runCmd() *cobra.Command {
 	c.Flags().StringVar(&agentName, "agent-name", "", "the agent's name in result.json, which score groups by (default: --agent)")
 	c.Flags().StringVar(&modelURL, "model-url", "", "the model endpoint the agent talks to (e.g. swetouch model serve): the one address its sandbox reaches")
 	networkFlag(c, &network)
+	agentTimeoutFlag(c, &agentTimeout)
 	c.Flags().StringVar(&modelName, "model", "", "the model name the agent asks for")
 	c.MarkFlagRequired("task")
 	c.MarkFlagRequired("out")
