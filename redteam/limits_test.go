@@ -286,3 +286,59 @@ exit 0`
 		t.Errorf("the worker outlived the run: %s", w)
 	}
 }
+
+// TestLimitsHold: an agent forks 1,000 sleepers and allocates 2 GiB, and
+// leaves the same in the code the verifier imports. Each sandbox's
+// control group stops both (here --pids-limit 256, --memory-limit 1G);
+// the run ends with a verdict, false, not null; result.json says what
+// the limits refused; no sleeper outlives the run. (Without the control
+// groups all 1,000 forks and the 2 GiB passed: seen with Limits unset.)
+func TestLimitsHold(t *testing.T) {
+	f := newFixture(t)
+	tag := fmt.Sprintf("1005.%d", os.Getpid())
+	bomb := `import os
+got = 0
+for i in range(1000):
+    try:
+        if os.fork() == 0:
+            os.execv("/bin/sleep", ["sleep", "` + tag + `"])
+        got += 1
+    except OSError:
+        break
+print("forked", got, flush=True)
+try:
+    b = b"x" * (2 << 30)
+    print("allocated", len(b), flush=True)
+except MemoryError:
+    print("no memory", flush=True)
+`
+	prog := filepath.Join(t.TempDir(), "bomb.py")
+	os.WriteFile(prog, []byte(bomb), 0o644)
+	script := `python3 "$1"; echo "agent's bomb exit $?"
+cat "$1" >> pricing.py`
+	cmd := exec.Command(filepath.Join(bin, "swetouch"), "run", "--task", f.task, "--condition", "vanilla", "--out", f.out,
+		"--pids-limit", "256", "--memory-limit", "1G", "--", "bash", "-c", script, "bash", prog)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("swetouch run: %v\n%s", err, out)
+	}
+	var res result.Run
+	b, _ := os.ReadFile(filepath.Join(f.out, result.File))
+	json.Unmarshal(b, &res)
+	var forked int
+	if i := strings.Index(string(out), "forked "); i >= 0 {
+		fmt.Sscanf(string(out[i:]), "forked %d", &forked)
+	}
+	if forked == 0 || forked >= 256 || strings.Contains(string(out), "allocated 2") {
+		t.Errorf("forked %d (limit 256), or the 2 GiB passed:\n%s", forked, out)
+	}
+	if resolved(res) != "false" {
+		t.Errorf("resolved %s, want false\n%s", resolved(res), out)
+	}
+	if l := res.Limits; l == nil || l.Pids != 256 || l.Memory != 1<<30 || l.PidsRefused == 0 || l.OOMKills == 0 {
+		t.Errorf("result.json limits %+v, want 256 pids and 1 GiB with refused forks and an OOM kill", l)
+	}
+	if p := processWith("sleep " + tag); p != "" {
+		t.Errorf("a sleeper outlived the run: %s", p)
+	}
+}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/swetouch/swetouch/audit"
 	"github.com/swetouch/swetouch/event"
+	"github.com/swetouch/swetouch/sandbox"
 	"github.com/swetouch/swetouch/user"
 )
 
@@ -54,6 +55,10 @@ type Run struct {
 	// Network is what the sandboxed agent reached of the network: "none",
 	// "relayed" (its model endpoint alone) or "host" (--network host).
 	Network string `json:"network,omitempty"`
+	// Limits are the agent's sandbox's pids and memory limits and what
+	// they refused (a conversation's turns together), or why there were
+	// none.
+	Limits *sandbox.Usage `json:"limits,omitempty"`
 	// VerifyLeftOut are the workspace's entries the verifier's copy did
 	// not hold (FIFOs, sockets, links out of the workspace), with why.
 	VerifyLeftOut []string `json:"verify_left_out,omitempty"`

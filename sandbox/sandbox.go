@@ -75,9 +75,18 @@ type Runner struct {
 	// later runs on this boot need not run bwrap to know it can ("" =
 	// swetouch's under the user's cache folder; "-" = never remembered).
 	Remember string
+	// Limits bound each sandbox, in a control group of its own (the
+	// zero value: none).
+	Limits Limits
+	// Notice is told, once, why limits could not be set here (nil: not
+	// told; each sandbox's Usage says so all the same).
+	Notice func(string)
 
-	once sync.Once
-	err  error
+	once       sync.Once
+	err        error
+	groups     atomic.Int64 // control groups made, for their names
+	sweepOnce  sync.Once
+	noticeOnce sync.Once
 }
 
 // DefaultSystem is what a process needs of the host to run: programs,
@@ -137,6 +146,7 @@ func (r *Runner) Command(cmd *exec.Cmd, spec Spec) (*Sandboxed, error) {
 		w.ExtraFiles = append(w.ExtraFiles, p[3][0])
 		s.goR, s.goW, s.relay = p[3][0], p[3][1], newRelay(spec.Network.Relay)
 	}
+	s.limit()
 	return s, nil
 }
 
@@ -313,6 +323,9 @@ type Sandboxed struct {
 	relay    *relay
 	goR, goW *os.File
 	relayErr error
+	// its control group (nil: no limits), and what they came to
+	cg    *cgroup
+	usage Usage
 }
 
 // Start starts bwrap; the command inside starts once the sandbox is made.
@@ -325,6 +338,9 @@ func (s *Sandboxed) Start() error {
 		s.statusR.Close()
 		s.statusW.Close()
 		s.closeGate()
+		if s.cg != nil {
+			s.cg.remove()
+		}
 		return err
 	}
 	s.argsR.Close()
@@ -417,6 +433,11 @@ func (s *Sandboxed) Wait() error {
 	// is left inside goes with pid 1, killed from here whatever state it
 	// is in, and is gone before Wait returns
 	s.pid.end()
+	if s.cg != nil {
+		s.cg.kill()
+		s.usage = s.cg.usage()
+		s.cg.remove()
+	}
 	s.startedProcess = <-s.started
 	if s.stuck.Load() && s.startedProcess {
 		err = ErrPid1Stuck

@@ -206,6 +206,12 @@ func Run(ctx context.Context, cfg RunConfig) (*result.Run, error) {
 	}
 	for n := 1; ; n++ {
 		turn = runAgent(actx, cfg, host, ws, alog, argv, prompt)
+		if turn.usage != nil {
+			if res.Limits == nil {
+				res.Limits = &sandbox.Usage{}
+			}
+			*res.Limits = res.Limits.Add(*turn.usage)
+		}
 		if turn.startErr != nil {
 			// nothing of the agent's ran (this turn): no verdict on it,
 			// and a result that says why

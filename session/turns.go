@@ -143,6 +143,7 @@ type agentTurn struct {
 	exit        int
 	interrupted bool
 	timedOut    bool // killed at the agent's timeout
+	usage       *sandbox.Usage
 	reader      *turnReader
 }
 
@@ -233,6 +234,10 @@ func runAgent(ctx context.Context, cfg RunConfig, host *Host, ws string, alog *a
 		<-observed
 	}
 	t.exit = proc.ExitCode()
+	if sb, ok := proc.process.(*sandbox.Sandboxed); ok && sb.Usage() != (sandbox.Usage{}) {
+		u := sb.Usage()
+		t.usage = &u
+	}
 	return t
 }
 

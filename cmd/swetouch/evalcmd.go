@@ -38,6 +38,7 @@ func evalCmd() *cobra.Command {
 	var noSandbox bool
 	var network string
 	var agentTimeout time.Duration
+	var limits limitFlags
 	c := &cobra.Command{
 		Use:   "eval --tasks DIR [--records FILE] --agent NAME... [--conditions vanilla,counter-edit] [--runs N] [--concurrency C] --out DIR",
 		Short: "Paired trials: every task under every condition with every agent, N runs; resumable",
@@ -188,6 +189,9 @@ func evalCmd() *cobra.Command {
 				return err
 			}
 			cfg.ModelURL, cfg.AgentTimeout = modelURL, agentTimeout
+			if err := limits.set(cfg.Sandbox.Runner); err != nil {
+				return err
+			}
 			if cfg.Sandbox.Runner != nil {
 				preset := false
 				for _, n := range agentNames {
@@ -229,6 +233,7 @@ func evalCmd() *cobra.Command {
 	c.Flags().StringVar(&modelURL, "model-url", "", "the model endpoint for real agents: the one address their sandboxes reach")
 	networkFlag(c, &network)
 	agentTimeoutFlag(c, &agentTimeout)
+	limits.add(c)
 	c.Flags().StringVar(&modelName, "model", "", "the model name for real agents")
 	c.Flags().StringVar(&mcpFile, "mcp", "", `MCP servers for every real agent, each behind the relay: {"mcpServers": {NAME: {"command", "args", "env"}}}`)
 	c.Flags().StringArrayVar(&agentArgs, "agent-arg", nil, "an extra flag for every real agent's command line (repeat)")

@@ -31,6 +31,7 @@ func runCmd() *cobra.Command {
 	var keep, noSandbox bool
 	var network string
 	var agentTimeout time.Duration
+	var limits limitFlags
 	var mcpFile, schedule, userURL, userModel, personas string
 	var roles roleFlags
 	var upstream upstreamFlags
@@ -133,6 +134,9 @@ func runCmd() *cobra.Command {
 				return err
 			}
 			cfg.ModelURL, cfg.AgentTimeout = modelURL, agentTimeout
+			if err := limits.set(cfg.Sandbox.Runner); err != nil {
+				return err
+			}
 			if cfg.Sandbox.Runner != nil {
 				if cfg.HostNetwork, err = hostNetwork(network, modelURL, preset != nil); err != nil {
 					return err
@@ -198,6 +202,7 @@ func runCmd() *cobra.Command {
 	c.Flags().StringVar(&modelURL, "model-url", "", "the model endpoint the agent talks to (e.g. swetouch model serve): the one address its sandbox reaches")
 	networkFlag(c, &network)
 	agentTimeoutFlag(c, &agentTimeout)
+	limits.add(c)
 	c.Flags().StringVar(&modelName, "model", "", "the model name the agent asks for")
 	c.MarkFlagRequired("task")
 	c.MarkFlagRequired("out")
@@ -251,7 +256,8 @@ func sandboxFlag(none bool) (sandbox.Setup, error) {
 	if none || os.Getenv("SWETOUCH_SANDBOX") == sandbox.None {
 		return sandbox.Setup{}, nil
 	}
-	r := &sandbox.Runner{}
+	// the limits by default; where they cannot be set, said once
+	r := &sandbox.Runner{Limits: sandbox.DefaultLimits, Notice: func(s string) { fmt.Fprintln(os.Stderr, "swetouch: "+s) }}
 	if err := r.Check(); err != nil {
 		return sandbox.Setup{}, badInput("%v", err)
 	}
