@@ -233,3 +233,17 @@ func ModelNetwork(rawURL string) (Network, error) {
 	}
 	return Network{Relay: []string{net.JoinHostPort(ip.String(), port)}}, nil
 }
+
+// CanRelay says whether this process can relay an endpoint into a
+// sandbox's network namespace: joining it takes CAP_SYS_ADMIN (root, or
+// a container that keeps it); nil when it can.
+func CanRelay() error {
+	var data [2]unix.CapUserData
+	if err := unix.Capget(&unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}, &data[0]); err != nil {
+		return err
+	}
+	if data[0].Effective&(1<<unix.CAP_SYS_ADMIN) == 0 {
+		return errors.New("relaying the model endpoint into the sandbox's own network needs CAP_SYS_ADMIN (swetouch run as root, or a container that keeps the capability)")
+	}
+	return nil
+}

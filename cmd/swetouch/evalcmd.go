@@ -198,7 +198,7 @@ func evalCmd() *cobra.Command {
 					_, _, err := agents.PresetFor(n)
 					preset = preset || !errors.Is(err, agents.ErrNoPreset)
 				}
-				if cfg.HostNetwork, err = hostNetwork(network, modelURL, preset && upstream.url == ""); err != nil {
+				if cfg.HostNetwork, err = hostNetwork(network, modelURL, preset && upstream.url == "", upstream.url != ""); err != nil {
 					return err
 				}
 			}

@@ -138,7 +138,7 @@ func runCmd() *cobra.Command {
 				return err
 			}
 			if cfg.Sandbox.Runner != nil {
-				if cfg.HostNetwork, err = hostNetwork(network, modelURL, preset != nil); err != nil {
+				if cfg.HostNetwork, err = hostNetwork(network, modelURL, preset != nil, false); err != nil {
 					return err
 				}
 			}

@@ -22,9 +22,10 @@ func networkFlag(c *cobra.Command, v *string) {
 }
 
 // hostNetwork reads --network for a run whose agent talks to modelURL
-// ("" for its own provider, or none): whether it gets the host's
-// network, or an error saying how to run it isolated.
-func hostNetwork(mode, modelURL string, preset bool) (bool, error) {
+// ("" for its own provider, or none; upstream: a recorder swetouch
+// starts): whether it gets the host's network, or an error saying how to
+// run it isolated.
+func hostNetwork(mode, modelURL string, preset, upstream bool) (bool, error) {
 	switch mode {
 	case "host":
 		return true, nil
@@ -34,6 +35,9 @@ func hostNetwork(mode, modelURL string, preset bool) (bool, error) {
 	}
 	if _, err := sandbox.ModelNetwork(modelURL); err != nil {
 		return false, badInput("--model-url: %v; give --model-upstream %s (swetouch relays and records it from the loopback), or --network host", err, modelURL)
+	}
+	if err := sandbox.CanRelay(); err != nil && (modelURL != "" || upstream) {
+		return false, badInput("%v; or give --network host", err)
 	}
 	if preset && modelURL == "" {
 		return false, badInput("an agent preset with no --model-url talks to its own provider, which an isolated sandbox cannot reach: give --model-upstream URL (relayed and recorded) or --model-url, or --network host")
