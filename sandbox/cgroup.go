@@ -148,8 +148,12 @@ func (r *Runner) newCgroup(l Limits) (*cgroup, error) {
 	}
 	name := fmt.Sprintf("swetouch-%d-%d", os.Getpid(), r.groups.Add(1))
 	c := &cgroup{limits: l}
+	r.sweepOnce.Do(func() {
+		for _, m := range mounts {
+			sweep(m.dir)
+		}
+	})
 	for _, m := range mounts {
-		r.sweepOnce.Do(func() { sweep(m.dir) })
 		dir := filepath.Join(m.dir, name)
 		if err := os.Mkdir(dir, 0o755); err != nil {
 			c.remove()
@@ -217,25 +221,60 @@ func sweep(dir string) {
 	}
 }
 
-// joinScript moves the shell into each group named before "--", then
-// becomes the command after it: so bwrap and everything it starts are in
-// the group from their first instruction (v1 has no CLONE_INTO_CGROUP).
-const joinScript = `for d do [ "$d" = -- ] && break; echo $$ > "$d/cgroup.procs" || exit 125; shift; done; shift; exec "$@"`
-
-// wrap has w start inside the group.
+// wrap has w start inside the group under v2 (clone3's
+// CLONE_INTO_CGROUP). Under v1 the host moves bwrap, its pid 1 and the
+// shell that becomes the command, before the shell goes on (joinRest).
 func (c *cgroup) wrap(w *exec.Cmd) {
-	if c.v2 {
-		a := syscall.SysProcAttr{}
-		if w.SysProcAttr != nil {
-			a = *w.SysProcAttr
-		}
-		a.UseCgroupFD, a.CgroupFD = true, int(c.fd.Fd())
-		w.SysProcAttr = &a
+	if !c.v2 {
 		return
 	}
-	args := append([]string{"sh", "-c", joinScript, "sh"}, c.dirs...)
-	w.Args = append(append(args, "--", w.Path), w.Args[1:]...)
-	w.Path = "/bin/sh"
+	a := syscall.SysProcAttr{}
+	if w.SysProcAttr != nil {
+		a = *w.SysProcAttr
+	}
+	a.UseCgroupFD, a.CgroupFD = true, int(c.fd.Fd())
+	w.SysProcAttr = &a
+}
+
+// move moves the process pid into the v1 groups. The first move in a
+// while waits out an RCU grace period (~12 ms here, whichever hierarchy);
+// moves right after it do not.
+func (c *cgroup) move(pid int) error {
+	var err error
+	for _, d := range c.dirs {
+		if e := os.WriteFile(filepath.Join(d, "cgroup.procs"), []byte(strconv.Itoa(pid)), 0o644); e != nil && !errors.Is(e, unix.ESRCH) {
+			err = errors.Join(err, e)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("joining the control group: %w", err)
+	}
+	return nil
+}
+
+// joinRest, once bwrap has made the sandbox and its shell waits, moves
+// the processes bwrap forked before its own move took: its pid 1 and the
+// shell. Nothing else has run: pid 1 forks only the shell, and the shell
+// forks nothing before the host's line.
+func (s *Sandboxed) joinRest() error {
+	if err := <-s.joined; err != nil {
+		return err
+	}
+	<-s.pid.ready
+	s.pid.mu.Lock()
+	pid := s.pid.pid
+	s.pid.mu.Unlock()
+	if pid <= 0 {
+		return errors.New("joining the control group: no pid 1")
+	}
+	if err := s.cg.move(pid); err != nil {
+		return err
+	}
+	shell := s.commandPid()
+	if shell <= 0 {
+		return errors.New("joining the control group: the sandbox's shell is gone")
+	}
+	return s.cg.move(shell)
 }
 
 // kill ends every process left in the group: none once the sandbox's pid
@@ -316,7 +355,6 @@ func (s *Sandboxed) limit() {
 		}
 		return
 	}
-	cg.wrap(s.Cmd)
 	s.cg = cg
 }
 

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"strings"
@@ -132,5 +133,29 @@ func TestLimitsUnavailable(t *testing.T) {
 	}
 	if len(told) != 1 {
 		t.Errorf("told %d times, want once: %q", len(told), told)
+	}
+}
+
+// TestRelayedAndLimited: a sandbox with both a relay and limits waits for
+// both before its command starts, and has both.
+func TestRelayedAndLimited(t *testing.T) {
+	r := limited(t, Limits{Pids: 32})
+	model, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer(t, model, "model")
+	ws := t.TempDir()
+	got, err := runSandboxed(t, r, Spec{Writable: []string{ws}, Dir: ws, Network: Network{Relay: []string{model.Addr().String()}}},
+		fmt.Sprintf(`exec 7<>/dev/tcp/127.0.0.1/%d; echo hi >&7; read -r a <&7; echo "$a"; `, port(model))+forks(100, fmt.Sprintf("1006.%d", os.Getpid())))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, got.out)
+	}
+	var n int
+	if i := strings.Index(got.out, "forked"); i >= 0 {
+		fmt.Sscanf(got.out[i:], "forked %d", &n)
+	}
+	if !strings.Contains(got.out, "model hi") || n == 0 || n >= 32 || got.usage.PidsRefused == 0 {
+		t.Errorf("want the model's answer and fewer than 32 forks: %+v\n%s", got.usage, got.out)
 	}
 }

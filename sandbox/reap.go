@@ -103,26 +103,33 @@ func (s *Sandboxed) watch(waited <-chan struct{}) {
 	}()
 }
 
-// commandPidfd is a pidfd on the command inside (the one child of the
-// sandbox's pid 1), or -1 when it has already exited.
-func (s *Sandboxed) commandPidfd() int {
+// commandPid is the command inside (the one child of the sandbox's pid
+// 1), or 0 when it has already exited.
+func (s *Sandboxed) commandPid() int {
 	<-s.pid.ready
 	s.pid.mu.Lock()
 	pid := s.pid.pid
 	s.pid.mu.Unlock()
 	if pid <= 0 {
-		return -1
+		return 0
 	}
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/task/" + strconv.Itoa(pid) + "/children")
 	if err != nil {
-		return -1
+		return 0
 	}
 	f := strings.Fields(string(b))
 	if len(f) == 0 {
-		return -1
+		return 0
 	}
-	child, err := strconv.Atoi(f[0])
-	if err != nil {
+	child, _ := strconv.Atoi(f[0])
+	return child
+}
+
+// commandPidfd is a pidfd on the command inside, or -1 when it has
+// already exited.
+func (s *Sandboxed) commandPidfd() int {
+	child := s.commandPid()
+	if child <= 0 {
 		return -1
 	}
 	fd, err := unix.PidfdOpen(child, 0)

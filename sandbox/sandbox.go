@@ -129,24 +129,36 @@ func (r *Runner) Command(cmd *exec.Cmd, spec Spec) (*Sandboxed, error) {
 	// and the command's exit 1 look alike: both exit 1, and bwrap reports
 	// its child before it sets the sandbox up); 5 is bwrap's status, which
 	// names the sandbox's pid 1.
-	// With relays, a fourth, 6, is where swetouch says it has made them.
-	n, script := 3, startedScript
+	// A fourth, 6, is where swetouch says it has done its part inside
+	// (relays made, processes moved into their control groups), when it
+	// has one.
+	s := &Sandboxed{runner: r, args: args}
 	if len(spec.Network.Relay) > 0 && !spec.Network.Host {
-		n, script = 4, relayedScript
+		s.relay = newRelay(spec.Network.Relay)
+	}
+	s.limit()
+	n, script := 3, startedScript
+	if s.relay != nil || s.cg != nil && !s.cg.v2 {
+		n, script = 4, gatedScript
 	}
 	p, err := pipes(n)
 	if err != nil {
+		if s.cg != nil {
+			s.cg.remove()
+		}
 		return nil, err
 	}
 	w := exec.Command(r.bwrap(), append([]string{"--args", "3", "--json-status-fd", "5", "--", "/bin/sh", "-c", script, cmd.Path}, cmd.Args[1:]...)...)
 	w.Env, w.Stdin, w.Stdout, w.Stderr, w.SysProcAttr, w.WaitDelay = cmd.Env, cmd.Stdin, cmd.Stdout, cmd.Stderr, cmd.SysProcAttr, cmd.WaitDelay
 	w.ExtraFiles = []*os.File{p[0][0], p[1][1], p[2][1]}
-	s := &Sandboxed{Cmd: w, runner: r, args: args, argsR: p[0][0], argsW: p[0][1], startedR: p[1][0], startedW: p[1][1], statusR: p[2][0], statusW: p[2][1]}
+	s.Cmd, s.argsR, s.argsW, s.startedR, s.startedW, s.statusR, s.statusW = w, p[0][0], p[0][1], p[1][0], p[1][1], p[2][0], p[2][1]
 	if n == 4 {
 		w.ExtraFiles = append(w.ExtraFiles, p[3][0])
-		s.goR, s.goW, s.relay = p[3][0], p[3][1], newRelay(spec.Network.Relay)
+		s.goR, s.goW = p[3][0], p[3][1]
 	}
-	s.limit()
+	if s.cg != nil {
+		s.cg.wrap(w)
+	}
 	return s, nil
 }
 
@@ -324,8 +336,10 @@ type Sandboxed struct {
 	goR, goW *os.File
 	relayErr error
 	// its control group (nil: no limits), and what they came to
-	cg    *cgroup
-	usage Usage
+	cg      *cgroup
+	joined  chan error // bwrap's own move (v1)
+	joinErr error
+	usage   Usage
 }
 
 // Start starts bwrap; the command inside starts once the sandbox is made.
@@ -349,6 +363,13 @@ func (s *Sandboxed) Start() error {
 	if s.goR != nil {
 		s.goR.Close()
 	}
+	if s.cg != nil && !s.cg.v2 {
+		// bwrap into its groups while it makes the sandbox (a move waits
+		// out an RCU grace period); what it forks meanwhile, before the
+		// command, follows once it reports
+		s.joined = make(chan error, 1)
+		go func() { s.joined <- s.cg.move(s.Cmd.Process.Pid) }()
+	}
 	args := s.args
 	go func() {
 		// NUL-separated, as --args takes them; written after the start
@@ -368,8 +389,11 @@ func (s *Sandboxed) Start() error {
 		var b [1]byte
 		n, _ := io.ReadFull(s.startedR, b[:])
 		s.startedR.Close()
-		if n == 1 && s.relay != nil {
-			s.openRelays(s.pid.dup())
+		if s.goW != nil {
+			if n == 1 {
+				s.release()
+			}
+			s.goW.Close()
 		}
 		if n == 1 {
 			s.watch(s.waited)
@@ -379,20 +403,31 @@ func (s *Sandboxed) Start() error {
 	return nil
 }
 
-// openRelays makes the relays inside the sandbox's network namespace,
-// then lets the command start; on failure it never does, and Wait says
-// the sandbox could not be made.
-func (s *Sandboxed) openRelays(pidfd int) {
+// release does the host's part inside the made sandbox (the relays, the
+// moves into the control groups), then lets the command start; on
+// failure it never does, and Wait says the sandbox could not be made.
+func (s *Sandboxed) release() {
+	if s.relay != nil {
+		s.relayErr = s.openRelays(s.pid.dup())
+		if s.relayErr != nil {
+			return
+		}
+	}
+	if s.joined != nil {
+		if s.joinErr = s.joinRest(); s.joinErr != nil {
+			return
+		}
+	}
+	s.goW.Write([]byte("\n"))
+}
+
+// openRelays makes the relays inside the sandbox's network namespace.
+func (s *Sandboxed) openRelays(pidfd int) error {
 	if pidfd < 0 {
-		s.relayErr = errors.New("sandbox: no pid 1 to relay into")
-	} else {
-		s.relayErr = s.relay.listen(pidfd)
-		unix.Close(pidfd)
+		return errors.New("sandbox: no pid 1 to relay into")
 	}
-	if s.relayErr == nil {
-		s.goW.Write([]byte("\n"))
-	}
-	s.goW.Close()
+	defer unix.Close(pidfd)
+	return s.relay.listen(pidfd)
 }
 
 // closeGate closes the relays' pipe of a sandbox that never started.
@@ -445,9 +480,9 @@ func (s *Sandboxed) Wait() error {
 	if s.relay != nil {
 		s.relay.close()
 	}
-	if s.relayErr != nil {
+	if err := errors.Join(s.joinErr, s.relayErr); err != nil {
 		s.startedProcess = false
-		return &SetupError{Exit: s.Cmd.ProcessState.ExitCode(), Err: s.relayErr}
+		return &SetupError{Exit: s.Cmd.ProcessState.ExitCode(), Err: err}
 	}
 	if !s.startedProcess {
 		s.runner.forget() // the next Check asks bwrap again
