@@ -50,14 +50,6 @@ func (n Network) netArgs() []string {
 	return []string{"--unshare-net"}
 }
 
-// gatedScript is startedScript for a sandbox where the host has a part
-// to do inside before the command: after saying the sandbox is made, it
-// waits on descriptor 6 until swetouch has done it (a line): the relays'
-// listeners made, so the command's first connection finds them; it and
-// bwrap moved into their control groups. Without that line it never
-// starts the command.
-const gatedScript = `printf . >&4 && read -r _ <&6 && exec 3<&- 4>&- 5>&- 6<&- && exec "$0" "$@"`
-
 // relay serves one sandbox's relayed addresses: a listener made inside
 // its network namespace for each, every connection accepted there joined
 // to a connection dialled from the host's namespace.

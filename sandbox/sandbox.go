@@ -403,41 +403,6 @@ func (s *Sandboxed) Start() error {
 	return nil
 }
 
-// release does the host's part inside the made sandbox (the relays, the
-// moves into the control groups), then lets the command start; on
-// failure it never does, and Wait says the sandbox could not be made.
-func (s *Sandboxed) release() {
-	if s.relay != nil {
-		s.relayErr = s.openRelays(s.pid.dup())
-		if s.relayErr != nil {
-			return
-		}
-	}
-	if s.joined != nil {
-		if s.joinErr = s.joinRest(); s.joinErr != nil {
-			return
-		}
-	}
-	s.goW.Write([]byte("\n"))
-}
-
-// openRelays makes the relays inside the sandbox's network namespace.
-func (s *Sandboxed) openRelays(pidfd int) error {
-	if pidfd < 0 {
-		return errors.New("sandbox: no pid 1 to relay into")
-	}
-	defer unix.Close(pidfd)
-	return s.relay.listen(pidfd)
-}
-
-// closeGate closes the relays' pipe of a sandbox that never started.
-func (s *Sandboxed) closeGate() {
-	if s.goR != nil {
-		s.goR.Close()
-		s.goW.Close()
-	}
-}
-
 // SetupError is the error of a sandbox that bwrap could not make: the
 // command inside never started, so its exit says nothing about it.
 type SetupError struct {
