@@ -407,7 +407,8 @@ func (s *Sandboxed) Start() error {
 // command inside never started, so its exit says nothing about it.
 type SetupError struct {
 	Exit int
-	// Err is what failed on swetouch's side (the relays), if that was it.
+	// Err is what failed on swetouch's side (a relay, the move into the
+	// control groups), if that was it.
 	Err error
 }
 
@@ -528,9 +529,9 @@ func Install(exe string) []string {
 
 // initPidfd reads bwrap's status lines for the sandbox's pid 1 and opens a
 // pidfd on it while it still runs (the command inside keeps it alive), so
-// the pid cannot have been reused; -1 when there is none to wait for.
-// found gets the pid and the pidfd as soon as it is open, or (0, -1)
-// once the status has ended without one; it is called once.
+// the pid cannot have been reused. found gets the pid and the pidfd as
+// soon as it is open, or (0, -1) once the status has ended without one
+// (nothing to wait for); it is called once.
 func initPidfd(status *os.File, found func(pid, fd int)) {
 	defer status.Close()
 	fd := -1
