@@ -205,6 +205,11 @@ func Run(ctx context.Context, cfg RunConfig) (*result.Run, error) {
 		defer stop.Stop()
 	}
 	for n := 1; ; n++ {
+		if n > 1 && errors.Is(context.Cause(actx), errAgentTimeout) {
+			// the time ran out while the user spoke: no next turn
+			turn.timedOut = true
+			break
+		}
 		turn = runAgent(actx, cfg, host, ws, alog, argv, prompt)
 		if turn.usage != nil {
 			if res.Limits == nil {
