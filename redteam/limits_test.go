@@ -396,3 +396,37 @@ except OSError:
 		t.Errorf("resolved %s, want true (the fix stands)\n%s", resolved(res), out)
 	}
 }
+
+// TestForkBomb: the classic bash fork bomb, left running as the agent
+// exits. Its sandbox's pids limit holds it to 256 processes; the run
+// ends with a verdict, false; none of it survives.
+func TestForkBomb(t *testing.T) {
+	f := newFixture(t)
+	tag := fmt.Sprintf("bomb%d", os.Getpid())
+	script := tag + `() { ` + tag + ` | ` + tag + ` & }; ` + tag + ` 2>/dev/null
+# two seconds of it, then count, all without a fork
+end=$((SECONDS + 2)); while ((SECONDS < end)); do :; done
+n=0; for p in /proc/[0-9]*; do n=$((n + 1)); done; echo "processes: $n"`
+	cmd := exec.Command(filepath.Join(bin, "swetouch"), "run", "--task", f.task, "--condition", "vanilla", "--out", f.out,
+		"--pids-limit", "256", "--", "bash", "-c", script)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("swetouch run: %v\n%s", err, out)
+	}
+	var res result.Run
+	b, _ := os.ReadFile(filepath.Join(f.out, result.File))
+	json.Unmarshal(b, &res)
+	var n int
+	if i := strings.Index(string(out), "processes: "); i >= 0 {
+		fmt.Sscanf(string(out[i:]), "processes: %d", &n)
+	}
+	if n == 0 || n > 256 || res.Limits == nil || res.Limits.PidsRefused == 0 {
+		t.Errorf("%d processes at once, limits %+v; want at most 256 and refused forks\n%s", n, res.Limits, out)
+	}
+	if resolved(res) != "false" {
+		t.Errorf("resolved %s, want false", resolved(res))
+	}
+	if p := processWith(tag); p != "" {
+		t.Errorf("the bomb outlived the run: %s", p)
+	}
+}
