@@ -42,7 +42,8 @@ func (r *Runner) Check() error {
 				return
 			}
 		}
-		out, err := exec.Command(bw, "--unshare-user", "--unshare-pid", "--die-with-parent", "--cap-drop", "ALL",
+		// a network namespace too: every sandbox has one of its own
+		out, err := exec.Command(bw, "--unshare-user", "--unshare-pid", "--unshare-net", "--die-with-parent", "--cap-drop", "ALL",
 			"--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "true").CombinedOutput()
 		if err != nil {
 			r.err = fmt.Errorf("%w: bwrap cannot make its namespaces here (%v: %s); in a container, allow user namespaces, or run with --no-sandbox", ErrUnavailable, err, strings.TrimSpace(string(out)))
