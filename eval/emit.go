@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/swetouch/swetouch/policy"
+	"github.com/swetouch/swetouch/sandbox"
 	"github.com/swetouch/swetouch/task"
 )
 
@@ -206,6 +207,11 @@ func (ta TrialArgs) Command(t *task.Task, cond policy.Condition, agent string, r
 	args = append(args, "--agent", agent)
 	if ta.ModelURL != "" {
 		args = append(args, "--model-url", ta.ModelURL)
+	}
+	if _, err := sandbox.ModelNetwork(ta.ModelURL); err != nil || ta.ModelURL == "" {
+		// a provider, or a model service of the cluster's: the pod is
+		// the trial's own, so its network is the trial's alone
+		args = append(args, "--network", "host")
 	}
 	if ta.Model != "" {
 		args = append(args, "--model", ta.Model)

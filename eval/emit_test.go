@@ -151,3 +151,16 @@ func TestEmitJobsRun(t *testing.T) {
 		}
 	}
 }
+
+// TestTrialArgsNetwork: a preset trial whose model is not on the pod's
+// loopback (a provider, a service of the cluster's) gets the pod's
+// network, the trial's own; one on the loopback is relayed.
+func TestTrialArgsNetwork(t *testing.T) {
+	tk := &task.Task{Name: "t", Dir: "/tasks/t"}
+	for url, host := range map[string]bool{"": true, "http://model.svc:8000/v1": true, "http://127.0.0.1:8000/v1": false} {
+		argv := strings.Join(TrialArgs{ModelURL: url}.Command(tk, policy.Vanilla, "claude", 0, "/out"), " ")
+		if strings.Contains(argv, "--network host") != host {
+			t.Errorf("model %q: %s; want --network host %v", url, argv, host)
+		}
+	}
+}

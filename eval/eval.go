@@ -78,6 +78,14 @@ type Config struct {
 	Sandbox sandbox.Setup
 	// Verify are added to every trial's verifier runs (a budget).
 	Verify []task.VerifyOption
+	// ModelURL is the agents' model endpoint (--model-url), each trial's
+	// recorder's when Upstream is set: all a sandboxed agent's network
+	// reaches, unless HostNetwork gives it the host's.
+	ModelURL    string
+	HostNetwork bool
+	// AgentTimeout is each trial's limit on its agent, as
+	// session.RunConfig's (0: the task's, else an hour).
+	AgentTimeout time.Duration
 	// Hidden are host paths no agent may see besides the tasks and Out
 	// (a shared records file).
 	Hidden   []string
@@ -297,7 +305,7 @@ func runTrial(ctx context.Context, cfg Config, a Agent, c policy.Condition, t *t
 		return nil, err
 	}
 	defer os.RemoveAll(scratch)
-	modelURL := ""
+	modelURL := cfg.ModelURL
 	var usage func() *result.ModelUsage
 	if cfg.Upstream != nil {
 		// a recorder of the trial's own, its cassette in the trial's folder
@@ -313,7 +321,7 @@ func runTrial(ctx context.Context, cfg Config, a Agent, c policy.Condition, t *t
 		return nil, err
 	}
 	rc := session.RunConfig{Task: t, Condition: c, Schedule: sched, UserModel: cfg.UserModel, Out: dir, Agent: args, Env: env, AgentName: a.Name, Shim: cfg.Shim, Observe: a.Observe, Own: a.Own, Unreached: a.Unreached, ModelUsage: usage,
-		Sandbox: cfg.Sandbox, Scratch: []string{scratch}, Hidden: hidden(cfg), Verify: cfg.Verify}
+		Sandbox: cfg.Sandbox, Scratch: []string{scratch}, Hidden: hidden(cfg), Verify: cfg.Verify, ModelURL: modelURL, HostNetwork: cfg.HostNetwork, AgentTimeout: cfg.AgentTimeout}
 	if a.Visible != nil {
 		rc.Visible = a.Visible(t)
 	}

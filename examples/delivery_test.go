@@ -72,7 +72,7 @@ func mcpSession(t *testing.T, shimDir, agent string, servers []agents.MCPServer)
 	out := t.TempDir()
 	res, err := session.Run(context.Background(), session.RunConfig{
 		Task: tk, Record: recs[0], Condition: policy.CounterEdit, Out: out, Shim: filepath.Join(shimDir, "swetouch-shim"),
-		Agent: st.Argv, Env: st.Env, Visible: st.Visible, Observe: p.Observe, Own: p.Own, Sandbox: sb, Scratch: []string{scratch}, Stderr: testWriter{t},
+		Agent: st.Argv, Env: st.Env, Visible: st.Visible, Observe: p.Observe, Own: p.Own, Sandbox: sb, Scratch: []string{scratch}, Stderr: testWriter{t}, ModelURL: ts.URL,
 	})
 	if err != nil {
 		t.Fatal(err)

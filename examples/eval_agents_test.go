@@ -52,7 +52,7 @@ func TestEvalOneServer(t *testing.T) {
 	cfg := eval.Config{Tasks: []*task.Task{tk}, Agents: []eval.Agent{agent}, Conditions: []policy.Condition{policy.Vanilla, policy.CounterEdit},
 		Runs: 2, Concurrency: 2, Out: t.TempDir(), Shim: filepath.Join(shimDir, "swetouch-shim"),
 		Records: func(*task.Task) (*task.Record, error) { return recs[0], nil }}
-	cfg.Sandbox = sandboxed(t, swetouch)
+	cfg.Sandbox, cfg.ModelURL = sandboxed(t, swetouch), ts.URL
 	n, err := eval.Run(context.Background(), cfg)
 	if err != nil || n != 4 {
 		t.Fatalf("ran %d trials: %v", n, err)

@@ -80,7 +80,7 @@ func agentSession(t *testing.T, shimDir, agent, modelName, readTool string, deli
 	res, err := session.Run(context.Background(), session.RunConfig{
 		Task: tk, Record: recs[0], Condition: policy.CounterEdit, Out: out, Shim: filepath.Join(shimDir, "swetouch-shim"),
 		Agent: p.Command(bin, "{instruction}", modelName, filepath.Join(shimDir, "swetouch")), Env: p.Env(recorded.URL, filepath.Join(shimDir, "swetouch"), scratch), Observe: p.Observe, Own: p.Own,
-		Sandbox: sb, Scratch: []string{scratch},
+		Sandbox: sb, Scratch: []string{scratch}, ModelURL: recorded.URL,
 	})
 	if err != nil {
 		t.Fatal(err)

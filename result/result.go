@@ -10,6 +10,7 @@ import (
 
 	"github.com/swetouch/swetouch/audit"
 	"github.com/swetouch/swetouch/event"
+	"github.com/swetouch/swetouch/sandbox"
 	"github.com/swetouch/swetouch/task"
 	"github.com/swetouch/swetouch/user"
 )
@@ -25,12 +26,17 @@ type Run struct {
 	Match     string `json:"match,omitempty"`
 	// Schedule is the user's schedule when it is not the record's own
 	// triggers: "fraction S" (S the reference run's steps) or "after N".
-	Schedule      string          `json:"schedule,omitempty"`
-	Agent         []string        `json:"agent"`
-	AgentName     string          `json:"agent_name"`
-	Resolved      *bool           `json:"resolved"`
-	Reason        string          `json:"reason,omitempty"`
-	AgentExit     int             `json:"agent_exit"`
+	Schedule  string   `json:"schedule,omitempty"`
+	Agent     []string `json:"agent"`
+	AgentName string   `json:"agent_name"`
+	Resolved  *bool    `json:"resolved"`
+	Reason    string   `json:"reason,omitempty"`
+	AgentExit int      `json:"agent_exit"`
+	// AgentTimedOut: the agent ran past its timeout (AgentTimeout
+	// seconds) and its sandbox was killed; the verdict is the tests' on
+	// what the workspace held then.
+	AgentTimedOut bool            `json:"agent_timed_out,omitempty"`
+	AgentTimeout  float64         `json:"agent_timeout_sec,omitempty"`
 	Steps         int             `json:"steps"`
 	Interventions []event.Attempt `json:"interventions"`
 	Applied       int             `json:"interventions_applied"`
@@ -52,6 +58,13 @@ type Run struct {
 	// (each kept beside the trial as RUN.null-K); the verdict is this
 	// attempt's.
 	NullRetries []string `json:"null_retries,omitempty"`
+	// Network is what the sandboxed agent reached of the network: "none",
+	// "relayed" (its model endpoint alone) or "host" (--network host).
+	Network string `json:"network,omitempty"`
+	// Limits are the agent's sandbox's pids and memory limits and what
+	// they refused (a conversation's turns together), or why there were
+	// none.
+	Limits *sandbox.Usage `json:"limits,omitempty"`
 	// VerifyLeftOut are the workspace's entries the verifier's copy did
 	// not hold (FIFOs, sockets, links out of the workspace), with why.
 	VerifyLeftOut []string `json:"verify_left_out,omitempty"`

@@ -42,8 +42,9 @@ func (r *Runner) Check() error {
 				return
 			}
 		}
-		// --disable-userns: bwrap 0.8 or later, as every sandbox asks
-		out, err := exec.Command(bw, "--unshare-user", "--unshare-pid", "--die-with-parent", "--cap-drop", "ALL", "--disable-userns",
+		// --disable-userns (bwrap 0.8 or later) and a network namespace, as
+		// every sandbox asks
+		out, err := exec.Command(bw, "--unshare-user", "--unshare-pid", "--unshare-net", "--die-with-parent", "--cap-drop", "ALL", "--disable-userns",
 			"--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "true").CombinedOutput()
 		if err != nil {
 			r.err = fmt.Errorf("%w: bwrap cannot make its namespaces here (%v: %s); in a container, allow user namespaces, or run with --no-sandbox", ErrUnavailable, err, strings.TrimSpace(string(out)))

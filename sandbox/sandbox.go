@@ -20,6 +20,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 
@@ -47,6 +48,8 @@ type Spec struct {
 	Home string
 	// Dir is the working directory inside.
 	Dir string
+	// Network is what it reaches of the network (the zero value: nothing).
+	Network Network
 }
 
 // Setup is how a run isolates its processes: the runner (nil: not at
@@ -79,9 +82,21 @@ type Runner struct {
 	// later runs on this boot need not run bwrap to know it can ("" =
 	// swetouch's under the user's cache folder; "-" = never remembered).
 	Remember string
+	// Limits bound each sandbox, in a control group of its own (the
+	// zero value: none).
+	Limits Limits
+	// Notice is told, once, why limits could not be set here (nil: not
+	// told; each sandbox's Usage says so all the same).
+	Notice func(string)
 
-	once sync.Once
-	err  error
+	once       sync.Once
+	err        error
+	groups     atomic.Int64 // control groups made, for their names
+	sweepOnce  sync.Once
+	noticeOnce sync.Once
+	// unfiltered runs sandboxes without the seccomp filter: only tests of
+	// the barriers behind it set it
+	unfiltered bool
 }
 
 // DefaultSystem is what a process needs of the host to run: programs,
@@ -128,8 +143,10 @@ func (r *Runner) Command(cmd *exec.Cmd, spec Spec) (*Sandboxed, error) {
 	// and the command's exit 1 look alike: both exit 1, and bwrap reports
 	// its child before it sets the sandbox up); 5 is bwrap's status, which
 	// names the sandbox's pid 1.
-	// 6 is the seccomp filter (seccomp.go)
-	prog, err := Filter()
+	// 6 is the seccomp filter (seccomp.go); a fifth, 7, is where
+	// swetouch says it has done its part inside (relays made, processes
+	// moved into their control groups), when it has one.
+	prog, err := r.filter()
 	if err != nil {
 		return nil, err
 	}
@@ -137,15 +154,35 @@ func (r *Runner) Command(cmd *exec.Cmd, spec Spec) (*Sandboxed, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := pipes(3)
+	s := &Sandboxed{runner: r, args: args, filter: filter}
+	if len(spec.Network.Relay) > 0 && !spec.Network.Host {
+		s.relay = newRelay(spec.Network.Relay)
+	}
+	s.limit()
+	n, script := 3, startedScript
+	if s.relay != nil || s.cg != nil && !s.cg.v2 {
+		n, script = 4, gatedScript
+	}
+	p, err := pipes(n)
 	if err != nil {
 		filter.Close()
+		if s.cg != nil {
+			s.cg.remove()
+		}
 		return nil, err
 	}
-	w := exec.Command(r.bwrap(), append([]string{"--args", "3", "--json-status-fd", "5", "--", "/bin/sh", "-c", startedScript, cmd.Path}, cmd.Args[1:]...)...)
+	w := exec.Command(r.bwrap(), append([]string{"--args", "3", "--json-status-fd", "5", "--", "/bin/sh", "-c", script, cmd.Path}, cmd.Args[1:]...)...)
 	w.Env, w.Stdin, w.Stdout, w.Stderr, w.SysProcAttr, w.WaitDelay = cmd.Env, cmd.Stdin, cmd.Stdout, cmd.Stderr, cmd.SysProcAttr, cmd.WaitDelay
 	w.ExtraFiles = []*os.File{p[0][0], p[1][1], p[2][1], filter}
-	return &Sandboxed{Cmd: w, runner: r, args: args, argsR: p[0][0], argsW: p[0][1], startedR: p[1][0], startedW: p[1][1], statusR: p[2][0], statusW: p[2][1], filter: filter}, nil
+	s.Cmd, s.argsR, s.argsW, s.startedR, s.startedW, s.statusR, s.statusW = w, p[0][0], p[0][1], p[1][0], p[1][1], p[2][0], p[2][1]
+	if n == 4 {
+		w.ExtraFiles = append(w.ExtraFiles, p[3][0])
+		s.goR, s.goW = p[3][0], p[3][1]
+	}
+	if s.cg != nil {
+		s.cg.wrap(w)
+	}
+	return s, nil
 }
 
 // pipes makes n pipes, each as {read, write}; none when one fails.
@@ -191,6 +228,7 @@ func (r *Runner) args(cmd *exec.Cmd, spec Spec) ([]string, error) {
 			a = append(a, "--ro-bind", p, p)
 		}
 	}
+	a = append(a, spec.Network.netArgs()...)
 	a = append(a, "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", "/var/tmp", "--tmpfs", "/run")
 	binds, err := spec.binds()
 	if err != nil {
@@ -313,9 +351,21 @@ type Sandboxed struct {
 	statusW        *os.File
 	filter         *os.File
 	started        chan bool // whether the shell inside said the sandbox is made
-	init           chan int  // a pidfd on the sandbox's pid 1, or -1
+	pid            *pid1
+	waited         chan struct{} // closed once bwrap has exited
+	stuck          atomic.Bool   // pid 1 did not pass on the command's exit
 	runner         *Runner
 	startedProcess bool
+	// the relays (nil: none), and the pipe that lets the command start
+	// once they are made
+	relay    *relay
+	goR, goW *os.File
+	relayErr error
+	// its control group (nil: no limits), and what they came to
+	cg      *cgroup
+	joined  chan error // bwrap's own move (v1)
+	joinErr error
+	usage   Usage
 }
 
 // Start starts bwrap; the command inside starts once the sandbox is made.
@@ -328,12 +378,26 @@ func (s *Sandboxed) Start() error {
 		s.statusR.Close()
 		s.statusW.Close()
 		s.filter.Close()
+		s.closeGate()
+		if s.cg != nil {
+			s.cg.remove()
+		}
 		return err
 	}
 	s.filter.Close()
 	s.argsR.Close()
 	s.startedW.Close()
 	s.statusW.Close()
+	if s.goR != nil {
+		s.goR.Close()
+	}
+	if s.cg != nil && !s.cg.v2 {
+		// bwrap into its groups while it makes the sandbox (a move waits
+		// out an RCU grace period); what it forks meanwhile, before the
+		// command, follows once it reports
+		s.joined = make(chan error, 1)
+		go func() { s.joined <- s.cg.move(s.Cmd.Process.Pid) }()
+	}
 	args := s.args
 	go func() {
 		// NUL-separated, as --args takes them; written after the start
@@ -347,39 +411,73 @@ func (s *Sandboxed) Start() error {
 		s.argsW.Close()
 	}()
 	s.started = make(chan bool, 1)
+	s.pid, s.waited = newPid1(), make(chan struct{})
+	go initPidfd(s.statusR, s.pid.set)
 	go func() {
 		var b [1]byte
 		n, _ := io.ReadFull(s.startedR, b[:])
 		s.startedR.Close()
+		if s.goW != nil {
+			if n == 1 {
+				s.release()
+			}
+			s.goW.Close()
+		}
+		if n == 1 {
+			s.watch(s.waited)
+		}
 		s.started <- n == 1
 	}()
-	s.init = make(chan int, 1)
-	go func() { s.init <- initPidfd(s.statusR) }()
 	return nil
 }
 
 // SetupError is the error of a sandbox that bwrap could not make: the
 // command inside never started, so its exit says nothing about it.
-type SetupError struct{ Exit int }
+type SetupError struct {
+	Exit int
+	// Err is what failed on swetouch's side (a relay, the move into the
+	// control groups), if that was it.
+	Err error
+}
 
 func (e *SetupError) Error() string {
+	if e.Err != nil {
+		return fmt.Sprintf("sandbox: %v, so the command never started", e.Err)
+	}
 	return fmt.Sprintf("sandbox: bwrap failed before the command started (exit %d)", e.Exit)
 }
 
+func (e *SetupError) Unwrap() error { return e.Err }
+
 // Wait waits for the sandbox to end. When bwrap failed before starting
 // the command it returns a *SetupError; otherwise what exec.Cmd.Wait
-// returns for the command's own exit. The whole process tree inside has
-// ended by then: when the command exits, the sandbox's pid 1 does, and
+// returns for the command's own exit (ErrPid1Stuck when the sandbox's
+// pid 1 did not pass it on). The whole process tree inside has ended by
+// then: when the command exits, the host kills the sandbox's pid 1, and
 // the kernel kills every process left in its namespace.
 func (s *Sandboxed) Wait() error {
 	err := s.Cmd.Wait()
-	// bwrap exits once its pid 1 has passed on the command's exit, which
-	// may be before that pid 1 has finished killing what is left: wait
-	// for it to be gone too
-	if fd := <-s.init; fd >= 0 {
-		waitExit(fd)
+	close(s.waited)
+	// bwrap exits once its pid 1 has passed on the command's exit; what
+	// is left inside goes with pid 1, killed from here whatever state it
+	// is in, and is gone before Wait returns
+	s.pid.end()
+	if s.cg != nil {
+		s.cg.kill()
+		s.usage = s.cg.usage()
+		s.cg.remove()
 	}
 	s.startedProcess = <-s.started
+	if s.stuck.Load() && s.startedProcess {
+		err = ErrPid1Stuck
+	}
+	if s.relay != nil {
+		s.relay.close()
+	}
+	if err := errors.Join(s.joinErr, s.relayErr); err != nil {
+		s.startedProcess = false
+		return &SetupError{Exit: s.Cmd.ProcessState.ExitCode(), Err: err}
+	}
 	if !s.startedProcess {
 		s.runner.forget() // the next Check asks bwrap again
 		return &SetupError{Exit: s.Cmd.ProcessState.ExitCode()}
@@ -464,8 +562,10 @@ func Install(exe string) []string {
 
 // initPidfd reads bwrap's status lines for the sandbox's pid 1 and opens a
 // pidfd on it while it still runs (the command inside keeps it alive), so
-// the pid cannot have been reused; -1 when there is none to wait for.
-func initPidfd(status *os.File) int {
+// the pid cannot have been reused. found gets the pid and the pidfd as
+// soon as it is open, or (0, -1) once the status has ended without one
+// (nothing to wait for); it is called once.
+func initPidfd(status *os.File, found func(pid, fd int)) {
 	defer status.Close()
 	fd := -1
 	sc := bufio.NewScanner(status)
@@ -476,10 +576,13 @@ func initPidfd(status *os.File) int {
 		if fd < 0 && json.Unmarshal(sc.Bytes(), &m) == nil && m.ChildPID > 0 {
 			if pfd, err := unix.PidfdOpen(m.ChildPID, 0); err == nil {
 				fd = pfd
+				found(m.ChildPID, fd)
 			}
 		}
 	}
-	return fd
+	if fd < 0 {
+		found(0, -1)
+	}
 }
 
 // waitExit waits until the process of pidfd fd has exited, and closes fd.

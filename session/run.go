@@ -61,6 +61,16 @@ type RunConfig struct {
 	// unsandboxed, and result.json says so); both get its Env and see its
 	// Visible.
 	Sandbox sandbox.Setup
+	// ModelURL is the agent's model endpoint: in a sandbox, the one
+	// address its network reaches, relayed from the host's loopback (""
+	// reaches nothing). HostNetwork gives it the host's network instead.
+	ModelURL    string
+	HostNetwork bool
+	// AgentTimeout is how long the agent may run, all its turns together
+	// (0: the task's own, else DefaultAgentTimeout; negative: no limit).
+	// Past it the agent's sandbox is killed whole, and the verifier runs
+	// on what the workspace holds.
+	AgentTimeout time.Duration
 	// Visible are host paths the sandboxed agent needs to read (its plan,
 	// its install); Scratch are folders of its own it may write (its
 	// configuration, a home). Hidden must stay out of its sight besides
@@ -110,6 +120,11 @@ func Run(ctx context.Context, cfg RunConfig) (*result.Run, error) {
 			return nil, err
 		}
 		res.Sandbox = sandbox.Bwrap
+		n, err := agentNetwork(cfg)
+		if err != nil {
+			return nil, err
+		}
+		res.Network = n.Label()
 	}
 	if res.AgentName == "" && len(cfg.Agent) > 0 {
 		res.AgentName = filepath.Base(cfg.Agent[0])
@@ -192,8 +207,27 @@ func Run(ctx context.Context, cfg RunConfig) (*result.Run, error) {
 	}
 	var turn agentTurn
 	ended := "" // why a conversation ended before its user ended it
+	limit := agentTimeout(cfg)
+	actx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	if limit > 0 {
+		res.AgentTimeout = limit.Seconds()
+		stop := time.AfterFunc(limit, func() { cancel(errAgentTimeout) })
+		defer stop.Stop()
+	}
 	for n := 1; ; n++ {
-		turn = runAgent(ctx, cfg, host, ws, alog, argv, prompt)
+		if n > 1 && errors.Is(context.Cause(actx), errAgentTimeout) {
+			// the time ran out while the user spoke: no next turn
+			turn.timedOut = true
+			break
+		}
+		turn = runAgent(actx, cfg, host, ws, alog, argv, prompt)
+		if turn.usage != nil {
+			if res.Limits == nil {
+				res.Limits = &sandbox.Usage{}
+			}
+			*res.Limits = res.Limits.Add(*turn.usage)
+		}
 		if turn.startErr != nil {
 			// nothing of the agent's ran (this turn): no verdict on it,
 			// and a result that says why
@@ -211,7 +245,7 @@ func Run(ctx context.Context, cfg RunConfig) (*result.Run, error) {
 			}
 			return res, fmt.Errorf("%w: %v", ErrAgentStart, turn.startErr)
 		}
-		if conv == nil || turn.interrupted || turn.setup() != nil {
+		if conv == nil || turn.interrupted || turn.timedOut || turn.setup() != nil {
 			break
 		}
 		// the turn's last native edits are the agent's, taken before the
@@ -236,7 +270,10 @@ func Run(ctx context.Context, cfg RunConfig) (*result.Run, error) {
 		argv, prompt = conv.resume(cfg.Agent, turn.reader.session), MessageText(msgs)
 	}
 	err = turn.err
-	res.AgentExit = turn.exit
+	res.AgentExit, res.AgentTimedOut = turn.exit, turn.timedOut
+	if turn.timedOut {
+		fmt.Fprintf(alog, "swetouch: the agent ran past its %s and was killed\n", limit)
+	}
 	res.Timings.Agent = time.Since(agentStart).Seconds()
 	// the agent's last native edits are its own, recorded, and answered
 	// by nothing: it cannot see a Counter-Edit any more
@@ -314,6 +351,27 @@ func Run(ctx context.Context, cfg RunConfig) (*result.Run, error) {
 		return res, context.Cause(ctx)
 	}
 	return res, nil
+}
+
+// DefaultAgentTimeout is how long an agent may run when neither the run
+// nor the task says: an hour, past any real agent's honest run on one
+// task.
+const DefaultAgentTimeout = time.Hour
+
+// errAgentTimeout is the cause of the agent's context at its timeout.
+var errAgentTimeout = errors.New("the agent timed out")
+
+// agentTimeout is the run's limit on its agent (0: none).
+func agentTimeout(cfg RunConfig) time.Duration {
+	switch {
+	case cfg.AgentTimeout < 0:
+		return 0
+	case cfg.AgentTimeout > 0:
+		return cfg.AgentTimeout
+	case cfg.Task.AgentTimeout > 0:
+		return cfg.Task.AgentTimeout
+	}
+	return DefaultAgentTimeout
 }
 
 // agentOutputGrace is how long after the agent exits its output is still
@@ -395,6 +453,11 @@ func agentProcess(cfg RunConfig, cmd *exec.Cmd, host *Host, ws string) (agentPro
 	}
 	spec.ReadOnly = append(spec.ReadOnly, sandbox.Tools(cmd.Env, nil)...)
 	spec.Home = envlist.Value(cmd.Env, "HOME")
+	net, err := agentNetwork(cfg)
+	if err != nil {
+		return agentProc{}, err
+	}
+	spec.Network = net
 	// the host's TMPDIR is not there; the sandbox's /tmp is its own
 	cmd.Env = append(append(cmd.Env, cfg.Sandbox.Env...), "TMPDIR=/tmp")
 	sb, err := cfg.Sandbox.Runner.Command(cmd, spec)
@@ -402,6 +465,15 @@ func agentProcess(cfg RunConfig, cmd *exec.Cmd, host *Host, ws string) (agentPro
 		return agentProc{}, err
 	}
 	return agentProc{sb, sb.Cmd}, nil
+}
+
+// agentNetwork is what the sandboxed agent reaches of the network: its
+// model endpoint alone, or the host's network when the run asks for it.
+func agentNetwork(cfg RunConfig) (sandbox.Network, error) {
+	if cfg.HostNetwork {
+		return sandbox.Network{Host: true}, nil
+	}
+	return sandbox.ModelNetwork(cfg.ModelURL)
 }
 
 // observe copies the agent's output through and hands each line to fn.

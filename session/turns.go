@@ -142,6 +142,8 @@ type agentTurn struct {
 	err         error // what its wait returned
 	exit        int
 	interrupted bool
+	timedOut    bool // killed at the agent's timeout
+	usage       *sandbox.Usage
 	reader      *turnReader
 }
 
@@ -213,8 +215,18 @@ func runAgent(ctx context.Context, cfg RunConfig, host *Host, ws string, alog *a
 	select {
 	case t.err = <-waited:
 	case <-ctx.Done():
-		t.interrupted = true
-		syscall.Kill(-proc.cmd.Process.Pid, syscall.SIGTERM)
+		if errors.Is(context.Cause(ctx), errAgentTimeout) {
+			// all of it, at once: nothing it left may go on writing
+			// the workspace the verifier is about to copy
+			t.timedOut = true
+			if sb, ok := proc.process.(*sandbox.Sandboxed); ok {
+				sb.Kill()
+			}
+			syscall.Kill(-proc.cmd.Process.Pid, syscall.SIGKILL)
+		} else {
+			t.interrupted = true
+			syscall.Kill(-proc.cmd.Process.Pid, syscall.SIGTERM)
+		}
 		t.err = <-waited
 	}
 	if observed != nil {
@@ -222,6 +234,10 @@ func runAgent(ctx context.Context, cfg RunConfig, host *Host, ws string, alog *a
 		<-observed
 	}
 	t.exit = proc.ExitCode()
+	if sb, ok := proc.process.(*sandbox.Sandboxed); ok && sb.Usage() != (sandbox.Usage{}) {
+		u := sb.Usage()
+		t.usage = &u
+	}
 	return t
 }
 

@@ -30,6 +30,10 @@ type Task struct {
 	// canaries): task.toml's [verifier] runner, task.json's "runner".
 	// Empty: read from test.sh.
 	Runner string
+	// AgentTimeout is how long the agent may run (Harbor's
+	// agent.timeout_sec, task.json's agent_timeout_sec); 0: the task
+	// does not say.
+	AgentTimeout time.Duration
 }
 
 // Load reads a task from a Harbor task directory (instruction.md,
@@ -69,6 +73,13 @@ func loadHarbor(dir string) (*Task, error) {
 				return nil, fmt.Errorf("%s: field verifier.timeout_sec: %v", filepath.Join(dir, "task.toml"), err)
 			}
 			t.Timeout = time.Duration(secs * float64(time.Second))
+		}
+		if v, ok := kv["agent.timeout_sec"]; ok {
+			secs, err := strconv.ParseFloat(v, 64)
+			if err != nil || secs < 0 {
+				return nil, fmt.Errorf("%s: field agent.timeout_sec: want seconds, got %q", filepath.Join(dir, "task.toml"), v)
+			}
+			t.AgentTimeout = time.Duration(secs * float64(time.Second))
 		}
 		if v, ok := kv["metadata.name"]; ok {
 			t.Name = v
@@ -114,6 +125,7 @@ func loadFile(path string) (*Task, error) {
 		Solution    string  `json:"solution"`
 		TimeoutSec  float64 `json:"timeout_sec"`
 		Runner      string  `json:"runner"`
+		AgentSec    float64 `json:"agent_timeout_sec"`
 	}
 	dec := json.NewDecoder(strings.NewReader(string(b)))
 	dec.DisallowUnknownFields()
@@ -132,6 +144,9 @@ func loadFile(path string) (*Task, error) {
 		t.Timeout = time.Duration(f.TimeoutSec * float64(time.Second))
 	}
 	t.Runner = f.Runner
+	if f.AgentSec > 0 {
+		t.AgentTimeout = time.Duration(f.AgentSec * float64(time.Second))
+	}
 	switch {
 	case t.Name == "":
 		return nil, fmt.Errorf("%s: field name: missing", path)

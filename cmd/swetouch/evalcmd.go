@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -36,6 +37,9 @@ func evalCmd() *cobra.Command {
 	var runs, concurrency, retryNull int
 	var noSandbox bool
 	var budget func() ([]task.VerifyOption, error)
+	var network string
+	var agentTimeout time.Duration
+	var limits limitFlags
 	c := &cobra.Command{
 		Use:   "eval --tasks DIR [--records FILE] --agent NAME... [--conditions vanilla,counter-edit] [--runs N] [--concurrency C] --out DIR",
 		Short: "Paired trials: every task under every condition with every agent, N runs; resumable",
@@ -188,6 +192,20 @@ func evalCmd() *cobra.Command {
 			if cfg.Sandbox, err = sandboxFlag(noSandbox); err != nil {
 				return err
 			}
+			cfg.ModelURL, cfg.AgentTimeout = modelURL, agentTimeout
+			if err := limits.set(cfg.Sandbox.Runner); err != nil {
+				return err
+			}
+			if cfg.Sandbox.Runner != nil {
+				preset := false
+				for _, n := range agentNames {
+					_, _, err := agents.PresetFor(n)
+					preset = preset || !errors.Is(err, agents.ErrNoPreset)
+				}
+				if cfg.HostNetwork, err = hostNetwork(network, modelURL, preset && upstream.url == "", upstream.url != ""); err != nil {
+					return err
+				}
+			}
 			if records != "" {
 				abs, _ := filepath.Abs(records)
 				cfg.Hidden = append(cfg.Hidden, abs)
@@ -217,7 +235,10 @@ func evalCmd() *cobra.Command {
 	c.Flags().IntVar(&retryNull, "retry-null", 1, "times a trial that ends with no verdict (the machine's doing, never the agent's) runs again before its null stands")
 	c.Flags().StringVar(&out, "out", "", "the results folder")
 	c.Flags().StringVar(&plans, "plans", "", "the scripted agent's plans (default: the tasks folder's sibling agents/)")
-	c.Flags().StringVar(&modelURL, "model-url", "", "the model endpoint for real agents")
+	c.Flags().StringVar(&modelURL, "model-url", "", "the model endpoint for real agents: the one address their sandboxes reach")
+	networkFlag(c, &network)
+	agentTimeoutFlag(c, &agentTimeout)
+	limits.add(c)
 	c.Flags().StringVar(&modelName, "model", "", "the model name for real agents")
 	c.Flags().StringVar(&mcpFile, "mcp", "", `MCP servers for every real agent, each behind the relay: {"mcpServers": {NAME: {"command", "args", "env"}}}`)
 	c.Flags().StringArrayVar(&agentArgs, "agent-arg", nil, "an extra flag for every real agent's command line (repeat)")

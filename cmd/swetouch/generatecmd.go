@@ -172,6 +172,11 @@ type generator struct {
 	observe   func(ws string, line []byte) []event.Event
 	own       func(command string) bool
 	scratch   string
+	// modelURL is relayed into its sandbox; a preset without one reaches
+	// its own provider through the host's network (the generator writes
+	// records, it is not the agent under test)
+	modelURL    string
+	hostNetwork bool
 }
 
 func (g *generator) Close() error {
@@ -190,7 +195,7 @@ func generatorAgent(flag, name, modelURL, modelName string, args []string) (*gen
 	case name == "" && len(args) == 0:
 		return nil, badInput("give %s NAME, or the generator's command after --", flag)
 	case name == "":
-		return &generator{argv: args}, nil
+		return &generator{argv: args, modelURL: modelURL}, nil
 	}
 	p, bin, err := agents.PresetFor(name)
 	if err != nil {
@@ -200,7 +205,7 @@ func generatorAgent(flag, name, modelURL, modelName string, args []string) (*gen
 	if err != nil {
 		return nil, err
 	}
-	g := &generator{observe: p.Observe, own: p.Own}
+	g := &generator{observe: p.Observe, own: p.Own, modelURL: modelURL, hostNetwork: modelURL == ""}
 	if g.scratch, err = os.MkdirTemp("", "swetouch-generator-"); err != nil {
 		return nil, err
 	}
@@ -229,7 +234,7 @@ func generateOnce(ctx context.Context, t *task.Task, kind string, regions []task
 		cmd[i] = strings.ReplaceAll(a, "{attempt}", strconv.Itoa(n))
 	}
 	res, err := session.Run(ctx, session.RunConfig{Task: &gt, Out: dir, Agent: cmd, Env: gen.env, Observe: gen.observe, Own: gen.own,
-		AgentName: "generator", KeepWorkspace: true, Sandbox: sb,
+		AgentName: "generator", KeepWorkspace: true, Sandbox: sb, ModelURL: gen.modelURL, HostNetwork: gen.hostNetwork,
 		SelfCheck: func(ctx context.Context, ws string) (string, error) {
 			diff, err := author.WorkspaceDiff(t.Repo, ws)
 			if err != nil {

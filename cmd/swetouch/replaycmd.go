@@ -292,7 +292,7 @@ func replayAgent(cfg *session.RunConfig, cassette, agent, modelName, exe string)
 		os.RemoveAll(scratch)
 		return nil, err
 	}
-	cfg.Agent, cfg.Env = st.Argv, st.Env
+	cfg.Agent, cfg.Env, cfg.ModelURL = st.Argv, st.Env, url
 	cfg.Observe, cfg.Own, cfg.Unreached, cfg.AgentName, cfg.Scratch = p.Observe, p.Own, p.Unreached, agent, []string{scratch}
 	return func() { srv.Close(); os.RemoveAll(scratch) }, nil
 }

@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -29,6 +30,9 @@ func runCmd() *cobra.Command {
 	var taskDir, records, instance, condition, match, out, agent, agentName, modelURL, modelName string
 	var keep, noSandbox bool
 	var budget func() ([]task.VerifyOption, error)
+	var network string
+	var agentTimeout time.Duration
+	var limits limitFlags
 	var mcpFile, schedule, userURL, userModel, personas string
 	var roles roleFlags
 	var upstream upstreamFlags
@@ -133,6 +137,15 @@ func runCmd() *cobra.Command {
 			if cfg.Sandbox, err = sandboxFlag(noSandbox); err != nil {
 				return err
 			}
+			cfg.ModelURL, cfg.AgentTimeout = modelURL, agentTimeout
+			if err := limits.set(cfg.Sandbox.Runner); err != nil {
+				return err
+			}
+			if cfg.Sandbox.Runner != nil {
+				if cfg.HostNetwork, err = hostNetwork(network, modelURL, preset != nil, false); err != nil {
+					return err
+				}
+			}
 			m, err := personasModel(personas)
 			if err != nil {
 				return err
@@ -191,7 +204,10 @@ func runCmd() *cobra.Command {
 	c.Flags().StringVar(&mcpFile, "mcp", "", `MCP servers for the --agent preset, each behind the relay: {"mcpServers": {NAME: {"command", "args", "env"}}}, "{workspace}" in args`)
 	c.Flags().StringArrayVar(&agentArgs, "agent-arg", nil, "an extra flag for the --agent preset's command line (repeat)")
 	c.Flags().StringVar(&agentName, "agent-name", "", "the agent's name in result.json, which score groups by (default: --agent)")
-	c.Flags().StringVar(&modelURL, "model-url", "", "the model endpoint the agent talks to (e.g. swetouch model serve)")
+	c.Flags().StringVar(&modelURL, "model-url", "", "the model endpoint the agent talks to (e.g. swetouch model serve): the one address its sandbox reaches")
+	networkFlag(c, &network)
+	agentTimeoutFlag(c, &agentTimeout)
+	limits.add(c)
 	c.Flags().StringVar(&modelName, "model", "", "the model name the agent asks for")
 	c.MarkFlagRequired("task")
 	c.MarkFlagRequired("out")
@@ -245,7 +261,8 @@ func sandboxFlag(none bool) (sandbox.Setup, error) {
 	if none || os.Getenv("SWETOUCH_SANDBOX") == sandbox.None {
 		return sandbox.Setup{}, nil
 	}
-	r := &sandbox.Runner{}
+	// the limits by default; where they cannot be set, said once
+	r := &sandbox.Runner{Limits: sandbox.DefaultLimits, Notice: func(s string) { fmt.Fprintln(os.Stderr, "swetouch: "+s) }}
 	if err := r.Check(); err != nil {
 		return sandbox.Setup{}, badInput("%v", err)
 	}

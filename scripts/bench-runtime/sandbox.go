@@ -39,7 +39,9 @@ const (
 // a command run inside it (against bash inside it), and the start-up of a
 // whole swetouch run with the sandbox against one without, paired.
 func sandboxPart(res *results, n int, bin, ws string, host *session.Host, env []string) error {
-	r := &sandbox.Runner{}
+	// with the limits swetouch run gives every sandbox (a control group
+	// of its own), as the agent's commands run under them
+	r := &sandbox.Runner{Limits: sandbox.DefaultLimits}
 	if err := r.Check(); err != nil {
 		res.say("sandbox: not measured: %v", err)
 		res.notMeasured(err.Error(), targetShimSandboxed, targetShimOverWrapper, targetShimOwnProcess, targetSandboxedStartUp)
