@@ -142,3 +142,51 @@ echo "$out}" > "$SWETOUCH_RESULTS"
 		t.Errorf("a test.sh without per-test results: %v, %v", got, err)
 	}
 }
+
+// TestCascadeBreaksFirstPhase (issue 50): turn 1 fixes the first phase,
+// turn 2 fixes the second while breaking the first. The turn resolves
+// nothing: every raised phase's acceptance tests must pass, so the
+// conversation goes on, the user speaks of the first issue again, and a
+// third turn that restores it resolves. Before, turn 2 was "resolved".
+func TestCascadeBreaksFirstPhase(t *testing.T) {
+	pkg := cascade(t, "")
+	results := []map[string]string{
+		{"test_percent": "pass", "test_range": "pass", "test_bulk": "fail", "test_total": "pass"},
+		{"test_percent": "fail", "test_range": "pass", "test_bulk": "pass", "test_total": "pass"},
+		{"test_percent": "pass", "test_range": "pass", "test_bulk": "pass", "test_total": "pass"},
+	}
+	turn := 0
+	tests := func(context.Context) (map[string]string, error) { r := results[turn]; turn++; return r, nil }
+	u := conversation.NewUser(pkg, []string{"precise/none"}, tests)
+	h, err := session.New(t.TempDir(), session.WithUser(u))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	edit := func() {
+		h.Observe(ctx, event.Event{Kind: event.Edit, Actor: event.Agent, Scopes: []event.Scope{event.FileScope("pricing.py")}})
+	}
+	edit()
+	if msgs, end, _ := h.TurnEnd(ctx); end || len(msgs) != 1 || msgs[0].Text != "Now the bulk discount is off too." {
+		t.Fatalf("turn 1: %v end %v", msgs, end)
+	}
+	edit()
+	msgs, end, _ := h.TurnEnd(ctx)
+	if end {
+		t.Fatalf("turn 2 ended the conversation (%+v) with the first phase broken", u.Turns()[1])
+	}
+	if len(msgs) != 1 || !strings.Contains(msgs[0].Text, "apply_discount(200, 10) returns 190") {
+		t.Errorf("turn 2's answer does not speak of the broken first issue: %v", msgs)
+	}
+	edit()
+	if _, end, _ := h.TurnEnd(ctx); !end {
+		t.Fatal("turn 3 did not end it")
+	}
+	var verdicts []string
+	for _, tr := range u.Turns() {
+		verdicts = append(verdicts, tr.Verdict)
+	}
+	if r := u.ResolvedTurn(); r == nil || *r != 3 || !slices.Equal(verdicts, []string{"ongoing", "ongoing", "resolved"}) {
+		t.Errorf("resolved at %v, verdicts %v", u.ResolvedTurn(), verdicts)
+	}
+}

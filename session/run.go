@@ -306,6 +306,7 @@ func Run(ctx context.Context, cfg RunConfig) (*result.Run, error) {
 	res.Conversation = conversationOf(talk)
 	if res.Conversation != nil {
 		res.Conversation.Ended = ended
+		res.Conversation.VerdictsDisagree = res.TurnVerdictDisagrees()
 	}
 	if err := writeResult(cfg.Out, res, start); err != nil {
 		return res, err
