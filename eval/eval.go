@@ -135,11 +135,16 @@ func (tr trial) vanilla(out string) string {
 }
 
 // plan lists the trials not yet done, whole runs first, with the number
-// of trials in all and why finished-looking ones run again.
+// of trials in all and why finished-looking ones run again; a condition
+// that needs a record is not planned for a task without one.
 func plan(cfg Config, man *manifest) (todo []trial, total int, redo []string) {
+	skip := unrecorded(cfg)
 	for _, a := range cfg.Agents {
 		for _, c := range cfg.Conditions {
 			for _, t := range cfg.Tasks {
+				if skipped(skip, c, t.Name) {
+					continue
+				}
 				for r := 0; r < max(cfg.Runs, 1); r++ {
 					total++
 					dir := filepath.Join(cfg.Out, a.Name, string(c), t.Name, fmt.Sprintf("run-%d", r))

@@ -101,6 +101,9 @@ func Run(ctx context.Context, cfg RunConfig) (*result.Run, error) {
 	if cfg.Clock == nil {
 		cfg.Clock = time.Now
 	}
+	if err := checkCondition(cfg); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
 		return nil, err
 	}
