@@ -190,3 +190,32 @@ func TestCascadeBreaksFirstPhase(t *testing.T) {
 		t.Errorf("resolved at %v, verdicts %v", u.ResolvedTurn(), verdicts)
 	}
 }
+
+// TestListedIDs (issue 50): the tests test.sh lists when asked for all
+// of them check the package's ids at load; an id it does not list is
+// refused, naming the file and the field. A test.sh that lists nothing
+// leaves the ids unchecked.
+func TestListedIDs(t *testing.T) {
+	dir := t.TempDir()
+	repo, tests := filepath.Join(dir, "repo"), filepath.Join(dir, "tests")
+	os.MkdirAll(repo, 0o755)
+	os.MkdirAll(tests, 0o755)
+	src, _ := os.ReadFile(filepath.Join("testdata", "cascade.json"))
+	os.WriteFile(filepath.Join(dir, conversation.File), []byte(strings.Replace(string(src), `"test_bulk"]}`, `"test_blk"]}`, 1)), 0o644)
+	os.WriteFile(filepath.Join(tests, "test.sh"), []byte(`[ -z "$SWETOUCH_TESTS" ] || exit 3
+echo '{"test_percent": "fail", "test_range": "fail", "test_bulk": "fail", "test_total": "pass"}' > "$SWETOUCH_RESULTS"
+`), 0o755)
+	tk := &task.Task{Name: "tiny", Dir: dir, Repo: repo, Tests: tests, Timeout: time.Minute}
+	ids := conversation.ListTests(context.Background(), tk)
+	if !slices.Equal(ids, []string{"test_bulk", "test_percent", "test_range", "test_total"}) {
+		t.Fatalf("listed %v", ids)
+	}
+	_, err := conversation.LoadTask(tk, nil, conversation.WithTestIDs(ids))
+	if err == nil || !strings.Contains(err.Error(), `conversation.json: field phases[1].acceptance[0]: no test "test_blk"`) {
+		t.Errorf("a typo'd id: %v", err)
+	}
+	os.WriteFile(filepath.Join(tests, "test.sh"), []byte("exit 0\n"), 0o755)
+	if ids := conversation.ListTests(context.Background(), tk); ids != nil {
+		t.Errorf("a test.sh without per-test results listed %v", ids)
+	}
+}

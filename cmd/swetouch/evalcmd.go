@@ -192,6 +192,13 @@ func evalCmd() *cobra.Command {
 				abs, _ := filepath.Abs(records)
 				cfg.Hidden = append(cfg.Hidden, abs)
 			}
+			// the packages' test ids against their tests' own listing,
+			// sandboxed as the trials' tests run
+			for _, t := range cfg.Tasks {
+				if _, err := conversationFor(t, m, models, nil, cfg.Sandbox, listedIDs(t, cfg.Sandbox, cfg.Verify)); err != nil {
+					return err
+				}
+			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			n, err := eval.Run(ctx, cfg)

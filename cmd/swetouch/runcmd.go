@@ -149,7 +149,7 @@ func runCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if cfg.Conversation, err = conversationFor(t, m, models, preset, cfg.Sandbox); err != nil {
+			if cfg.Conversation, err = conversationFor(t, m, models, preset, cfg.Sandbox, listedIDs(t, cfg.Sandbox, cfg.Verify)); err != nil {
 				return err
 			}
 			if m != nil && cfg.Conversation == nil {
