@@ -158,6 +158,14 @@ func WriteTurnTable(w io.Writer, rows []TurnRow) {
 	fmt.Fprintf(w, " %20s %8s\n", "LDPR [95% CI]", "w.turns")
 	for _, r := range rows {
 		fmt.Fprintf(w, "%-12s %-13s %5d", r.Agent, r.Condition, r.Tasks)
+		if r.Tasks == 0 {
+			// every trial was null: no figure, not 0%
+			for k := 0; k < budget; k++ {
+				fmt.Fprintf(w, " %6s", "–")
+			}
+			fmt.Fprintf(w, " %20s %8s  (+%d without a verdict)\n", "–", "–", r.Errors)
+			continue
+		}
 		for k := 0; k < budget; k++ {
 			if k < len(r.ResolvedBy) {
 				fmt.Fprintf(w, " %5.1f%%", 100*r.ResolvedBy[k])

@@ -172,6 +172,11 @@ func evalCmd() *cobra.Command {
 				if err != nil {
 					return badInput("--agent: %v", err)
 				}
+				if emit == "" && modelURL == "" && upstream.url == "" {
+					if err := loggedIn(name); err != nil {
+						return err
+					}
+				}
 				cfg.Agents = append(cfg.Agents, a)
 			}
 			if emit != "" && cfg.Schedule.Kind != "" {
@@ -272,6 +277,21 @@ func evalAgent(name, plans, exe, modelURL, modelName string, agentArgs []string,
 		st, err := p.Start(agents.Launch{Bin: bin, ModelURL: url, Model: modelName, Swetouch: exe, Scratch: scratch, Args: agentArgs, MCP: servers})
 		return st.Argv, st.Env, err
 	}, Visible: func(*task.Task) []string { return visible }}, nil
+}
+
+// loggedIn refuses a real agent given no endpoint that cannot find a
+// login of its user's: each of its trials would start, say "Not logged
+// in" and end null, the whole eval long.
+func loggedIn(name string) error {
+	p, _, err := agents.PresetFor(name)
+	if err != nil {
+		return nil // a scripted agent, or none: said elsewhere
+	}
+	home, _ := os.UserHomeDir()
+	if ok, looked := p.Login(home, os.Getenv); !ok {
+		return badInput("--agent %s: no --model-url or --model-upstream, and no login of its own found (looked for %s): every trial would end without reaching a model", name, looked)
+	}
+	return nil
 }
 
 // emitJobs writes the trials not yet done as jobs under OUT/jobs.
