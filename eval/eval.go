@@ -42,6 +42,9 @@ type Agent struct {
 	// Turns is how the agent resumes its session in a conversation: its
 	// Session, Reply and Resume (nil: the line protocol and {session}).
 	Turns *session.Conversation
+	// Probe asks whether the agent's model endpoint can be reached
+	// before each trial (session.RunConfig.Probe; nil: not asked).
+	Probe func(ctx context.Context) error
 }
 
 // Recorder is a started recorder of one trial's model traffic.
@@ -287,6 +290,9 @@ func runTrial(ctx context.Context, cfg Config, a Agent, c policy.Condition, t *t
 		Sandbox: cfg.Sandbox, Scratch: []string{scratch}, Hidden: hidden(cfg), Verify: cfg.Verify}
 	if a.Visible != nil {
 		rc.Visible = a.Visible(t)
+	}
+	if cfg.Upstream == nil {
+		rc.Probe = a.Probe // a recorder of the trial's own is local and up
 	}
 	if cfg.Records != nil {
 		if rc.Record, err = cfg.Records(t); err != nil {

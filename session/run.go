@@ -87,6 +87,10 @@ type RunConfig struct {
 	// Verify are added to every verifier run of the trial's (its
 	// verdict, the audit's counterfactuals): a budget, a canary source.
 	Verify []task.VerifyOption
+	// Probe, when set, asks whether the agent's model can be reached
+	// before the run is set up; an error ends it at once, resolved null
+	// with the error as its reason (agents.ProbeModel).
+	Probe func(ctx context.Context) error
 }
 
 // Run prepares a fresh workspace (a git-initialised copy of the task's
@@ -116,6 +120,9 @@ func Run(ctx context.Context, cfg RunConfig) (*result.Run, error) {
 	}
 	if res.AgentName == "" && len(cfg.Agent) > 0 {
 		res.AgentName = filepath.Base(cfg.Agent[0])
+	}
+	if done, err := probeFailed(ctx, cfg, res, start); done {
+		return res, err
 	}
 	ws, err := Workspace(cfg.Task.Repo)
 	if err != nil {

@@ -269,7 +269,11 @@ func evalAgent(name, plans, exe, modelURL, modelName string, agentArgs []string,
 	if p.Turns != nil {
 		turns = &session.Conversation{Session: p.Turns.Session, Reply: p.Turns.Reply, Resume: p.Turns.Resume}
 	}
-	return eval.Agent{Name: name, Observe: p.Observe, Own: p.Own, Unreached: p.Unreached, Turns: turns, Command: func(t *task.Task, scratch, trialURL string) ([]string, []string, error) {
+	var probe func(context.Context) error
+	if modelURL != "" {
+		probe = func(ctx context.Context) error { return agents.ProbeModel(ctx, modelURL, agents.ProbeTimeout) }
+	}
+	return eval.Agent{Name: name, Observe: p.Observe, Own: p.Own, Unreached: p.Unreached, Turns: turns, Probe: probe, Command: func(t *task.Task, scratch, trialURL string) ([]string, []string, error) {
 		url := modelURL
 		if trialURL != "" {
 			url = trialURL // the trial's recorder, in front of --model-upstream

@@ -60,6 +60,10 @@ func runCmd() *cobra.Command {
 				if upstream.url != "" && modelURL != "" {
 					return badInput("give --model-url (an endpoint the agent talks to) or --model-upstream (its provider, recorded), not both")
 				}
+				if modelURL != "" {
+					url := modelURL
+					cfg.Probe = func(ctx context.Context) error { return agents.ProbeModel(ctx, url, agents.ProbeTimeout) }
+				}
 				rec, err := upstream.start(out)
 				if err != nil {
 					return err
