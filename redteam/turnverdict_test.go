@@ -15,11 +15,11 @@ import (
 
 // the talk-cart fixes, as sed commands the scripted agent runs
 const (
-	fixQuantity  = `sed -i 's|    return sum(price for price, quantity in items)|    return sum(price * quantity for price, quantity in items)|' cart.py`
+	fixQuantity = `sed -i 's|    return sum(price for price, quantity in items)|    return sum(price * quantity for price, quantity in items)|' cart.py`
 	// counts the first line alone: test_quantity (a cart of two lines)
 	// fails, while the second phase's test and the regression pass
 	firstLineOnly = `sed -i 's|for price, quantity in items)|for price, quantity in items[:1])|' cart.py`
-	fixThreshold = `sed -i 's|    if amount > FREE_SHIPPING:|    if amount >= FREE_SHIPPING:|' cart.py`
+	fixThreshold  = `sed -i 's|    if amount > FREE_SHIPPING:|    if amount >= FREE_SHIPPING:|' cart.py`
 )
 
 // talk runs a scripted agent's conversation plan on a copy of the
