@@ -12,7 +12,8 @@ import (
 // condition of cfg needs one, each warned of on progress: their trials
 // under such a condition are skipped, since they would run vanilla under
 // the condition's name (issue 50). A task whose records cannot be read
-// is not skipped: its trials say why, as before.
+// is not skipped: its trials say why, as before; nor is any without
+// cfg.Records to ask (its trials run where the records are).
 func unrecorded(cfg Config) map[string]bool {
 	var needing []string
 	for _, c := range cfg.Conditions {
@@ -20,15 +21,13 @@ func unrecorded(cfg Config) map[string]bool {
 			needing = append(needing, string(c))
 		}
 	}
-	if len(needing) == 0 {
-		return nil
+	if len(needing) == 0 || cfg.Records == nil {
+		return nil // no records to ask: each trial says what it lacks
 	}
 	skip := map[string]bool{}
 	for _, t := range cfg.Tasks {
-		if cfg.Records != nil {
-			if r, err := cfg.Records(t); r != nil || err != nil {
-				continue
-			}
+		if r, err := cfg.Records(t); r != nil || err != nil {
+			continue
 		}
 		skip[t.Name] = true
 		fmt.Fprintf(orDiscard(cfg.Progress), "swetouch eval: warning: skipping %s's %s trials: the task has no record (no records.jsonl, and no --records), so they would run vanilla\n",
