@@ -12,6 +12,8 @@ import (
 
 var claudePreset = Preset{
 	Name: "claude", bin: "claude", mcp: claudeMCP, OfflineModel: "claude-sonnet-4-5",
+	// without an endpoint, it runs on its user's login: one of these
+	login: login{files: []string{".claude/.credentials.json"}, env: []string{"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"}},
 	// its start-up reads the shell's environment with a bare `env`;
 	// every command of the model's comes inside its eval wrapper
 	Own:       func(command string) bool { return command == "env" },

@@ -17,6 +17,8 @@ import (
 var codexPreset = Preset{
 	// the endpoint's model is set in its config.toml
 	Name: "codex", bin: "codex", mcp: codexMCP, instructionLast: true, Unreached: codexUnreached,
+	// without an endpoint, it runs on its user's login: one of these
+	login: login{files: []string{".codex/auth.json"}, env: []string{"OPENAI_API_KEY", "CODEX_API_KEY"}},
 	Turns: codexTurns,
 	Command: func(bin, instruction, model, swetouch string) []string {
 		args := []string{bin, "exec", "--json", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", "--dangerously-bypass-hook-trust"}

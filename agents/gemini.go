@@ -10,6 +10,8 @@ import (
 
 var geminiPreset = Preset{
 	Name: "gemini", bin: "gemini", mcp: geminiMCP, OfflineModel: "gemini-2.5-pro", Unreached: geminiUnreached,
+	// without an endpoint, it runs on its user's login: one of these
+	login: login{files: []string{".gemini/oauth_creds.json"}, env: []string{"GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI"}},
 	Turns: geminiTurns,
 	Command: func(bin, instruction, model, swetouch string) []string {
 		args := []string{bin, "-p", instruction, "-o", "stream-json", "--yolo", "--skip-trust"}

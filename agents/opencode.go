@@ -14,6 +14,8 @@ import (
 var opencodePreset = Preset{
 	// the endpoint's model is set in its opencode.json
 	Name: "opencode", bin: "opencode", mcp: opencodeMCP, instructionLast: true, Unreached: opencodeUnreached,
+	// without an endpoint, it runs on its user's login: one of these
+	login: login{files: []string{".local/share/opencode/auth.json"}, env: []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENROUTER_API_KEY"}},
 	Turns: opencodeTurns,
 	Command: func(bin, instruction, model, swetouch string) []string {
 		args := []string{bin, "run", "--format", "json"}

@@ -51,6 +51,9 @@ type Preset struct {
 	// mcp gives the agent MCP servers in its own configuration
 	mcp func(servers []MCPServer, swetouch, scratch string, argv, env []string) ([]string, []string, error)
 	bin string
+	// login is where the agent finds its user's login without an
+	// endpoint (Login)
+	login login
 }
 
 // Launch is what one run of a preset is given.

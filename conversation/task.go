@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/swetouch/swetouch/task"
@@ -46,15 +48,30 @@ const (
 	ReviewLog = "reviewer-model.jsonl"
 )
 
+// LoadOption configures LoadTask.
+type LoadOption func(*loading)
+
+type loading struct{ tests []string }
+
+// WithTestIDs checks every test id the package names against ids, the
+// tests the task's own test.sh lists (ListTests; nil: not checked): an
+// id that names no test would fail every turn and play the whole budget
+// while the final verifier passes.
+func WithTestIDs(ids []string) LoadOption { return func(l *loading) { l.tests = ids } }
+
 // LoadTask reads the conversation package of t, if it has one (nil, nil
 // when it has none), and draws its persona chain from m (nil: the
 // default model) unless the package gives the chain.
-func LoadTask(t *task.Task, m *Model) (*Task, error) {
+func LoadTask(t *task.Task, m *Model, opts ...LoadOption) (*Task, error) {
+	var l loading
+	for _, o := range opts {
+		o(&l)
+	}
 	path := filepath.Join(t.Dir, File)
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
-	p, err := Load(path, nil)
+	p, err := Load(path, l.tests)
 	if err != nil {
 		return nil, err
 	}
@@ -62,6 +79,23 @@ func LoadTask(t *task.Task, m *Model) (*Task, error) {
 		m = DefaultModel()
 	}
 	return &Task{Task: t, Package: p, Chain: p.chain(m)}, nil
+}
+
+// ListTests are the test ids t's test.sh reports when asked for every
+// test ($SWETOUCH_TESTS empty) on the task's own code, run as the
+// verifier runs it (opts: its sandbox); the code is copied, never
+// touched. Nil when it lists none (no per-test results, a module that
+// does not load yet, a verifier that cannot run here): then the ids
+// cannot be checked, and the run says what its tests do.
+func ListTests(ctx context.Context, t *task.Task, opts ...task.VerifyOption) []string {
+	if _, err := os.Stat(filepath.Join(t.Dir, File)); err != nil {
+		return nil
+	}
+	v := task.Verify(ctx, t, t.Repo, append(opts, task.WithTests())...)
+	if len(v.Tests) == 0 {
+		return nil
+	}
+	return slices.Sorted(maps.Keys(v.Tests))
 }
 
 // chain is the package's persona chain: its own, else drawn from its

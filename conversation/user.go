@@ -156,7 +156,7 @@ func (u *User) TurnEnd(h user.History) *user.Act {
 		u.phase++
 		next.text, next.source = u.pkg.Phases[u.phase].Opening, "package"
 	} else {
-		sel := u.rel.Select(Turn{N: u.turn + 1, Persona: next.persona, Phase: rec.Phase, Reply: rec.AgentReply, Failing: failing, Focus: focus})
+		sel := u.rel.Select(Turn{N: u.turn + 1, Persona: next.persona, Phase: u.speakOf(failing), Reply: rec.AgentReply, Failing: failing, Focus: focus})
 		sel.Edited = rec.UserEdits
 		for _, it := range sel.Items {
 			next.items = append(next.items, it.ID)
@@ -177,16 +177,37 @@ func (u *User) persona(i int) string {
 	return u.chain[min(i, len(u.chain)-1)]
 }
 
-// failing are the current phase's acceptance tests and the regression
-// tests that do not pass.
+// failing are the acceptance tests of every phase raised so far and the
+// regression tests that do not pass: a turn that fixes the second issue
+// while breaking the first resolves nothing (issue 50), as the final
+// verifier, which runs every test, would say.
 func (u *User) failing(results map[string]string) []string {
 	var out []string
-	for _, id := range append(slices.Clone(u.pkg.Phases[u.phase].Acceptance), u.pkg.Regression...) {
+	for _, ph := range u.pkg.Phases[:u.phase+1] {
+		for _, id := range ph.Acceptance {
+			if results[id] != "pass" {
+				out = append(out, id)
+			}
+		}
+	}
+	for _, id := range u.pkg.Regression {
 		if results[id] != "pass" {
 			out = append(out, id)
 		}
 	}
 	return out
+}
+
+// speakOf is the phase the user speaks of next: the earliest raised
+// phase with a failing acceptance test (a phase the agent broke again),
+// else the current one.
+func (u *User) speakOf(failing []string) string {
+	for _, ph := range u.pkg.Phases[:u.phase+1] {
+		if slices.ContainsFunc(ph.Acceptance, func(id string) bool { return slices.Contains(failing, id) }) {
+			return ph.ID
+		}
+	}
+	return u.pkg.Phases[u.phase].ID
 }
 
 // regressionPasses reports that every regression test passes.

@@ -142,3 +142,80 @@ echo "$out}" > "$SWETOUCH_RESULTS"
 		t.Errorf("a test.sh without per-test results: %v, %v", got, err)
 	}
 }
+
+// TestCascadeBreaksFirstPhase (issue 50): turn 1 fixes the first phase,
+// turn 2 fixes the second while breaking the first. The turn resolves
+// nothing: every raised phase's acceptance tests must pass, so the
+// conversation goes on, the user speaks of the first issue again, and a
+// third turn that restores it resolves. Before, turn 2 was "resolved".
+func TestCascadeBreaksFirstPhase(t *testing.T) {
+	pkg := cascade(t, "")
+	results := []map[string]string{
+		{"test_percent": "pass", "test_range": "pass", "test_bulk": "fail", "test_total": "pass"},
+		{"test_percent": "fail", "test_range": "pass", "test_bulk": "pass", "test_total": "pass"},
+		{"test_percent": "pass", "test_range": "pass", "test_bulk": "pass", "test_total": "pass"},
+	}
+	turn := 0
+	tests := func(context.Context) (map[string]string, error) { r := results[turn]; turn++; return r, nil }
+	u := conversation.NewUser(pkg, []string{"precise/none"}, tests)
+	h, err := session.New(t.TempDir(), session.WithUser(u))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	edit := func() {
+		h.Observe(ctx, event.Event{Kind: event.Edit, Actor: event.Agent, Scopes: []event.Scope{event.FileScope("pricing.py")}})
+	}
+	edit()
+	if msgs, end, _ := h.TurnEnd(ctx); end || len(msgs) != 1 || msgs[0].Text != "Now the bulk discount is off too." {
+		t.Fatalf("turn 1: %v end %v", msgs, end)
+	}
+	edit()
+	msgs, end, _ := h.TurnEnd(ctx)
+	if end {
+		t.Fatalf("turn 2 ended the conversation (%+v) with the first phase broken", u.Turns()[1])
+	}
+	if len(msgs) != 1 || !strings.Contains(msgs[0].Text, "apply_discount(200, 10) returns 190") {
+		t.Errorf("turn 2's answer does not speak of the broken first issue: %v", msgs)
+	}
+	edit()
+	if _, end, _ := h.TurnEnd(ctx); !end {
+		t.Fatal("turn 3 did not end it")
+	}
+	var verdicts []string
+	for _, tr := range u.Turns() {
+		verdicts = append(verdicts, tr.Verdict)
+	}
+	if r := u.ResolvedTurn(); r == nil || *r != 3 || !slices.Equal(verdicts, []string{"ongoing", "ongoing", "resolved"}) {
+		t.Errorf("resolved at %v, verdicts %v", u.ResolvedTurn(), verdicts)
+	}
+}
+
+// TestListedIDs (issue 50): the tests test.sh lists when asked for all
+// of them check the package's ids at load; an id it does not list is
+// refused, naming the file and the field. A test.sh that lists nothing
+// leaves the ids unchecked.
+func TestListedIDs(t *testing.T) {
+	dir := t.TempDir()
+	repo, tests := filepath.Join(dir, "repo"), filepath.Join(dir, "tests")
+	os.MkdirAll(repo, 0o755)
+	os.MkdirAll(tests, 0o755)
+	src, _ := os.ReadFile(filepath.Join("testdata", "cascade.json"))
+	os.WriteFile(filepath.Join(dir, conversation.File), []byte(strings.Replace(string(src), `"test_bulk"]}`, `"test_blk"]}`, 1)), 0o644)
+	os.WriteFile(filepath.Join(tests, "test.sh"), []byte(`[ -z "$SWETOUCH_TESTS" ] || exit 3
+echo '{"test_percent": "fail", "test_range": "fail", "test_bulk": "fail", "test_total": "pass"}' > "$SWETOUCH_RESULTS"
+`), 0o755)
+	tk := &task.Task{Name: "tiny", Dir: dir, Repo: repo, Tests: tests, Timeout: time.Minute}
+	ids := conversation.ListTests(context.Background(), tk)
+	if !slices.Equal(ids, []string{"test_bulk", "test_percent", "test_range", "test_total"}) {
+		t.Fatalf("listed %v", ids)
+	}
+	_, err := conversation.LoadTask(tk, nil, conversation.WithTestIDs(ids))
+	if err == nil || !strings.Contains(err.Error(), `conversation.json: field phases[1].acceptance[0]: no test "test_blk"`) {
+		t.Errorf("a typo'd id: %v", err)
+	}
+	os.WriteFile(filepath.Join(tests, "test.sh"), []byte("exit 0\n"), 0o755)
+	if ids := conversation.ListTests(context.Background(), tk); ids != nil {
+		t.Errorf("a test.sh without per-test results listed %v", ids)
+	}
+}

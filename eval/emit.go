@@ -65,9 +65,13 @@ func EmitJobs(cfg Config, ec EmitConfig) ([]Job, error) {
 		return nil, fmt.Errorf("emit needs the trial image, the swetouch image and the volume claim")
 	}
 	var jobs []Job
+	skip := unrecorded(cfg)
 	for _, a := range cfg.Agents {
 		for _, c := range cfg.Conditions {
 			for _, t := range cfg.Tasks {
+				if skipped(skip, c, t.Name) {
+					continue
+				}
 				for r := 0; r < max(cfg.Runs, 1); r++ {
 					rel := path.Join(a.Name, string(c), t.Name, fmt.Sprintf("run-%d", r))
 					if done(filepath.Join(cfg.Out, filepath.FromSlash(rel))) {

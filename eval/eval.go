@@ -42,6 +42,9 @@ type Agent struct {
 	// Turns is how the agent resumes its session in a conversation: its
 	// Session, Reply and Resume (nil: the line protocol and {session}).
 	Turns *session.Conversation
+	// Probe asks whether the agent's model endpoint can be reached
+	// before each trial (session.RunConfig.Probe; nil: not asked).
+	Probe func(ctx context.Context) error
 }
 
 // Recorder is a started recorder of one trial's model traffic.
@@ -147,11 +150,16 @@ func (tr trial) vanilla(out string) string {
 }
 
 // plan lists the trials not yet done, whole runs first, with the number
-// of trials in all and why finished-looking ones run again.
+// of trials in all and why finished-looking ones run again; a condition
+// that needs a record is not planned for a task without one.
 func plan(cfg Config, man *manifest) (todo []trial, total int, redo []string) {
+	skip := unrecorded(cfg)
 	for _, a := range cfg.Agents {
 		for _, c := range cfg.Conditions {
 			for _, t := range cfg.Tasks {
+				if skipped(skip, c, t.Name) {
+					continue
+				}
 				for r := 0; r < max(cfg.Runs, 1); r++ {
 					total++
 					dir := filepath.Join(cfg.Out, a.Name, string(c), t.Name, fmt.Sprintf("run-%d", r))
@@ -324,6 +332,9 @@ func runTrial(ctx context.Context, cfg Config, a Agent, c policy.Condition, t *t
 		Sandbox: cfg.Sandbox, Scratch: []string{scratch}, Hidden: hidden(cfg), Verify: cfg.Verify, ModelURL: modelURL, HostNetwork: cfg.HostNetwork, AgentTimeout: cfg.AgentTimeout}
 	if a.Visible != nil {
 		rc.Visible = a.Visible(t)
+	}
+	if cfg.Upstream == nil {
+		rc.Probe = a.Probe // a recorder of the trial's own is local and up
 	}
 	if cfg.Records != nil {
 		if rc.Record, err = cfg.Records(t); err != nil {

@@ -32,6 +32,11 @@ func ParseCondition(s string) (Condition, error) {
 	return "", fmt.Errorf("unknown condition %q (want vanilla, counter-edit, co-edit, message-only or code-only)", s)
 }
 
+// NeedsRecord reports whether the condition acts from a record: every
+// condition but vanilla (and the zero one, which is vanilla's). Run
+// without one, it would be vanilla under another name.
+func (c Condition) NeedsRecord() bool { return c != "" && c != Vanilla }
+
 // Match is how events are matched against trigger regions.
 type Match string
 

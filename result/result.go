@@ -101,6 +101,11 @@ type Conversation struct {
 	// Ended says why the conversation ended before its user ended it (the
 	// agent gave no session to resume); the work is judged as it stands.
 	Ended string `json:"ended,omitempty"`
+	// VerdictsDisagree flags a conversation whose per-turn verdict and
+	// final verifier disagree (a turn resolved that the verifier fails,
+	// or a verifier's pass no turn reached): score counts it by the
+	// final verdict.
+	VerdictsDisagree bool `json:"verdicts_disagree,omitempty"`
 	// Models are what the user's own models cost, by role (phrase, judge,
 	// reviewer): apart from the agent's.
 	Models map[string]user.Usage `json:"models,omitempty"`
@@ -228,6 +233,14 @@ type ModelUsage struct {
 	// CostUSD is nil when a model's price is not known (--prices).
 	CostUSD  *float64 `json:"cost_usd"`
 	Cassette string   `json:"cassette"`
+}
+
+// TurnVerdictDisagrees reports that a conversation's per-turn verdict
+// (a resolving turn or none) and its final verifier's verdict disagree.
+// The turn's tests are the phases' and regression tests, the verifier's
+// all the task has, so a pass of the one need not be a pass of the other.
+func (r *Run) TurnVerdictDisagrees() bool {
+	return r.Conversation != nil && r.Resolved != nil && *r.Resolved != (r.ResolvedTurn != nil)
 }
 
 // ShowResolved is a verdict as result.json writes it: true, false or

@@ -144,8 +144,8 @@ func Summarize(trials []Trial, opts ...Option) []Row {
 	}
 	for i := range out {
 		v, ok := byKey[key{out[i].Agent, "vanilla"}]
-		if !ok {
-			continue
+		if !ok || v.Runs == 0 || out[i].Runs == 0 {
+			continue // no verdict on one side: no difference to tell
 		}
 		d := out[i].Rate - v.Rate
 		out[i].Delta = &d
@@ -255,7 +255,11 @@ func WriteTable(w io.Writer, rows []Row) {
 			delivered += fmt.Sprintf(" (+%d unconfirmed)", r.Unconfirmed)
 		}
 		exp, expRate := ExposureText(r)
-		fmt.Fprintf(tw, "%s\t%s\t%d×%d\t%s\t%s\t%s\t%s\t%s\t%s\t%.1f\t%d\t%s\t%s\n", r.Agent, r.Condition, r.Tasks, r.Runs, res, pointCI(r.Rate, r.RateCI, false),
+		rate := "–" // no trial with a verdict: no rate, not 0%
+		if r.Runs > 0 {
+			rate = pointCI(r.Rate, r.RateCI, false)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d×%d\t%s\t%s\t%s\t%s\t%s\t%s\t%.1f\t%d\t%s\t%s\n", r.Agent, r.Condition, r.Tasks, r.Runs, res, rate,
 			exp, expRate, delta, ret, r.Steps, r.Applied, delivered, fateText)
 	}
 	tw.Flush()

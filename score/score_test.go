@@ -127,3 +127,35 @@ func TestExposure(t *testing.T) {
 		t.Errorf("table:\n%s", table.String())
 	}
 }
+
+// TestNullRowsShowNoFigure (issue 50): a row whose every trial was null
+// (a real agent run with no model) prints "–" for its rate and its Δ,
+// not 0.0% and +0.0 pp, and so does a conversation row.
+func TestNullRowsShowNoFigure(t *testing.T) {
+	yes := true
+	var trials []Trial
+	for _, task := range []string{"t1", "t2"} {
+		trials = append(trials,
+			Trial{Result: result.Run{AgentName: "a", Condition: "vanilla", Task: task, Resolved: &yes, Sandbox: "bwrap"}},
+			Trial{Result: result.Run{AgentName: "a", Condition: "counter-edit", Task: task, Sandbox: "bwrap"}},
+			Trial{Result: result.Run{AgentName: "a", Condition: "vanilla", Task: "c" + task, Sandbox: "bwrap",
+				Conversation: &result.Conversation{Budget: 3}}})
+	}
+	rows := Summarize(trials)
+	var b strings.Builder
+	WriteTable(&b, rows)
+	var ce string
+	for _, l := range strings.Split(b.String(), "\n") {
+		if strings.Contains(l, "counter-edit") {
+			ce = l
+		}
+	}
+	if rows[1].Delta != nil || strings.Contains(ce, "0.0%") || strings.Contains(ce, "pp") || !strings.Contains(ce, "0/0 (+2 null)") {
+		t.Errorf("the null row: %q (Δ %v)\n%s", ce, rows[1].Delta, b.String())
+	}
+	b.Reset()
+	WriteTurnTable(&b, TurnRows(trials))
+	if strings.Contains(b.String(), "0.0%") || strings.Contains(b.String(), "0.000") || !strings.Contains(b.String(), "(+2 without a verdict)") {
+		t.Errorf("the null conversation row:\n%s", b.String())
+	}
+}

@@ -32,6 +32,9 @@ type TurnRow struct {
 	LDPR          float64         `json:"ldpr"`
 	LDPRCI        *stats.Interval `json:"ldpr_ci95"`
 	WeightedTurns float64         `json:"mean_weighted_turns"`
+	// Disagree counts the trials whose per-turn verdict and final
+	// verifier disagree; each is counted by the final one.
+	Disagree int `json:"verdicts_disagree,omitempty"`
 }
 
 // TurnRows are the rows of the multi-turn trials, by agent and
@@ -54,6 +57,9 @@ func TurnRows(trials []Trial, opts ...Option) []TurnRow {
 		if r.Resolved == nil {
 			rows[c].Errors++
 		}
+		if r.TurnVerdictDisagrees() {
+			rows[c].Disagree++
+		}
 		budget = max(budget, r.Budget)
 	}
 	conv := func(value func(r Trial) float64) map[cell]perTask {
@@ -66,14 +72,14 @@ func TurnRows(trials []Trial, opts ...Option) []TurnRow {
 	}
 	within := func(k int) func(Trial) float64 {
 		return func(t Trial) float64 {
-			if rt := t.Result.ResolvedTurn; rt != nil && *rt <= k && *rt <= t.Result.Budget {
+			if rt, _, _ := turnOutcome(&t.Result); rt != nil && *rt <= k && *rt <= t.Result.Budget {
 				return 1
 			}
 			return 0
 		}
 	}
 	ldpr := conv(func(t Trial) float64 { v, _ := ldprScore(t); return v })
-	weighted := conv(func(t Trial) float64 { return t.Result.WeightedTurns })
+	weighted := conv(func(t Trial) float64 { _, w, _ := turnOutcome(&t.Result); return w })
 	by := make([]map[cell]perTask, budget)
 	for k := range by {
 		by[k] = conv(within(k + 1))
@@ -152,6 +158,14 @@ func WriteTurnTable(w io.Writer, rows []TurnRow) {
 	fmt.Fprintf(w, " %20s %8s\n", "LDPR [95% CI]", "w.turns")
 	for _, r := range rows {
 		fmt.Fprintf(w, "%-12s %-13s %5d", r.Agent, r.Condition, r.Tasks)
+		if r.Tasks == 0 {
+			// every trial was null: no figure, not 0%
+			for k := 0; k < budget; k++ {
+				fmt.Fprintf(w, " %6s", "–")
+			}
+			fmt.Fprintf(w, " %20s %8s  (+%d without a verdict)\n", "–", "–", r.Errors)
+			continue
+		}
 		for k := 0; k < budget; k++ {
 			if k < len(r.ResolvedBy) {
 				fmt.Fprintf(w, " %5.1f%%", 100*r.ResolvedBy[k])
@@ -166,6 +180,9 @@ func WriteTurnTable(w io.Writer, rows []TurnRow) {
 		fmt.Fprintf(w, " %20s %8.2f", ldpr, r.WeightedTurns)
 		if r.Errors > 0 {
 			fmt.Fprintf(w, "  (+%d without a verdict)", r.Errors)
+		}
+		if r.Disagree > 0 {
+			fmt.Fprintf(w, "  (%d whose turn verdict the final verifier contradicts, counted by the final)", r.Disagree)
 		}
 		fmt.Fprintln(w)
 	}

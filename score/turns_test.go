@@ -2,6 +2,7 @@ package score
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/swetouch/swetouch/result"
@@ -47,5 +48,36 @@ func TestTurnRows(t *testing.T) {
 	}
 	if rows := Summarize(trials); len(rows) != 1 || rows[0].Trials != 1 {
 		t.Errorf("Summarize took conversations: %+v", rows)
+	}
+}
+
+// TestTurnVerdictReconciled (issue 50): a conversation whose turn 2 was
+// called resolved while the final verifier failed it (phase 1 broken by
+// the phase 2 fix) counts as never resolved, and one the verifier passed
+// with no resolving turn counts as resolved at its last turn; both are
+// flagged. Before, the first scored LDPR 0.875 and "≤2: 100%".
+func TestTurnVerdictReconciled(t *testing.T) {
+	at := func(n int) *int { return &n }
+	yes, no := new(bool), new(bool)
+	*yes = true
+	broke := convTrial("a", "t1", 8, at(2), 2, no)
+	broke.Result.Turns = []result.Turn{{Turn: 1, Weight: 1}, {Turn: 2, Weight: 1}}
+	late := convTrial("a", "t2", 4, nil, 3, yes)
+	late.Result.Turns = []result.Turn{{Turn: 1, Weight: 1}, {Turn: 2, Weight: 0.5}, {Turn: 3, Weight: 1}}
+	agree := convTrial("a", "t3", 4, at(1), 1, yes)
+	rows := TurnRows([]Trial{broke, late, agree})
+	if len(rows) != 1 {
+		t.Fatalf("rows %+v", rows)
+	}
+	r := rows[0]
+	near := func(got, want float64) bool { return math.Abs(got-want) < 1e-9 }
+	// t1 0; t2 at turn 3 after 2.5 weighted turns of 4: (4 - 2.5 + 1)/4; t3 (4 - 1 + 1)/4
+	if !near(r.LDPR, (0+2.5/4+1)/3) || !near(r.ResolvedBy[1], 1.0/3) || !near(r.ResolvedBy[2], 2.0/3) || r.Disagree != 2 {
+		t.Errorf("LDPR %v, ≤2 %v, ≤3 %v, disagree %d", r.LDPR, r.ResolvedBy[1], r.ResolvedBy[2], r.Disagree)
+	}
+	var b strings.Builder
+	WriteTurnTable(&b, rows)
+	if !strings.Contains(b.String(), "2 whose turn verdict the final verifier contradicts") {
+		t.Errorf("the table does not flag them:\n%s", b.String())
 	}
 }

@@ -221,7 +221,7 @@ func firstTurn(t Trial) (float64, bool) {
 	if r.Conversation == nil || r.Resolved == nil {
 		return 0, false
 	}
-	if rt := r.ResolvedTurn; rt != nil && *rt == 1 {
+	if rt, _, _ := turnOutcome(&r); rt != nil && *rt == 1 {
 		return 1, true
 	}
 	return 0, true
@@ -233,8 +233,8 @@ func ldprScore(t Trial) (float64, bool) {
 	if r.Conversation == nil || r.Resolved == nil {
 		return 0, false
 	}
-	if rt := r.ResolvedTurn; rt != nil && *rt <= r.Budget && r.Budget > 0 {
-		return (float64(r.Budget) - r.WeightedTurns + 1) / float64(r.Budget), true
+	if rt, w, _ := turnOutcome(&r); rt != nil && *rt <= r.Budget && r.Budget > 0 {
+		return (float64(r.Budget) - w + 1) / float64(r.Budget), true
 	}
 	return 0, true
 }

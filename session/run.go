@@ -97,6 +97,10 @@ type RunConfig struct {
 	// Verify are added to every verifier run of the trial's (its
 	// verdict, the audit's counterfactuals): a budget, a canary source.
 	Verify []task.VerifyOption
+	// Probe, when set, asks whether the agent's model can be reached
+	// before the run is set up; an error ends it at once, resolved null
+	// with the error as its reason (agents.ProbeModel).
+	Probe func(ctx context.Context) error
 }
 
 // Run prepares a fresh workspace (a git-initialised copy of the task's
@@ -110,6 +114,9 @@ func Run(ctx context.Context, cfg RunConfig) (*result.Run, error) {
 	start := time.Now()
 	if cfg.Clock == nil {
 		cfg.Clock = time.Now
+	}
+	if err := checkCondition(cfg); err != nil {
+		return nil, err
 	}
 	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
 		return nil, err
@@ -128,6 +135,9 @@ func Run(ctx context.Context, cfg RunConfig) (*result.Run, error) {
 	}
 	if res.AgentName == "" && len(cfg.Agent) > 0 {
 		res.AgentName = filepath.Base(cfg.Agent[0])
+	}
+	if done, err := probeFailed(ctx, cfg, res, start); done {
+		return res, err
 	}
 	ws, err := Workspace(cfg.Task.Repo)
 	if err != nil {
@@ -343,6 +353,7 @@ func Run(ctx context.Context, cfg RunConfig) (*result.Run, error) {
 	res.Conversation = conversationOf(talk)
 	if res.Conversation != nil {
 		res.Conversation.Ended = ended
+		res.Conversation.VerdictsDisagree = res.TurnVerdictDisagrees()
 	}
 	if err := writeResult(cfg.Out, res, start); err != nil {
 		return res, err

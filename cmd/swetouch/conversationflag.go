@@ -1,6 +1,9 @@
 package main
 
 import (
+	"context"
+	"slices"
+
 	"github.com/spf13/cobra"
 
 	"github.com/swetouch/swetouch/agents"
@@ -17,8 +20,8 @@ import (
 // testing in sb; and how the agent resumes its session: the preset's
 // way, or, for a command of the user's own (p nil), the line protocol
 // and {session}.
-func conversationFor(t *task.Task, m *conversation.Model, models conversation.Models, p *agents.Preset, sb sandbox.Setup) (*session.Conversation, error) {
-	ct, err := conversation.LoadTask(t, m)
+func conversationFor(t *task.Task, m *conversation.Model, models conversation.Models, p *agents.Preset, sb sandbox.Setup, opts ...conversation.LoadOption) (*session.Conversation, error) {
+	ct, err := conversation.LoadTask(t, m, opts...)
 	if err != nil {
 		return nil, badInput("--task: %v", err)
 	}
@@ -35,6 +38,15 @@ func conversationFor(t *task.Task, m *conversation.Model, models conversation.Mo
 		conv.Session, conv.Reply, conv.Resume = p.Turns.Session, p.Turns.Reply, p.Turns.Resume
 	}
 	return conv, nil
+}
+
+// listedIDs checks a multi-turn task's test ids against the tests its
+// test.sh lists on the task's own code, run in sb as the verifier runs
+// them (docs/conversation.md): a typo'd id exits 2 naming the field
+// before any agent runs, rather than failing every turn.
+func listedIDs(t *task.Task, sb sandbox.Setup, verify []task.VerifyOption) conversation.LoadOption {
+	opts := append(slices.Clone(verify), task.WithSandbox(sb))
+	return conversation.WithTestIDs(conversation.ListTests(context.Background(), t, opts...))
 }
 
 // personasModel is the --personas model (nil: none given).

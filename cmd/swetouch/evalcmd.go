@@ -176,6 +176,11 @@ func evalCmd() *cobra.Command {
 				if err != nil {
 					return badInput("--agent: %v", err)
 				}
+				if emit == "" && modelURL == "" && upstream.url == "" {
+					if err := loggedIn(name); err != nil {
+						return err
+					}
+				}
 				cfg.Agents = append(cfg.Agents, a)
 			}
 			if emit != "" && cfg.Schedule.Kind != "" {
@@ -209,6 +214,13 @@ func evalCmd() *cobra.Command {
 			if records != "" {
 				abs, _ := filepath.Abs(records)
 				cfg.Hidden = append(cfg.Hidden, abs)
+			}
+			// the packages' test ids against their tests' own listing,
+			// sandboxed as the trials' tests run
+			for _, t := range cfg.Tasks {
+				if _, err := conversationFor(t, m, models, nil, cfg.Sandbox, listedIDs(t, cfg.Sandbox, cfg.Verify)); err != nil {
+					return err
+				}
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
@@ -279,7 +291,11 @@ func evalAgent(name, plans, exe, modelURL, modelName string, agentArgs []string,
 	if p.Turns != nil {
 		turns = &session.Conversation{Session: p.Turns.Session, Reply: p.Turns.Reply, Resume: p.Turns.Resume}
 	}
-	return eval.Agent{Name: name, Observe: p.Observe, Own: p.Own, Unreached: p.Unreached, Turns: turns, Command: func(t *task.Task, scratch, trialURL string) ([]string, []string, error) {
+	var probe func(context.Context) error
+	if modelURL != "" {
+		probe = func(ctx context.Context) error { return agents.ProbeModel(ctx, modelURL, agents.ProbeTimeout) }
+	}
+	return eval.Agent{Name: name, Observe: p.Observe, Own: p.Own, Unreached: p.Unreached, Turns: turns, Probe: probe, Command: func(t *task.Task, scratch, trialURL string) ([]string, []string, error) {
 		url := modelURL
 		if trialURL != "" {
 			url = trialURL // the trial's recorder, in front of --model-upstream
@@ -287,6 +303,21 @@ func evalAgent(name, plans, exe, modelURL, modelName string, agentArgs []string,
 		st, err := p.Start(agents.Launch{Bin: bin, ModelURL: url, Model: modelName, Swetouch: exe, Scratch: scratch, Args: agentArgs, MCP: servers})
 		return st.Argv, st.Env, err
 	}, Visible: func(*task.Task) []string { return visible }}, nil
+}
+
+// loggedIn refuses a real agent given no endpoint that cannot find a
+// login of its user's: each of its trials would start, say "Not logged
+// in" and end null, the whole eval long.
+func loggedIn(name string) error {
+	p, _, err := agents.PresetFor(name)
+	if err != nil {
+		return nil // a scripted agent, or none: said elsewhere
+	}
+	home, _ := os.UserHomeDir()
+	if ok, looked := p.Login(home, os.Getenv); !ok {
+		return badInput("--agent %s: no --model-url or --model-upstream, and no login of its own found (looked for %s): every trial would end without reaching a model", name, looked)
+	}
+	return nil
 }
 
 // emitJobs writes the trials not yet done as jobs under OUT/jobs.

@@ -64,6 +64,10 @@ func runCmd() *cobra.Command {
 				if upstream.url != "" && modelURL != "" {
 					return badInput("give --model-url (an endpoint the agent talks to) or --model-upstream (its provider, recorded), not both")
 				}
+				if modelURL != "" {
+					url := modelURL
+					cfg.Probe = func(ctx context.Context) error { return agents.ProbeModel(ctx, url, agents.ProbeTimeout) }
+				}
 				rec, err := upstream.start(out)
 				if err != nil {
 					return err
@@ -113,14 +117,22 @@ func runCmd() *cobra.Command {
 				abs, _ := filepath.Abs(records)
 				cfg.Hidden = append(cfg.Hidden, abs)
 			}
+			if condition == "" {
+				// the default names what will run: a record's Counter-Edits,
+				// or, with none, vanilla under its own name
+				condition = string(policy.Vanilla)
+				if cfg.Record != nil {
+					condition = string(policy.CounterEdit)
+				}
+			}
 			if cfg.Condition, err = policy.ParseCondition(condition); err != nil {
 				return badInput("--condition: %v", err)
 			}
 			if cfg.Match, err = policy.ParseMatch(match); err != nil {
 				return badInput("--match: %v", err)
 			}
-			if cfg.Record == nil && cfg.Condition != policy.Vanilla && c.Flags().Changed("condition") {
-				return badInput("--condition %s needs --records", condition)
+			if cfg.Record == nil && cfg.Condition.NeedsRecord() {
+				return badInput("--condition %s needs --records: its Counter-Edits come from a record, and without one it would run vanilla under its name", condition)
 			}
 			if cfg.Schedule, err = user.ParseSchedule(schedule, scheduleSteps, after); err != nil {
 				return badInput("--schedule: %v", err)
@@ -154,7 +166,7 @@ func runCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if cfg.Conversation, err = conversationFor(t, m, models, preset, cfg.Sandbox); err != nil {
+			if cfg.Conversation, err = conversationFor(t, m, models, preset, cfg.Sandbox, listedIDs(t, cfg.Sandbox, cfg.Verify)); err != nil {
 				return err
 			}
 			if m != nil && cfg.Conversation == nil {
@@ -174,8 +186,8 @@ func runCmd() *cobra.Command {
 			if res.Resolved == nil && res.Reason != "" {
 				verdict += " (" + res.Reason + ")"
 			}
-			fmt.Fprintf(c.ErrOrStderr(), "swetouch: resolved=%s steps=%d interventions applied=%d; %s\n",
-				verdict, res.Steps, res.Applied, filepath.Join(out, "result.json"))
+			fmt.Fprintf(c.ErrOrStderr(), "swetouch: resolved=%s condition=%s steps=%d interventions applied=%d; %s\n",
+				verdict, res.Condition, res.Steps, res.Applied, filepath.Join(out, "result.json"))
 			switch {
 			case errors.Is(err, session.ErrAgentStart), errors.Is(err, session.ErrSetup):
 				return exitError{1}
@@ -188,7 +200,7 @@ func runCmd() *cobra.Command {
 	c.Flags().StringVar(&taskDir, "task", "", "Harbor task directory or local task file")
 	c.Flags().StringVar(&records, "records", "", "SWE-Touch dataset-record-v1 JSONL binding Counter-Edits to the task")
 	c.Flags().StringVar(&instance, "instance", "", "record instance id (default: the task's name)")
-	c.Flags().StringVar(&condition, "condition", "counter-edit", "vanilla, counter-edit, co-edit, message-only or code-only")
+	c.Flags().StringVar(&condition, "condition", "", "vanilla, counter-edit, co-edit, message-only or code-only (default: counter-edit with --records, vanilla without; any but vanilla needs --records)")
 	c.Flags().StringVar(&match, "match", "reference", "reference or precise")
 	scheduleFlags(c, &schedule, &scheduleSteps, &after)
 	userModelFlags(c, &userURL, &userModel)
