@@ -22,7 +22,8 @@ const (
 	AlreadyApplied = "already-applied" // its result is already there
 	// OverAgent: the agent had replaced exactly the lines the hunk
 	// removes with its own, and the hunk's lines replace the agent's (the
-	// user re-asserts the edit); the context stays as the agent left it
+	// user re-asserts the edit); the context, even between the hunk's
+	// changes, stays as the agent left it
 	OverAgent = "over-agent"
 	Failed    = "failed"
 )

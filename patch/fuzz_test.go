@@ -44,6 +44,11 @@ func FuzzApply(f *testing.F) {
 	for _, c := range fallbackCases {
 		f.Add(c.file, c.diff)
 	}
+	// the agent changed a line the hunk holds as context between its
+	// changes (issue 50): it must stay the agent's
+	for _, c := range contextCases {
+		f.Add(c.file, c.diff)
+	}
 	f.Fuzz(func(t *testing.T, content, diff string) {
 		fds, err := Parse(diff)
 		if err != nil {
