@@ -258,6 +258,10 @@ func applyFile(fsys FileSystem, fd *FileDiff, rep *Report) (*fileResult, error) 
 		return nil, nil
 	}
 	switch {
+	case len(fd.Hunks) == 0 && !fd.IsNew() && !fd.IsDelete() && !fd.Rename && fd.OldMode == fd.NewMode:
+		// nothing to apply is no success: a diff whose hunks were lost
+		// (Parse refuses one; a caller may build its own) says so
+		return fail("the diff has no hunk and changes no name or mode: nothing to apply")
 	case fd.IsNew():
 		want := newSide(fd)
 		if exists {

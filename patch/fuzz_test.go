@@ -8,7 +8,9 @@ import (
 )
 
 // FuzzParse: the diff parser never panics; what it accepts has hunks whose
-// line counts match their headers.
+// line counts match their headers, and every file section changes
+// something (a hunk, a creation, deletion, rename or mode): a section
+// whose hunk was lost to a broken header is refused, not applied empty.
 func FuzzParse(f *testing.F) {
 	f.Add("--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n")
 	f.Add("diff --git a/x b/y\nrename from x\nrename to y\n")
@@ -19,6 +21,9 @@ func FuzzParse(f *testing.F) {
 			return
 		}
 		for _, fd := range fds {
+			if len(fd.Hunks) == 0 && !fd.IsNew() && !fd.IsDelete() && !fd.Rename && fd.OldMode == fd.NewMode {
+				t.Fatalf("a section for %s that changes nothing", fd.Path())
+			}
 			for _, h := range fd.Hunks {
 				old, new := sides(h.Lines)
 				if len(old) != h.OldLines || len(new) != h.NewLines {

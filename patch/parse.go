@@ -59,9 +59,14 @@ type ParseError struct {
 
 func (e *ParseError) Error() string { return fmt.Sprintf("line %d: %s", e.Line, e.Msg) }
 
-// Parse reads a git or plain unified diff. Text between file sections (a
-// commit message, an mbox header) is skipped. A binary patch is an error:
-// it cannot be applied as text.
+// Parse reads a git or plain unified diff, strictly: every line is a
+// file's header, a hunk's header or one of its lines, or the diff is
+// refused where the first other line is. Skipped, a broken hunk header
+// ("@! -3,6 +3,7 @@") took its hunk with it, and the diff applied nothing
+// and called itself applied. Blank lines at the very end are allowed. A
+// binary patch is an error: it cannot be applied as text. A file section
+// that changes nothing (no hunk, no creation, deletion, rename or mode) is
+// an error too. Headers is the lenient reading, for final diffs.
 func Parse(text string) ([]*FileDiff, error) {
 	lines := strings.SplitAfter(text, "\n")
 	if n := len(lines); n > 0 && lines[n-1] == "" {
@@ -99,6 +104,9 @@ func Parse(text string) ([]*FileDiff, error) {
 			if f := strings.Fields(l); len(f) == 3 && cur.NewMode == "" {
 				cur.OldMode, cur.NewMode = f[2], f[2]
 			}
+		case cur != nil && gitHeader && (strings.HasPrefix(l, "similarity index ") || strings.HasPrefix(l, "dissimilarity index ")):
+		case cur != nil && gitHeader && (strings.HasPrefix(l, "copy from ") || strings.HasPrefix(l, "copy to ")):
+			return nil, &ParseError{no, "a copy cannot be applied: only creations, deletions, renames and changes"}
 		case strings.HasPrefix(l, "GIT binary patch") || strings.HasPrefix(l, "Binary files ") && strings.HasSuffix(l, " differ"):
 			name := "?"
 			if cur != nil {
@@ -126,6 +134,14 @@ func Parse(text string) ([]*FileDiff, error) {
 			cur.Hunks = append(cur.Hunks, h)
 			gitHeader = false
 			i = next - 1
+		case strings.HasPrefix(l, "diff ") && !gitHeader:
+			// a plain diff's command line ("diff -u a/x b/x") before its ---/+++
+		case strings.TrimSpace(l) == "" && blankFrom(lines, i):
+			i = len(lines)
+		case len(files) == 0:
+			return nil, &ParseError{no, fmt.Sprintf("no file diffs found: %s is not a diff's header", clip(l))}
+		default:
+			return nil, &ParseError{no, fmt.Sprintf("%s is not part of a diff: neither a header, a hunk, nor a hunk's line", clip(l))}
 		}
 	}
 	if len(files) == 0 {
@@ -135,6 +151,9 @@ func Parse(text string) ([]*FileDiff, error) {
 		if f.OldPath == "" && f.NewPath == "" {
 			return nil, &ParseError{max(f.Line, 1), "a file diff names no file"}
 		}
+		if len(f.Hunks) == 0 && !f.IsNew() && !f.IsDelete() && !f.Rename && f.OldMode == f.NewMode {
+			return nil, &ParseError{max(f.Line, 1), fmt.Sprintf("the section for %s has no hunk and changes no name or mode: it would apply nothing", f.Path())}
+		}
 		for _, p := range []string{f.OldPath, f.NewPath} {
 			if err := CheckPath(p); err != nil {
 				return nil, &ParseError{max(f.Line, 1), err.Error()}
@@ -142,6 +161,24 @@ func Parse(text string) ([]*FileDiff, error) {
 		}
 	}
 	return files, nil
+}
+
+// blankFrom reports whether lines i and after are all blank.
+func blankFrom(lines []string, i int) bool {
+	for _, l := range lines[i:] {
+		if strings.TrimSpace(l) != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// clip quotes a line for an error, at most 60 bytes of it.
+func clip(l string) string {
+	if len(l) > 60 {
+		return strconv.Quote(l[:60]) + "…"
+	}
+	return strconv.Quote(l)
 }
 
 // gitPaths splits "a/X b/Y", either name C-quoted as git writes one with
