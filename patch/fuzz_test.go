@@ -87,6 +87,12 @@ func checkOnlyHunkLines(t *testing.T, fd *FileDiff, rep *Report, before, after s
 	t.Helper()
 	a, b := splitKeep(before), splitKeep(after)
 	if len(a)*len(b) > 1<<20 {
+		// too long for a line diff: what the file gained, counted
+		for _, l := range gainedLines(before, after) {
+			if !isPlusLine(fd, l) {
+				t.Fatalf("the landing wrote %q, which is no + line of the diff", l)
+			}
+		}
 		return
 	}
 	lost, gained := lineDiff(a, b)
