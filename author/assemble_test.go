@@ -19,7 +19,7 @@ func TestAssemble(t *testing.T) {
 	null := func(id string) Candidate { c := pass(id); c.UserEditOnly.Resolved = nil; return c }
 	fail := func(id string) Candidate { c := pass(id); c.UserEditPlusReference.Resolved = &yes; return c }
 	cand := func(id string) CandidateRecord {
-		return CandidateRecord{InstanceID: "i", CandidateID: id, Diff: "diff --git a/x b/x\n", TargetRegions: []task.Region{{Path: "x", StartLine: 2, EndLine: 3}}}
+		return CandidateRecord{InstanceID: "i", CandidateID: id, Diff: "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -2 +2 @@\n-b\n+B\n", TargetRegions: []task.Region{{Path: "x", StartLine: 2, EndLine: 3}}}
 	}
 	regions := &Regions{SchemaVersion: "1.0.0", Benchmark: "swe_bench_verified", InstanceID: "i", Regions: []MinedRegion{{Path: "x", StartLine: 1, EndLine: 9}}}
 	for _, tc := range []struct {

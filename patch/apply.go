@@ -22,7 +22,8 @@ const (
 	AlreadyApplied = "already-applied" // its result is already there
 	// OverAgent: the agent had replaced exactly the lines the hunk
 	// removes with its own, and the hunk's lines replace the agent's (the
-	// user re-asserts the edit); the context stays as the agent left it
+	// user re-asserts the edit); the context, even between the hunk's
+	// changes, stays as the agent left it
 	OverAgent = "over-agent"
 	Failed    = "failed"
 )
@@ -257,6 +258,10 @@ func applyFile(fsys FileSystem, fd *FileDiff, rep *Report) (*fileResult, error) 
 		return nil, nil
 	}
 	switch {
+	case len(fd.Hunks) == 0 && !fd.IsNew() && !fd.IsDelete() && !fd.Rename && fd.OldMode == fd.NewMode:
+		// nothing to apply is no success: a diff whose hunks were lost
+		// (Parse refuses one; a caller may build its own) says so
+		return fail("the diff has no hunk and changes no name or mode: nothing to apply")
 	case fd.IsNew():
 		want := newSide(fd)
 		if exists {

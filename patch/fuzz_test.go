@@ -8,7 +8,9 @@ import (
 )
 
 // FuzzParse: the diff parser never panics; what it accepts has hunks whose
-// line counts match their headers.
+// line counts match their headers, and every file section changes
+// something (a hunk, a creation, deletion, rename or mode): a section
+// whose hunk was lost to a broken header is refused, not applied empty.
 func FuzzParse(f *testing.F) {
 	f.Add("--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n")
 	f.Add("diff --git a/x b/y\nrename from x\nrename to y\n")
@@ -19,6 +21,9 @@ func FuzzParse(f *testing.F) {
 			return
 		}
 		for _, fd := range fds {
+			if len(fd.Hunks) == 0 && !fd.IsNew() && !fd.IsDelete() && !fd.Rename && fd.OldMode == fd.NewMode {
+				t.Fatalf("a section for %s that changes nothing", fd.Path())
+			}
 			for _, h := range fd.Hunks {
 				old, new := sides(h.Lines)
 				if len(old) != h.OldLines || len(new) != h.NewLines {
@@ -42,6 +47,11 @@ func FuzzApply(f *testing.F) {
 	// stays the file's
 	f.Add("a\n  b\nc\n", "--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n-a\n+A\n b\n-c\n+C\n")
 	for _, c := range fallbackCases {
+		f.Add(c.file, c.diff)
+	}
+	// the agent changed a line the hunk holds as context between its
+	// changes (issue 50): it must stay the agent's
+	for _, c := range contextCases {
 		f.Add(c.file, c.diff)
 	}
 	f.Fuzz(func(t *testing.T, content, diff string) {
@@ -77,6 +87,12 @@ func checkOnlyHunkLines(t *testing.T, fd *FileDiff, rep *Report, before, after s
 	t.Helper()
 	a, b := splitKeep(before), splitKeep(after)
 	if len(a)*len(b) > 1<<20 {
+		// too long for a line diff: what the file gained, counted
+		for _, l := range gainedLines(before, after) {
+			if !isPlusLine(fd, l) {
+				t.Fatalf("the landing wrote %q, which is no + line of the diff", l)
+			}
+		}
 		return
 	}
 	lost, gained := lineDiff(a, b)

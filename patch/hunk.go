@@ -400,8 +400,9 @@ const refusal = "refused: "
 // lines say: between the two runs the file holds the agent's version of
 // the hunk's middle. When that middle's old side is there, only it is
 // replaced, every line around it kept as the agent left it; when the
-// agent replaced exactly the removed lines, the hunk's lines replace the
-// agent's (over-agent). Otherwise it cannot tell which lines are the
+// agent replaced exactly the changed lines, the hunk's + lines replace
+// the agent's version of its - lines (over-agent, overSpan: context among
+// them stays the agent's). Otherwise it cannot tell which lines are the
 // hunk's, and refuses (why says so) rather than write the diff's context
 // over the agent's lines.
 func (pl *placer) replaceSpan(h *Hunk, b bracket, want int) (HunkReport, string) {
@@ -417,18 +418,12 @@ func (pl *placer) replaceSpan(h *Hunk, b bracket, want int) (HunkReport, string)
 	change := inner[pre : len(inner)-post]
 	old, _ := sides(change)
 	offset := b.start - b.a - want
-	overAgent := func(from, to int) HunkReport {
-		e := edit{from: from, to: to}
-		for _, l := range change {
-			if l.Kind != '-' {
-				e.out = append(e.out, outLine{keep: -1, text: l.Text, noEOL: l.NoNewline})
-			}
-		}
-		return pl.commit(e, b.start, (b.end-b.start)+e.growth(), OverAgent, offset)
+	overAgent := func(from, to int) (HunkReport, string) {
+		return pl.overSpan(change, from, to, b.start, b.end-b.start, offset)
 	}
 	if pre == 0 && post == 0 {
-		// the gap is the agent's version of exactly the changed lines
-		return overAgent(g0, g1), ""
+		// the gap is the agent's version of the changed lines
+		return overAgent(g0, g1)
 	}
 	if len(old) > 0 {
 		// the hunk's old lines are there: the agent changed only their
@@ -461,7 +456,7 @@ func (pl *placer) replaceSpan(h *Hunk, b bracket, want int) (HunkReport, string)
 				}
 				return pl.place(change, from, Anchored, want+(from-b.start)), ""
 			}
-			return overAgent(from, to), ""
+			return overAgent(from, to)
 		}
 	}
 	// the agent rewrote the context next to the change too, line for

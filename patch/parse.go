@@ -59,9 +59,14 @@ type ParseError struct {
 
 func (e *ParseError) Error() string { return fmt.Sprintf("line %d: %s", e.Line, e.Msg) }
 
-// Parse reads a git or plain unified diff. Text between file sections (a
-// commit message, an mbox header) is skipped. A binary patch is an error:
-// it cannot be applied as text.
+// Parse reads a git or plain unified diff, strictly: every line is a
+// file's header, a hunk's header or one of its lines, or the diff is
+// refused where the first other line is. Skipped, a broken hunk header
+// ("@! -3,6 +3,7 @@") took its hunk with it, and the diff applied nothing
+// and called itself applied. Blank lines at the very end are allowed. A
+// binary patch is an error: it cannot be applied as text. A file section
+// that changes nothing (no hunk, no creation, deletion, rename or mode) is
+// an error too. Headers is the lenient reading, for final diffs.
 func Parse(text string) ([]*FileDiff, error) {
 	lines := strings.SplitAfter(text, "\n")
 	if n := len(lines); n > 0 && lines[n-1] == "" {
@@ -83,21 +88,9 @@ func Parse(text string) ([]*FileDiff, error) {
 			cur = &FileDiff{Line: no, OldPath: a, NewPath: b}
 			files = append(files, cur)
 			gitHeader = true
-		case cur != nil && gitHeader && strings.HasPrefix(l, "new file mode "):
-			cur.OldPath, cur.NewMode = "", strings.TrimPrefix(l, "new file mode ")
-		case cur != nil && gitHeader && strings.HasPrefix(l, "deleted file mode "):
-			cur.NewPath, cur.OldMode = "", strings.TrimPrefix(l, "deleted file mode ")
-		case cur != nil && gitHeader && strings.HasPrefix(l, "old mode "):
-			cur.OldMode = strings.TrimPrefix(l, "old mode ")
-		case cur != nil && gitHeader && strings.HasPrefix(l, "new mode "):
-			cur.NewMode = strings.TrimPrefix(l, "new mode ")
-		case cur != nil && gitHeader && strings.HasPrefix(l, "rename from "):
-			cur.OldPath, cur.Rename = unquote(strings.TrimPrefix(l, "rename from ")), true
-		case cur != nil && gitHeader && strings.HasPrefix(l, "rename to "):
-			cur.NewPath, cur.Rename = unquote(strings.TrimPrefix(l, "rename to ")), true
-		case cur != nil && gitHeader && strings.HasPrefix(l, "index "):
-			if f := strings.Fields(l); len(f) == 3 && cur.NewMode == "" {
-				cur.OldMode, cur.NewMode = f[2], f[2]
+		case cur != nil && gitHeader && isExtendedHeader(l):
+			if err := cur.extendedHeader(l, no); err != nil {
+				return nil, err
 			}
 		case strings.HasPrefix(l, "GIT binary patch") || strings.HasPrefix(l, "Binary files ") && strings.HasSuffix(l, " differ"):
 			name := "?"
@@ -126,22 +119,109 @@ func Parse(text string) ([]*FileDiff, error) {
 			cur.Hunks = append(cur.Hunks, h)
 			gitHeader = false
 			i = next - 1
+		case strings.HasPrefix(l, "diff ") && !gitHeader:
+			// a plain diff's command line ("diff -u a/x b/x") before its ---/+++
+		case strings.TrimSpace(l) == "" && blankFrom(lines, i):
+			i = len(lines)
+		default:
+			return nil, notDiff(l, no, len(files) > 0)
 		}
 	}
 	if len(files) == 0 {
 		return nil, &ParseError{1, "no file diffs found"}
 	}
+	if err := checkFiles(files); err != nil {
+		return nil, err
+	}
+	return files, nil
+}
+
+// extendedHeaders are the lines git writes between "diff --git" and a
+// file's ---/+++ or hunks.
+var extendedHeaders = []string{"new file mode ", "deleted file mode ", "old mode ", "new mode ",
+	"rename from ", "rename to ", "index ", "similarity index ", "dissimilarity index ", "copy from ", "copy to "}
+
+func isExtendedHeader(l string) bool {
+	for _, p := range extendedHeaders {
+		if strings.HasPrefix(l, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// extendedHeader takes one of git's extended header lines into f.
+func (f *FileDiff) extendedHeader(l string, no int) error {
+	switch {
+	case strings.HasPrefix(l, "new file mode "):
+		f.OldPath, f.NewMode = "", strings.TrimPrefix(l, "new file mode ")
+	case strings.HasPrefix(l, "deleted file mode "):
+		f.NewPath, f.OldMode = "", strings.TrimPrefix(l, "deleted file mode ")
+	case strings.HasPrefix(l, "old mode "):
+		f.OldMode = strings.TrimPrefix(l, "old mode ")
+	case strings.HasPrefix(l, "new mode "):
+		f.NewMode = strings.TrimPrefix(l, "new mode ")
+	case strings.HasPrefix(l, "rename from "):
+		f.OldPath, f.Rename = unquote(strings.TrimPrefix(l, "rename from ")), true
+	case strings.HasPrefix(l, "rename to "):
+		f.NewPath, f.Rename = unquote(strings.TrimPrefix(l, "rename to ")), true
+	case strings.HasPrefix(l, "index "):
+		if fs := strings.Fields(l); len(fs) == 3 && f.NewMode == "" {
+			f.OldMode, f.NewMode = fs[2], fs[2]
+		}
+	case strings.HasPrefix(l, "copy "):
+		return &ParseError{no, "a copy cannot be applied: only creations, deletions, renames and changes"}
+	}
+	// similarity and dissimilarity say nothing Apply needs
+	return nil
+}
+
+// notDiff is the error for line no, which is none of a diff's lines.
+func notDiff(l string, no int, started bool) error {
+	switch {
+	case !started:
+		return &ParseError{no, fmt.Sprintf("no file diffs found: %s is not a diff's header", clip(l))}
+	case strings.HasPrefix(l, "@"):
+		return &ParseError{no, fmt.Sprintf("%s is not part of a diff: a hunk's header is \"@@ -start,count +start,count @@\"", clip(l))}
+	}
+	return &ParseError{no, fmt.Sprintf("%s is not part of a diff: neither a header, a hunk, nor a hunk's line", clip(l))}
+}
+
+// checkFiles refuses a file section that names no file, changes nothing,
+// or names a path a diff may not touch.
+func checkFiles(files []*FileDiff) error {
 	for _, f := range files {
 		if f.OldPath == "" && f.NewPath == "" {
-			return nil, &ParseError{max(f.Line, 1), "a file diff names no file"}
+			return &ParseError{max(f.Line, 1), "a file diff names no file"}
+		}
+		if len(f.Hunks) == 0 && !f.IsNew() && !f.IsDelete() && !f.Rename && f.OldMode == f.NewMode {
+			return &ParseError{max(f.Line, 1), fmt.Sprintf("the section for %s has no hunk and changes no name or mode: it would apply nothing", f.Path())}
 		}
 		for _, p := range []string{f.OldPath, f.NewPath} {
 			if err := CheckPath(p); err != nil {
-				return nil, &ParseError{max(f.Line, 1), err.Error()}
+				return &ParseError{max(f.Line, 1), err.Error()}
 			}
 		}
 	}
-	return files, nil
+	return nil
+}
+
+// blankFrom reports whether lines i and after are all blank.
+func blankFrom(lines []string, i int) bool {
+	for _, l := range lines[i:] {
+		if strings.TrimSpace(l) != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// clip quotes a line for an error, at most 60 bytes of it.
+func clip(l string) string {
+	if len(l) > 60 {
+		return strconv.Quote(l[:60]) + "…"
+	}
+	return strconv.Quote(l)
 }
 
 // gitPaths splits "a/X b/Y", either name C-quoted as git writes one with

@@ -178,89 +178,112 @@ func decodeError(name string, line int, err error) error {
 }
 
 // Validate checks the record against dataset-record-v1 and the release's
-// own rules.
+// own rules, and returns its first fault (Faults has them all).
 func (r *Record) Validate() error {
-	bad := func(field, format string, args ...any) error {
-		return &RecordError{r.File, r.Line, field, fmt.Sprintf(format, args...)}
+	if fs := r.Faults(); len(fs) > 0 {
+		return fs[0]
+	}
+	return nil
+}
+
+// Faults checks the record as Validate does and returns every fault, each
+// a *RecordError naming the field: a records file is checked whole
+// (swetouch records check), not to its first fault.
+func (r *Record) Faults() []error {
+	var faults []error
+	bad := func(field, format string, args ...any) {
+		faults = append(faults, &RecordError{r.File, r.Line, field, fmt.Sprintf(format, args...)})
 	}
 	if r.SchemaVersion != "1.0.0" {
-		return bad("schema_version", "want \"1.0.0\", got %q", r.SchemaVersion)
+		bad("schema_version", "want \"1.0.0\", got %q", r.SchemaVersion)
 	}
 	switch r.Benchmark {
 	case "swe_bench_verified", "swe_bench_pro", "deepswe", "local":
 	default:
-		return bad("benchmark", "unknown benchmark %q", r.Benchmark)
+		bad("benchmark", "unknown benchmark %q", r.Benchmark)
 	}
 	if r.InstanceID == "" {
-		return bad("instance_id", "missing or empty")
+		bad("instance_id", "missing or empty")
 	}
 	if len(r.TaskCriticalRegions) == 0 {
-		return bad("task_critical_regions", "missing or empty")
+		bad("task_critical_regions", "missing or empty")
 	}
 	for i, reg := range r.TaskCriticalRegions {
 		if err := reg.check(); err != "" {
-			return bad(fmt.Sprintf("task_critical_regions[%d]", i), "%s", err)
+			bad(fmt.Sprintf("task_critical_regions[%d]", i), "%s", err)
 		}
 	}
 	ce := r.CounterEdit
 	switch ce.Mode {
 	case "patch", "text_only":
 	default:
-		return bad("counter_edit.mode", "want patch or text_only, got %q", ce.Mode)
+		bad("counter_edit.mode", "want patch or text_only, got %q", ce.Mode)
 	}
 	if ce.MaxInterventions < 1 {
-		return bad("counter_edit.max_interventions", "must be at least 1, got %d", ce.MaxInterventions)
-	}
-	if len(ce.Interventions) != ce.MaxInterventions {
-		return bad("counter_edit.interventions", "%d interventions, max_interventions is %d", len(ce.Interventions), ce.MaxInterventions)
+		bad("counter_edit.max_interventions", "must be at least 1, got %d", ce.MaxInterventions)
+	} else if len(ce.Interventions) != ce.MaxInterventions {
+		bad("counter_edit.interventions", "%d interventions, max_interventions is %d", len(ce.Interventions), ce.MaxInterventions)
 	}
 	for i, iv := range ce.Interventions {
 		f := fmt.Sprintf("counter_edit.interventions[%d]", i)
 		if iv.Order != i+1 {
-			return bad(f+".order", "want %d, got %d", i+1, iv.Order)
+			bad(f+".order", "want %d, got %d", i+1, iv.Order)
 		}
 		switch iv.Delivery {
 		case "patch_and_message", "patch_only", "message_only":
 		default:
-			return bad(f+".delivery", "unknown delivery %q", iv.Delivery)
+			bad(f+".delivery", "unknown delivery %q", iv.Delivery)
 		}
 		switch iv.Trigger.Event {
 		case "read", "edit", "read_or_edit":
+			if iv.Order > 1 && iv.Trigger.Event != "edit" {
+				bad(f+".trigger.event", "interventions after the first must trigger on edit, got %q", iv.Trigger.Event)
+			}
 		default:
-			return bad(f+".trigger.event", "unknown event %q", iv.Trigger.Event)
-		}
-		if iv.Order > 1 && iv.Trigger.Event != "edit" {
-			return bad(f+".trigger.event", "interventions after the first must trigger on edit, got %q", iv.Trigger.Event)
+			bad(f+".trigger.event", "unknown event %q", iv.Trigger.Event)
 		}
 		if len(iv.Trigger.Regions) == 0 {
-			return bad(f+".trigger.regions", "missing or empty")
+			bad(f+".trigger.regions", "missing or empty")
 		}
 		for k, reg := range iv.Trigger.Regions {
 			if err := reg.check(); err != "" {
-				return bad(fmt.Sprintf("%s.trigger.regions[%d]", f, k), "%s", err)
+				bad(fmt.Sprintf("%s.trigger.regions[%d]", f, k), "%s", err)
 			}
 		}
 		if iv.Trigger.MaxTriggers < 0 {
-			return bad(f+".trigger.max_triggers", "negative")
+			bad(f+".trigger.max_triggers", "negative")
 		}
-		if iv.Patch != nil && !strings.HasPrefix(iv.Patch.Diff, "diff --git ") {
-			return bad(f+".patch.diff", "must start with \"diff --git \"")
-		}
-		if iv.Patch != nil {
+		switch {
+		case iv.Patch == nil:
+			if iv.Delivery != "message_only" {
+				bad(f+".patch", "delivery %s needs a patch", iv.Delivery)
+			}
+		case !strings.HasPrefix(iv.Patch.Diff, "diff --git "):
+			bad(f+".patch.diff", "must start with \"diff --git \"")
+		default:
 			if err := checkDiff(iv.Patch.Diff); err != nil {
-				return bad(f+".patch.diff", "%v", err)
+				bad(f+".patch.diff", "%v", err)
+			}
+			for k, reg := range iv.Patch.TargetRegions {
+				if err := reg.check(); err != "" {
+					bad(fmt.Sprintf("%s.patch.target_regions[%d]", f, k), "%s", err)
+				}
 			}
 		}
-		if iv.Delivery != "message_only" && iv.Patch == nil {
-			return bad(f+".patch", "delivery %s needs a patch", iv.Delivery)
+	}
+	if he := r.Controls.HelpfulEdit; he != nil {
+		if he.Patch != nil {
+			if err := checkDiff(he.Patch.Diff); err != nil {
+				bad("controls.helpful_edit.patch.diff", "%v", err)
+			}
+		}
+		for k, reg := range he.TargetRegions {
+			if err := reg.check(); err != "" {
+				bad(fmt.Sprintf("controls.helpful_edit.target_regions[%d]", k), "%s", err)
+			}
 		}
 	}
-	if he := r.Controls.HelpfulEdit; he != nil && he.Patch != nil {
-		if err := checkDiff(he.Patch.Diff); err != nil {
-			return bad("controls.helpful_edit.patch.diff", "%v", err)
-		}
-	}
-	return nil
+	return faults
 }
 
 // checkDiff parses a record's diff when the file is loaded, so a bad one
@@ -275,8 +298,8 @@ func (r Region) check() string {
 	switch {
 	case r.Path == "":
 		return "path is empty"
-	case strings.HasPrefix(r.Path, "/"):
-		return fmt.Sprintf("path %q is absolute", r.Path)
+	case patch.CheckPath(r.Path) != nil:
+		return patch.CheckPath(r.Path).Error()
 	case r.StartLine < 1:
 		return fmt.Sprintf("start_line %d < 1", r.StartLine)
 	case r.EndLine < r.StartLine:

@@ -55,8 +55,8 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
-// run executes the CLI and returns the exit code: 0 ok, 1 a check failed,
-// 2 bad input.
+// run executes the CLI and returns the exit code (exitCode): 0 ok, 1 a
+// check failed, 2 bad input, the command line's included.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root := newRoot()
 	root.SetArgs(args)
@@ -64,19 +64,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	err := root.Execute()
-	if err == nil {
-		return 0
-	}
 	var ee exitError
-	if errors.As(err, &ee) {
-		return ee.code
+	if err != nil && !errors.As(err, &ee) {
+		fmt.Fprintln(stderr, "swetouch:", err)
 	}
-	fmt.Fprintln(stderr, "swetouch:", err)
-	var ue usageError
-	if errors.As(err, &ue) {
-		return 2
-	}
-	return 1
+	return exitCode(err)
 }
 
 func newRoot() *cobra.Command {
@@ -89,7 +81,8 @@ func newRoot() *cobra.Command {
 	}
 	root.SetVersionTemplate("swetouch {{.Version}}\n")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(classifyCmd(), importCmd(), patchCmd(), policyCmd(), runCmd(), agentCmd(), demoCmd(), modelCmd(), hookCmd(), mcpCmd(), agentConfigCmd(), gateCmd(), scoreCmd(), evalCmd(), mineCmd(), reportCmd(), assembleCmd(), installCmd(), replayCmd(), acpCmd(), examplesCmd(), convertCmd(), generateCmd(), buildCmd())
+	root.AddCommand(classifyCmd(), importCmd(), patchCmd(), policyCmd(), runCmd(), agentCmd(), demoCmd(), modelCmd(), hookCmd(), mcpCmd(), agentConfigCmd(), gateCmd(), scoreCmd(), evalCmd(), mineCmd(), reportCmd(), assembleCmd(), installCmd(), replayCmd(), acpCmd(), examplesCmd(), convertCmd(), generateCmd(), buildCmd(), recordsCmd())
+	markRan(root)
 	return root
 }
 

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/url"
 	"os"
 	"os/signal"
@@ -17,7 +16,7 @@ import (
 )
 
 func mcpCmd() *cobra.Command {
-	var sock, mapping, root, listen, upstream string
+	var sock, mapping, root, listenAddr, upstream string
 	var ip inPlace
 	c := &cobra.Command{
 		Use:   "mcp [--session SOCKET | --records FILE [--instance ID] [--condition C] [--match M] --out DIR] [--mapping FILE] [--root DIR] (-- SERVER ARGS... | --upstream URL [--listen 127.0.0.1:0])",
@@ -64,7 +63,7 @@ func mcpCmd() *cobra.Command {
 				if err != nil || u.Host == "" || u.Scheme != "http" {
 					return badInput("--upstream: want an http:// URL (a local MCP server), got %q", upstream)
 				}
-				l, err := net.Listen("tcp", listen)
+				l, err := listen(listenAddr)
 				if err != nil {
 					return err
 				}
@@ -86,6 +85,6 @@ func mcpCmd() *cobra.Command {
 	c.Flags().StringVar(&root, "root", "", "the workspace the server's paths are in (default: the current directory)")
 	c.Flags().StringVar(&upstream, "upstream", "", "relay to this streamable HTTP MCP server instead of a stdio one")
 	ip.flags(c.Flags())
-	c.Flags().StringVar(&listen, "listen", "127.0.0.1:0", "with --upstream: the address to serve on")
+	c.Flags().StringVar(&listenAddr, "listen", "127.0.0.1:0", "with --upstream: the address to serve on")
 	return c
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -17,7 +16,7 @@ import (
 
 func modelCmd() *cobra.Command {
 	c := &cobra.Command{Use: "model", Short: "The scripted model server"}
-	var scriptPath, listen, logPath, record, cassette string
+	var scriptPath, listenAddr, logPath, record, cassette string
 	serve := &cobra.Command{
 		Use:   "serve (--script FILE | --cassette FILE | --record URL --cassette FILE) [--listen 127.0.0.1:0] [--log FILE]",
 		Short: "Serve a fake model (Anthropic, OpenAI Responses, Gemini) from a script or a cassette, or record one",
@@ -68,7 +67,7 @@ func modelCmd() *cobra.Command {
 			default:
 				return badInput("one of --script, --cassette or --record is needed")
 			}
-			l, err := net.Listen("tcp", listen)
+			l, err := listen(listenAddr)
 			if err != nil {
 				return err
 			}
@@ -84,7 +83,7 @@ func modelCmd() *cobra.Command {
 		},
 	}
 	serve.Flags().StringVar(&scriptPath, "script", "", "the script of turns to play")
-	serve.Flags().StringVar(&listen, "listen", "127.0.0.1:0", "address to listen on")
+	serve.Flags().StringVar(&listenAddr, "listen", "127.0.0.1:0", "address to listen on")
 	serve.Flags().StringVar(&logPath, "log", "", "write every request and response here (JSONL)")
 	serve.Flags().StringVar(&record, "record", "", "pass requests through to this provider URL, recording them")
 	serve.Flags().StringVar(&cassette, "cassette", "", "the cassette to serve, or to record to with --record")
