@@ -1,6 +1,7 @@
 package examples_test
 
 import (
+	"encoding/json"
 	"context"
 	"io"
 	"math"
@@ -107,6 +108,20 @@ func TestDemo(t *testing.T) {
 	for _, f := range []string{report.HTMLFile, report.JSONFile, report.SummaryCSV, report.TrialsCSV, "runs.json"} {
 		if b, err := os.ReadFile(filepath.Join(reportDir, f)); err != nil || !strings.Contains(string(b), "counter-edit") {
 			t.Errorf("%s: %v %.200s", f, err, b)
+		}
+	}
+	// the report shows the conversations the demo prints
+	var rep report.Report
+	if b, err := os.ReadFile(filepath.Join(reportDir, report.JSONFile)); err != nil || json.Unmarshal(b, &rep) != nil {
+		t.Fatalf("report.json: %v", err)
+	}
+	if len(res.Turns) == 0 || len(rep.Turns) != len(res.Turns) {
+		t.Errorf("report.json: %d conversation rows, the demo printed %d", len(rep.Turns), len(res.Turns))
+	}
+	html, _ := os.ReadFile(filepath.Join(reportDir, report.HTMLFile))
+	for _, want := range []string{`id="conversations"`, "LDPR", `id="chart-turns"`, `class="turn-timeline"`, `id="summary"`} {
+		if !strings.Contains(string(html), want) {
+			t.Errorf("report.html lacks %s", want)
 		}
 	}
 }

@@ -282,6 +282,14 @@ func TestReportConversations(t *testing.T) {
 	if len(rep.Turns) != 2 || len(rep.Comparisons) == 0 {
 		t.Fatalf("turns %+v comparisons %+v", rep.Turns, rep.Comparisons)
 	}
+	// a folder of conversations alone has no single-turn summary: no
+	// empty table, no empty charts
+	html, _ := os.ReadFile(filepath.Join(out, HTMLFile))
+	for _, absent := range []string{`id="summary"`, `id="charts"`, `id="chart-rate"`, `id="chart-delta"`, `id="chart-retention"`, "No vanilla trials"} {
+		if bytes.Contains(html, []byte(absent)) {
+			t.Errorf("report.html of conversations alone holds %s", absent)
+		}
+	}
 	page, _ := filepath.Abs(filepath.Join(out, HTMLFile))
 	dom := string(browse(t, page, "--dump-dom"))
 	curves := section(dom, `id="chart-turns"`, "</figure>")
