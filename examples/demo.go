@@ -57,6 +57,22 @@ type DemoResult struct {
 	Turns []score.TurnRow
 }
 
+// WriteTables prints what the demo prints of its scores: the single-turn
+// table, its rank changes and the conversations' table (the README shows
+// it, and TestDemo holds the two the same).
+func (r *DemoResult) WriteTables(w io.Writer) {
+	score.WriteTable(w, r.Rows)
+	if ranks := score.Ranks(r.Rows); len(ranks) > 0 {
+		fmt.Fprintln(w)
+		score.WriteRanks(w, ranks)
+	}
+	if len(r.Turns) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "Conversations (the example multi-turn tasks, the user played by the offline renderer):")
+		score.WriteTurnTable(w, r.Turns)
+	}
+}
+
 // Demo runs every example task under Vanilla and Counter-Edit, and every
 // example conversation, with both scripted agents, writes the report
 // folder, and returns the runs and their scores.

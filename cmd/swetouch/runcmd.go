@@ -19,7 +19,6 @@ import (
 	"github.com/swetouch/swetouch/report"
 	"github.com/swetouch/swetouch/result"
 	"github.com/swetouch/swetouch/sandbox"
-	"github.com/swetouch/swetouch/score"
 	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/task"
 	"github.com/swetouch/swetouch/user"
@@ -327,16 +326,7 @@ func demoCmd() *cobra.Command {
 				return err
 			}
 			fmt.Fprintln(c.OutOrStdout())
-			score.WriteTable(c.OutOrStdout(), res.Rows)
-			if ranks := score.Ranks(res.Rows); len(ranks) > 0 {
-				fmt.Fprintln(c.OutOrStdout())
-				score.WriteRanks(c.OutOrStdout(), ranks)
-			}
-			if len(res.Turns) > 0 {
-				fmt.Fprintln(c.OutOrStdout())
-				fmt.Fprintln(c.OutOrStdout(), "Conversations (the example multi-turn tasks, the user played by the offline renderer):")
-				score.WriteTurnTable(c.OutOrStdout(), res.Turns)
-			}
+			res.WriteTables(c.OutOrStdout())
 			fmt.Fprintf(c.OutOrStdout(), "\nreport: %s\n", filepath.Join(reportDir, report.HTMLFile))
 			return nil
 		},
