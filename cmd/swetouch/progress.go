@@ -73,8 +73,8 @@ func (a *action) add(ev event.Event) {
 		a.kinds = append(a.kinds, k)
 	}
 	for _, s := range ev.Scopes {
-		if s.Path != "" && !contains(a.paths, s.Path) {
-			a.paths = append(a.paths, s.Path)
+		if p := visible(s.Path); p != "" && !contains(a.paths, p) {
+			a.paths = append(a.paths, p)
 		}
 	}
 }
@@ -96,11 +96,11 @@ func otherLine(ev event.Event) string {
 	case ev.Kind == event.Edit && ev.Actor == event.User:
 		var paths []string
 		for _, s := range ev.Scopes {
-			paths = append(paths, s.String())
+			paths = append(paths, visible(s.String()))
 		}
-		return fmt.Sprintf("  user edit  %s (%s)", strings.Join(paths, " "), ev.Note)
+		return fmt.Sprintf("  user edit  %s (%s)", strings.Join(paths, " "), visible(ev.Note))
 	case ev.Kind == event.Message && ev.Actor == event.User:
-		return fmt.Sprintf("  user says  (%s) %s", ev.Note, clip(ev.Text, 72))
+		return fmt.Sprintf("  user says  (%s) %s", visible(ev.Note), clip(ev.Text, 72))
 	case ev.Kind == event.Intervention && ev.Attempt != nil && ev.Attempt.Outcome != "attempt":
 		line := fmt.Sprintf("  intervention %d %s", ev.Attempt.Order, ev.Attempt.Outcome)
 		if ev.Attempt.Why != "" {
@@ -108,14 +108,18 @@ func otherLine(ev event.Event) string {
 		}
 		return line
 	case ev.Kind == event.Verify:
-		return "  verify     " + ev.Note
+		return "  verify     " + clip(ev.Note, 200)
 	}
 	return ""
 }
 
-// clip is s's first line, cut to n runes with an ellipsis.
+// clip is s's first line, cut to n runes with an ellipsis, its control
+// characters shown as escapes: the text is the agent's (a command, a
+// message, a file name), and an escape sequence in it must not drive the
+// user's terminal.
 func clip(s string, n int) string {
 	first, _, more := strings.Cut(strings.TrimSpace(s), "\n")
+	first = visible(first)
 	r := []rune(first)
 	if len(r) > n {
 		return string(r[:n-1]) + "…"
@@ -124,6 +128,19 @@ func clip(s string, n int) string {
 		return first + " …"
 	}
 	return first
+}
+
+// visible shows s's control characters (C0, DEL, C1) as Go escapes.
+func visible(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			fmt.Fprintf(&b, `\x%02x`, r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 func contains(xs []string, x string) bool {
