@@ -78,21 +78,31 @@ func TestEvalResumes(t *testing.T) {
 	stop := &cancelAfter{cancel: cancel}
 	cfg.Progress = stop
 	first, _ := Run(ctx, cfg)
-	finished := 0
+	finished, interrupted := 0, 0
 	trials, _ := score.Load(out)
 	for _, tr := range trials {
 		if tr.Result.Reason != "interrupted" {
 			finished++
+		} else {
+			interrupted++
 		}
 	}
 	const all = 12 // 3 tasks × 2 conditions × 2 agents
 	if finished < 1 || finished >= all {
 		t.Fatalf("after the stop: %d finished (ran %d)\n%s", finished, first, stop.buf.String())
 	}
-	cfg.Progress = nil
+	var rerun strings.Builder
+	cfg.Progress = &rerun
 	again, err := Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// an interrupted trial runs again, said so: not taken for a result
+	// eval never wrote (whether one was caught mid-run depends on the
+	// timing; TestWhyRunAgain checks the words)
+	t.Logf("%d trials interrupted", interrupted)
+	if n := strings.Count(rerun.String(), ": it was interrupted"); n != interrupted || strings.Contains(rerun.String(), "not written by this eval") {
+		t.Errorf("%d trials were interrupted; the second eval said:\n%s", interrupted, rerun.String())
 	}
 	if again != all-finished {
 		t.Errorf("the second eval ran %d trials, want the %d left", again, all-finished)

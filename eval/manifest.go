@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+
+	"github.com/swetouch/swetouch/result"
 )
 
 // ManifestFile is where eval keeps the digest of every result.json it
@@ -65,12 +67,23 @@ func (m *manifest) why(out, dir string) string {
 		return "not run"
 	case err != nil:
 		return err.Error()
+	case !ok && interrupted(dir):
+		// eval keeps no digest of an interrupted trial's result: it is
+		// to run again, and says so
+		return "it was interrupted"
 	case !ok:
 		return "its result.json was not written by this eval"
 	case got != want:
 		return "its result.json changed after eval wrote it"
 	}
 	return ""
+}
+
+// interrupted says whether dir's result.json is a run stopped by an
+// interrupt (swetouch's own reason for it).
+func interrupted(dir string) bool {
+	r, err := result.Read(filepath.Join(dir, result.File))
+	return err == nil && r.Reason == "interrupted"
 }
 
 // add records dir's result.json and writes the manifest (whole, by a

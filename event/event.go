@@ -118,6 +118,12 @@ type Attempt struct {
 	FallbackReason string `json:"fallback_reason,omitempty"`
 	FallbackWhy    string `json:"fallback_why,omitempty"`
 	PatchID        string `json:"patch_id,omitempty"`
+	// Tries is how many times in a row the round was tried and came to
+	// this same outcome (a Counter-Edit that cannot land is tried again
+	// at each action while its round is due); 0 for once. A result lists
+	// a round's repeated outcome once, with its count; the trajectory
+	// keeps every try.
+	Tries int `json:"tries,omitempty"`
 }
 
 // Event is one thing that happened in a session. Seq is assigned by whoever

@@ -57,6 +57,22 @@ type DemoResult struct {
 	Turns []score.TurnRow
 }
 
+// WriteTables prints what the demo prints of its scores: the single-turn
+// table, its rank changes and the conversations' table (the README shows
+// it, and TestDemo holds the two the same).
+func (r *DemoResult) WriteTables(w io.Writer) {
+	score.WriteTable(w, r.Rows)
+	if ranks := score.Ranks(r.Rows); len(ranks) > 0 {
+		fmt.Fprintln(w)
+		score.WriteRanks(w, ranks)
+	}
+	if len(r.Turns) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "Conversations (the example multi-turn tasks, the user played by the offline renderer):")
+		score.WriteTurnTable(w, r.Turns)
+	}
+}
+
 // Demo runs every example task under Vanilla and Counter-Edit, and every
 // example conversation, with both scripted agents, writes the report
 // folder, and returns the runs and their scores.
@@ -83,10 +99,10 @@ func Demo(ctx context.Context, cfg DemoConfig) (*DemoResult, error) {
 		return nil, err
 	}
 	res := &DemoResult{Runs: runs}
-	if res.Rows, err = writeReport(cfg.Report, runs); err != nil {
+	if err := demoConversations(ctx, cfg); err != nil {
 		return nil, err
 	}
-	if res.Turns, err = demoConversations(ctx, cfg); err != nil {
+	if res.Rows, res.Turns, err = writeReport(cfg.Report, runs); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -146,21 +162,31 @@ func demoTasks(ctx context.Context, cfg DemoConfig) ([]DemoRun, error) {
 }
 
 // writeReport writes runs.json and the score report (report.html,
-// report.json, summary.csv, trials.csv) of the runs/ folder: the demo's
-// table is exactly what `swetouch score` and `swetouch report` give.
-func writeReport(dir string, runs []DemoRun) ([]score.Row, error) {
+// report.json, summary.csv, trials.csv) of the runs/ and conversations/
+// folders: the demo's tables are exactly what `swetouch score` and
+// `swetouch report` give of the folder, and the report shows the
+// conversations the demo prints.
+func writeReport(dir string, runs []DemoRun) ([]score.Row, []score.TurnRow, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	b, _ := json.MarshalIndent(runs, "", "  ")
 	if err := os.WriteFile(filepath.Join(dir, "runs.json"), append(b, '\n'), 0o644); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	root := filepath.Join(dir, "runs")
-	trials, err := score.Load(root)
+	folders := []string{filepath.Join(dir, "runs")}
+	if conv := filepath.Join(dir, "conversations"); isDir(conv) {
+		folders = append(folders, conv)
+	}
+	trials, err := score.Load(folders...)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	rep := report.New("swetouch demo: the example tasks under Vanilla and Counter-Edit", root, trials)
-	return rep.Summary, rep.Write(dir)
+	rep := report.New("swetouch demo: the example tasks under Vanilla and Counter-Edit, and the example conversations", dir, trials)
+	return rep.Summary, rep.Turns, rep.Write(dir)
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
 }

@@ -2,6 +2,7 @@ package examples_test
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"math"
 	"os"
@@ -109,4 +110,55 @@ func TestDemo(t *testing.T) {
 			t.Errorf("%s: %v %.200s", f, err, b)
 		}
 	}
+	// the README shows the demo's own tables: run sandboxed, where this
+	// test runs without, so its rows' unsandboxed counts are cleared
+	shown := *res
+	shown.Rows = append([]score.Row(nil), res.Rows...)
+	for i := range shown.Rows {
+		shown.Rows[i].Unsandboxed = 0
+	}
+	var printed strings.Builder
+	shown.WriteTables(&printed)
+	if sample := readmeSample(t); sample != trimLines(printed.String()) {
+		t.Errorf("README.md's sample is not what the demo prints; the demo printed:\n%s\nthe README shows:\n%s", printed.String(), sample)
+	}
+	// the report shows the conversations the demo prints
+	var rep report.Report
+	if b, err := os.ReadFile(filepath.Join(reportDir, report.JSONFile)); err != nil || json.Unmarshal(b, &rep) != nil {
+		t.Fatalf("report.json: %v", err)
+	}
+	if len(res.Turns) == 0 || len(rep.Turns) != len(res.Turns) {
+		t.Errorf("report.json: %d conversation rows, the demo printed %d", len(rep.Turns), len(res.Turns))
+	}
+	html, _ := os.ReadFile(filepath.Join(reportDir, report.HTMLFile))
+	for _, want := range []string{`id="conversations"`, "LDPR", `id="chart-turns"`, `class="turn-timeline"`, `id="summary"`} {
+		if !strings.Contains(string(html), want) {
+			t.Errorf("report.html lacks %s", want)
+		}
+	}
+}
+
+// readmeSample is the block of demo output README.md shows, each line's
+// trailing spaces cut.
+func readmeSample(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(b), "The demo prints these tables")
+	if !ok {
+		t.Fatal("README.md: no sample of the demo's output")
+	}
+	_, block, _ := strings.Cut(after, "```\n")
+	block, _, _ = strings.Cut(block, "```\n")
+	return trimLines(block)
+}
+
+func trimLines(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	return strings.Join(lines, "\n") + "\n"
 }

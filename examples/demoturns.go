@@ -9,7 +9,6 @@ import (
 
 	"github.com/swetouch/swetouch/conversation"
 	"github.com/swetouch/swetouch/result"
-	"github.com/swetouch/swetouch/score"
 	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/task"
 )
@@ -17,15 +16,15 @@ import (
 // demoConversations holds every example conversation with both scripted
 // agents (the careful one asks first; the naive one fixes what it guesses
 // and follows what the user reports), into the report's conversations/
-// folder, and scores them by turn.
-func demoConversations(ctx context.Context, cfg DemoConfig) ([]score.TurnRow, error) {
+// folder (writeReport scores them by turn).
+func demoConversations(ctx context.Context, cfg DemoConfig) error {
 	dir := filepath.Join(cfg.Examples, "conversations")
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil // an examples folder of the user's, with no conversations
+		return nil // an examples folder of the user's, with no conversations
 	}
 	if err != nil {
-		return nil, err
+		return err
 	}
 	root := filepath.Join(cfg.Report, "conversations")
 	for _, e := range entries {
@@ -34,14 +33,14 @@ func demoConversations(ctx context.Context, cfg DemoConfig) ([]score.TurnRow, er
 		}
 		t, err := task.Load(filepath.Join(dir, e.Name()))
 		if err != nil {
-			return nil, err
+			return err
 		}
 		ct, err := conversation.LoadTask(t, nil)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if ct == nil {
-			return nil, fmt.Errorf("%s: no %s", t.Dir, conversation.File)
+			return fmt.Errorf("%s: no %s", t.Dir, conversation.File)
 		}
 		ct.Models.Phrase = cfg.UserModel // nil: the offline renderer
 		plan := filepath.Join(cfg.Examples, "agents", t.Name+".json")
@@ -57,7 +56,7 @@ func demoConversations(ctx context.Context, cfg DemoConfig) ([]score.TurnRow, er
 				Sandbox: cfg.Sandbox, Visible: []string{plan}, Hidden: []string{cfg.Report},
 			})
 			if err != nil {
-				return nil, err
+				return err
 			}
 			at := "never"
 			if r.Conversation != nil && r.ResolvedTurn != nil {
@@ -66,9 +65,5 @@ func demoConversations(ctx context.Context, cfg DemoConfig) ([]score.TurnRow, er
 			fmt.Fprintf(cfg.Log, "resolved=%s %s %.1fs\n", result.ShowResolved(r.Resolved), at, r.Timings.Total)
 		}
 	}
-	trials, err := score.Load(root)
-	if err != nil {
-		return nil, err
-	}
-	return score.TurnRows(trials), nil
+	return nil
 }

@@ -24,11 +24,15 @@ import (
 //go:embed examples.tar.gz
 var archive []byte
 
-// Extract writes the embedded examples into dir (made if missing): dir/tasks
-// and dir/agents. It refuses a dir that already holds either, so nothing
+// Folders are the folders Extract writes under its DIR: the single-turn
+// tasks, the conversations and the scripted agents' plans.
+func Folders() []string { return []string{"tasks", "conversations", "agents"} }
+
+// Extract writes the embedded examples into dir (made if missing): its
+// Folders. It refuses a dir that already holds one of them, so nothing
 // of the user's is overwritten.
 func Extract(dir string) error {
-	for _, top := range []string{"tasks", "conversations", "agents"} {
+	for _, top := range Folders() {
 		if _, err := os.Lstat(filepath.Join(dir, top)); err == nil {
 			return fmt.Errorf("%s already exists: extract into an empty folder", filepath.Join(dir, top))
 		}

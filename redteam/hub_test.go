@@ -213,7 +213,8 @@ func hubRunHeld(t *testing.T, f fixture, agent string) (peak int64, printed stri
 			t.Fatal(err)
 		}
 	}
-	cmd := exec.Command(filepath.Join(bin, "swetouch"), "run", "--task", f.task, "--records", f.records, "--condition", "vanilla",
+	// --verbose: the agent's own output, which the tests read
+	cmd := exec.Command(filepath.Join(bin, "swetouch"), "run", "--verbose", "--task", f.task, "--records", f.records, "--condition", "vanilla",
 		"--out", f.out, "--visible", ready, "--visible", goOn, "--", "python3", "-c", agent, ready, goOn)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out

@@ -52,10 +52,10 @@ func newFixture(t *testing.T) fixture {
 }
 
 // run runs the agent through swetouch run and returns its result and all
-// it printed.
+// it printed (--verbose: the agent's own output with swetouch's).
 func (f fixture) run(t *testing.T, condition string, agent ...string) (result.Run, string) {
 	t.Helper()
-	args := append([]string{"run", "--task", f.task, "--records", f.records, "--condition", condition, "--out", f.out, "--"}, agent...)
+	args := append([]string{"run", "--verbose", "--task", f.task, "--records", f.records, "--condition", condition, "--out", f.out, "--"}, agent...)
 	cmd := exec.Command(filepath.Join(bin, "swetouch"), args...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out

@@ -59,9 +59,9 @@ type barChart struct {
 }
 
 const (
-	chartW, chartH             = 480, 300
+	chartW, chartH             = 480, 270
 	marginL, marginR           = 64, 16
-	marginTop, marginBottom    = 40, 72
+	marginTop, marginBottom    = 40, 42
 	plotW                      = chartW - marginL - marginR
 	plotH                      = chartH - marginTop - marginBottom
 	maxBarW                    = 56
@@ -123,6 +123,11 @@ func (c barChart) svg() template.HTML {
 				if v < 0 {
 					ly = c.y(v) + 14
 				}
+				if c.ci != nil && v >= 0 {
+					if iv := c.ci(g, s); iv != nil {
+						ly = math.Min(ly, c.y(iv.Hi)-5) // above the whisker, not through it
+					}
+				}
 				fmt.Fprintf(&b, `<text class="value" x="%.1f" y="%.1f" text-anchor="middle">%s</text>`, x+bw/2, ly, esc(c.format(v)))
 			}
 			fmt.Fprintf(&b, `<text class="group" x="%.1f" y="%d" text-anchor="middle">%s</text>`, marginL+gw*(float64(g)+0.5), chartH-marginBottom+34, esc(name))
@@ -131,14 +136,34 @@ func (c barChart) svg() template.HTML {
 	if bars == 0 {
 		fmt.Fprintf(&b, `<text class="empty" x="%d" y="%d" text-anchor="middle">%s</text>`, marginL+plotW/2, marginTop+plotH/2, esc(c.note))
 	}
-	x := float64(marginL)
+	b.WriteString(`</svg>`)
+	var keys []legendKey
 	for _, cond := range c.series {
-		fmt.Fprintf(&b, `<rect class="key" x="%.1f" y="%d" width="12" height="12" fill="%s"/><text class="legend" x="%.1f" y="%d">%s</text>`,
-			x, chartH-18, conditionColour(cond), x+16, chartH-8, esc(cond))
-		x += 16 + 8*float64(len(cond)) + 20
+		keys = append(keys, legendKey{conditionColour(cond), cond})
 	}
-	b.WriteString(`</svg></figure>`)
+	b.WriteString(legend(keys))
+	b.WriteString(`</figure>`)
 	return template.HTML(b.String())
+}
+
+// legendKey is one entry of a chart's legend: a colour and what it is.
+type legendKey struct{ colour, label string }
+
+// legend is a chart's legend as HTML under its drawing, not text placed
+// in the SVG: the browser lays it out and wraps it to the chart's width,
+// so a long label ("naive · counter-edit") is never cut or drawn over
+// its neighbour.
+func legend(keys []legendKey) string {
+	if len(keys) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(`<ul class="legend chart-legend">`)
+	for _, k := range keys {
+		fmt.Fprintf(&b, `<li><span class="swatch" style="background:%s"></span>%s</li>`, k.colour, esc(k.label))
+	}
+	b.WriteString(`</ul>`)
+	return b.String()
 }
 
 // charts draws the resolve rate per condition, Δ per agent and retention.

@@ -134,6 +134,7 @@ func checkReport(t *testing.T, page string, rep *Report, texts ...string) {
 				t.Errorf("screenshot: %d pixels of the %s (%s), want at least %d", got, c.name, c.hex, c.least)
 			}
 		}
+		checkLayout(t, page)
 		kept := filepath.Join(os.TempDir(), "swetouch-report-screenshot.png")
 		if b, err := os.ReadFile(shot); err == nil && os.WriteFile(kept, b, 0o644) == nil {
 			t.Logf("screenshot of the report as Chromium renders it: %s (%dx%d)", kept, img.Bounds().Dx(), img.Bounds().Dy())
@@ -228,7 +229,7 @@ func TestReportFiles(t *testing.T) {
 	if bytes.Contains(html, []byte("<script>")) {
 		t.Error("report.html holds an unescaped <script>")
 	}
-	for _, want := range []string{"No vanilla trials", "Δ needs vanilla trials", "null", "<td>1/2</td><td>100% [100.0, 100.0]</td>"} {
+	for _, want := range []string{"No vanilla trials", "Δ needs vanilla trials", "null", `<td>1/2</td><td>100%<span class="ci">[100.0, 100.0]</span></td>`} {
 		if !bytes.Contains(html, []byte(want)) {
 			t.Errorf("report.html lacks %q", want)
 		}
@@ -259,7 +260,7 @@ func TestReportConversations(t *testing.T) {
 		resolved    *bool
 		turn        *int
 		w           float64
-	}{{"a", "c1", &yes, at(1), 1}, {"a", "c2", &yes, at(2), 1.5}, {"b", "c1", &yes, at(3), 3}, {"b", "c2", &no, nil, 5}} {
+	}{{"claude-sonnet-4.5", "c1", &yes, at(1), 1}, {"claude-sonnet-4.5", "c2", &yes, at(2), 1.5}, {"opencode-gpt-5", "c1", &yes, at(3), 3}, {"opencode-gpt-5", "c2", &no, nil, 5}} {
 		d := filepath.Join(root, c.agent, "vanilla", c.task, "run-0")
 		os.MkdirAll(d, 0o755)
 		turns := []result.Turn{{Turn: 1, Persona: "vague/wrong", Phase: "p1", Items: []string{}, UserMessage: "hi", Tests: map[string]string{"t1": "fail", "t2": "pass"}, Verdict: "ongoing", UserEdits: []string{"pricing.py"}},
@@ -281,6 +282,14 @@ func TestReportConversations(t *testing.T) {
 	}
 	if len(rep.Turns) != 2 || len(rep.Comparisons) == 0 {
 		t.Fatalf("turns %+v comparisons %+v", rep.Turns, rep.Comparisons)
+	}
+	// a folder of conversations alone has no single-turn summary: no
+	// empty table, no empty charts
+	html, _ := os.ReadFile(filepath.Join(out, HTMLFile))
+	for _, absent := range []string{`id="summary"`, `id="charts"`, `id="chart-rate"`, `id="chart-delta"`, `id="chart-retention"`, "No vanilla trials"} {
+		if bytes.Contains(html, []byte(absent)) {
+			t.Errorf("report.html of conversations alone holds %s", absent)
+		}
 	}
 	page, _ := filepath.Abs(filepath.Join(out, HTMLFile))
 	dom := string(browse(t, page, "--dump-dom"))
@@ -304,6 +313,10 @@ func TestReportConversations(t *testing.T) {
 			t.Errorf("%s: %d in the browser's DOM, want %d", c.what, c.got, c.want)
 		}
 	}
+	// at a laptop's width: no element wider than the page, no legend
+	// cut by its chart or drawn over another (agents' names as long as
+	// real ones)
+	checkLayout(t, page)
 	for _, text := range []string{"Conversations", "Paired comparisons", "vague/wrong", "s1, c2", "pricing.py", "1/2", "place at k = 1"} {
 		if !strings.Contains(dom, text) {
 			t.Errorf("the page does not show %q", text)

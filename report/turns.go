@@ -40,6 +40,7 @@ func (r *Report) curves() template.HTML {
 	for k := 1; k <= K; k++ {
 		fmt.Fprintf(&b, `<text class="tick" x="%.1f" y="%d" text-anchor="middle">%d</text>`, x(k), chartH-marginBottom+16, k)
 	}
+	var keys []legendKey
 	for i, row := range r.Turns {
 		colour := agentColours[i%len(agentColours)]
 		var band, line []string
@@ -58,10 +59,9 @@ func (r *Report) curves() template.HTML {
 		fmt.Fprintf(&b, `<polygon class="band" data-agent="%s" points="%s" fill="%s" fill-opacity="0.15"/>`, esc(row.Agent), strings.Join(band, " "), colour)
 		fmt.Fprintf(&b, `<polyline class="curve" data-agent="%s" data-condition="%s" points="%s" fill="none" stroke="%s" stroke-width="2"><title>%s</title></polyline>`,
 			esc(row.Agent), esc(row.Condition), strings.Join(line, " "), colour, esc(label))
-		fmt.Fprintf(&b, `<rect class="key" x="%d" y="%d" width="12" height="12" fill="%s"/><text class="legend" x="%d" y="%d">%s</text>`,
-			marginL+150*i, chartH-18, colour, marginL+150*i+16, chartH-8, esc(label))
+		keys = append(keys, legendKey{colour, label})
 	}
-	b.WriteString(`</svg></figure>`)
+	b.WriteString(`</svg>` + legend(keys) + `</figure>`)
 	return template.HTML(b.String())
 }
 
@@ -103,12 +103,13 @@ func passing(tests map[string]string) string {
 	return fmt.Sprintf("%d/%d", n, len(tests))
 }
 
-// ci prints an interval in percent ("" for none).
-func ci(iv *stats.Interval) string {
+// ci shows an interval in percent on a line of its own under its value,
+// so a rate's column is as wide as the interval alone (nothing for none).
+func ci(iv *stats.Interval) template.HTML {
 	if iv == nil {
 		return ""
 	}
-	return fmt.Sprintf("[%.1f, %.1f]", 100*iv.Lo, 100*iv.Hi)
+	return template.HTML(fmt.Sprintf(`<span class="ci">[%.1f, %.1f]</span>`, 100*iv.Lo, 100*iv.Hi))
 }
 
 // rankChart draws each agent's place by resolved-within-k at every
@@ -148,6 +149,7 @@ func (r *Report) rankChart() template.HTML {
 	for k := 1; k <= K; k++ {
 		fmt.Fprintf(&b, `<text class="tick" x="%.1f" y="%d" text-anchor="middle">%d</text>`, x(k), chartH-marginBottom+16, k)
 	}
+	var keys []legendKey
 	for i, br := range ranks {
 		colour := agentColours[i%len(agentColours)]
 		var pts []string
@@ -158,10 +160,9 @@ func (r *Report) rankChart() template.HTML {
 		// a line a little off its neighbours', so ties stay visible
 		fmt.Fprintf(&b, `<polyline class="rank" data-agent="%s" points="%s" fill="none" stroke="%s" stroke-width="2" transform="translate(0,%d)"><title>%s</title></polyline>`,
 			esc(br.Agent), strings.Join(pts, " "), colour, 3*i-3*(len(ranks)-1)/2, esc(label))
-		fmt.Fprintf(&b, `<rect class="key" x="%d" y="%d" width="12" height="12" fill="%s"/><text class="legend" x="%d" y="%d">%s</text>`,
-			marginL+150*i, chartH-18, colour, marginL+150*i+16, chartH-8, esc(label))
+		keys = append(keys, legendKey{colour, label})
 	}
-	b.WriteString(`</svg></figure>`)
+	b.WriteString(`</svg>` + legend(keys) + `</figure>`)
 	return template.HTML(b.String())
 }
 

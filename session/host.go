@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/swetouch/swetouch/event"
 	"github.com/swetouch/swetouch/internal/baseline"
 	"github.com/swetouch/swetouch/internal/quietio"
 	"github.com/swetouch/swetouch/policy"
@@ -60,7 +61,10 @@ type HostConfig struct {
 	// SelfCheck, when set, answers the agent's swetouch-self-check
 	// (WithSelfCheck): it is linked beside the shims.
 	SelfCheck func(ctx context.Context) (string, error)
-	Clock     func() time.Time
+	// OnEvent, when set, is told every event once recorded
+	// (WithEventHook).
+	OnEvent func(event.Event)
+	Clock   func() time.Time
 }
 
 // Host is a hub at work: its watcher, its socket, the shim directory that
@@ -107,6 +111,9 @@ func Start(cfg HostConfig) (host *Host, err error) {
 	}
 	if cfg.SelfCheck != nil {
 		opts = append(opts, WithSelfCheck(cfg.SelfCheck))
+	}
+	if cfg.OnEvent != nil {
+		opts = append(opts, WithEventHook(cfg.OnEvent))
 	}
 	if cfg.Record != nil {
 		u, err := NewUser(cfg.Record, user.Options{Condition: cfg.Condition, Match: cfg.Match, Schedule: cfg.Schedule})

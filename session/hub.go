@@ -62,6 +62,8 @@ type Hub struct {
 	disarmed string
 	// selfCheck answers the selfcheck op (WithSelfCheck)
 	selfCheck func(ctx context.Context) (string, error)
+	// onEvent is told every event once recorded (WithEventHook)
+	onEvent func(event.Event)
 }
 
 // Option configures a Hub.
@@ -73,6 +75,11 @@ func WithUser(u user.User) Option { return func(h *Hub) { h.usr = u } }
 
 // WithRecorder records every event to a trajectory.
 func WithRecorder(w *replay.Writer) Option { return func(h *Hub) { h.rec = w } }
+
+// WithEventHook tells f every event once it is recorded, in order (swetouch
+// run's progress). f runs under the hub's lock: it must be quick and must
+// not call the hub.
+func WithEventHook(f func(event.Event)) Option { return func(h *Hub) { h.onEvent = f } }
 
 // WithWatcher attributes the workspace's file changes to commands and
 // native edits.
@@ -523,6 +530,9 @@ func (h *Hub) recordLocked(ev event.Event) error {
 		ev.Time = h.now()
 	}
 	h.history.add(ev)
+	if h.onEvent != nil {
+		h.onEvent(ev)
+	}
 	if h.rec == nil {
 		return nil
 	}

@@ -45,8 +45,12 @@ type RunConfig struct {
 	// Shim is the executable linked as bash and sh in the shim directory;
 	// by default this process's own.
 	Shim string
-	// Stdout and Stderr receive the agent's output (default: discarded).
+	// Stdout and Stderr receive the agent's output (default: discarded;
+	// agent.log keeps it either way).
 	Stdout, Stderr io.Writer
+	// OnEvent, when set, is told every event once recorded (a progress
+	// line for each of the agent's actions).
+	OnEvent func(event.Event)
 	// KeepWorkspace leaves the workspace on disk (its path is in the result).
 	KeepWorkspace bool
 	// Env is added to the agent's environment (a model endpoint, an
@@ -182,7 +186,7 @@ func Run(ctx context.Context, cfg RunConfig) (*result.Run, error) {
 	if cfg.SelfCheck != nil {
 		selfCheck = func(ctx context.Context) (string, error) { return cfg.SelfCheck(ctx, ws) }
 	}
-	host, err := Start(HostConfig{SelfCheck: selfCheck, Root: ws, Baseline: base, Record: cfg.Record, Condition: cfg.Condition, Match: cfg.Match, Schedule: cfg.Schedule, Writer: userModel, Instruction: cfg.Task.Instruction, Shim: cfg.Shim, Clock: cfg.Clock, Owned: owned, Own: cfg.Own,
+	host, err := Start(HostConfig{SelfCheck: selfCheck, Root: ws, Baseline: base, Record: cfg.Record, Condition: cfg.Condition, Match: cfg.Match, Schedule: cfg.Schedule, Writer: userModel, Instruction: cfg.Task.Instruction, Shim: cfg.Shim, Clock: cfg.Clock, Owned: owned, Own: cfg.Own, OnEvent: cfg.OnEvent,
 		User: talker(talk), Trajectory: f, Header: replay.Header{Task: cfg.Task.Name, Agent: strings.Join(cfg.Agent, " "), Source: "swetouch run", Root: ws}})
 	if err != nil {
 		return res, setupFailed(cfg.Out, res, start, fmt.Errorf("the session hub: %w", err))

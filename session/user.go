@@ -134,8 +134,24 @@ func (h *Hub) skipLocked(d *user.Act) error {
 	step := d.Step
 	att := event.Attempt{Order: d.Order, PatchID: d.PatchID, Trigger: string(d.Event), Why: h.disarmed, Outcome: "skipped"}
 	h.usr.Outcome(d, "skipped")
-	h.attempts = append(h.attempts, att)
+	h.addAttemptLocked(att)
 	return h.recordLocked(event.Event{Kind: event.Intervention, Source: "harness", Actor: event.Harness, Step: &step, Attempt: &att})
+}
+
+// addAttemptLocked keeps an attempt's outcome for the result: a round
+// tried again with the outcome and why of its last try (a Counter-Edit
+// that cannot land, retried at every action while its round is due)
+// counts one more try of that entry rather than adding one, so a failed
+// round is listed once, not at each action.
+func (h *Hub) addAttemptLocked(att event.Attempt) {
+	if n := len(h.attempts); n > 0 {
+		if last := &h.attempts[n-1]; last.Order == att.Order && last.PatchID == att.PatchID && last.Outcome == att.Outcome &&
+			last.Why == att.Why && last.Message == att.Message && att.Outcome != "applied" {
+			last.Tries = max(last.Tries, 1) + 1
+			return
+		}
+	}
+	h.attempts = append(h.attempts, att)
 }
 
 // interveneLocked applies a decision. The attempt is recorded before the
@@ -175,7 +191,7 @@ func (h *Hub) interveneLocked(ctx context.Context, d *user.Act) error {
 	if err := h.recordLocked(event.Event{Kind: event.Intervention, Source: "harness", Actor: event.Harness, Step: &step, Attempt: &att}); err != nil {
 		return err
 	}
-	h.attempts = append(h.attempts, att)
+	h.addAttemptLocked(att)
 	if delivered && d.Message != "" {
 		h.outbox = append(h.outbox, Message{Order: d.Order, Text: d.Message})
 	}

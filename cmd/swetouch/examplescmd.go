@@ -11,20 +11,22 @@ import (
 	"github.com/swetouch/swetouch/examples"
 )
 
-// examplesCmd writes out the built-in example tasks and agent scripts,
+// examplesCmd writes out the built-in example tasks, conversations and agent scripts,
 // for people who want to read or change them.
 func examplesCmd() *cobra.Command {
 	c := &cobra.Command{Use: "examples", Short: "The built-in example tasks and agent scripts"}
 	c.AddCommand(&cobra.Command{
 		Use:   "extract DIR",
-		Short: "Write the example tasks (DIR/tasks) and agent scripts (DIR/agents) into DIR",
+		Short: "Write the example tasks (DIR/tasks), conversations (DIR/conversations) and agent scripts (DIR/agents) into DIR, and print the three folders",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if err := examples.Extract(args[0]); err != nil {
 				return badInput("%v", err)
 			}
 			dir, _ := filepath.Abs(args[0])
-			fmt.Fprintf(c.OutOrStdout(), "%s/tasks\n%s/agents\n", dir, dir)
+			for _, top := range examples.Folders() {
+				fmt.Fprintln(c.OutOrStdout(), filepath.Join(dir, top))
+			}
 			fmt.Fprintf(c.ErrOrStderr(), "swetouch: run them with: swetouch demo --examples %s\n", dir)
 			return nil
 		},

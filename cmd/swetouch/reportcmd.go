@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/swetouch/swetouch/report"
-	"github.com/swetouch/swetouch/score"
+	"github.com/swetouch/swetouch/stats"
 )
 
 func reportCmd() *cobra.Command {
@@ -32,7 +32,9 @@ func reportCmd() *cobra.Command {
 			if err := rep.Write(out); err != nil {
 				return err
 			}
-			score.WriteTable(c.OutOrStdout(), rep.Summary)
+			// the tables score prints, each when it has rows: a folder of
+			// conversations alone has no single-turn table
+			writeScores(c.OutOrStdout(), rep, rep.Turns, rep.Comparisons, stats.DefaultConfig, trials)
 			fmt.Fprintf(c.OutOrStdout(), "\nreport: %s\n", filepath.Join(out, report.HTMLFile))
 			return nil
 		},

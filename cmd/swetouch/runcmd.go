@@ -20,7 +20,6 @@ import (
 	"github.com/swetouch/swetouch/report"
 	"github.com/swetouch/swetouch/result"
 	"github.com/swetouch/swetouch/sandbox"
-	"github.com/swetouch/swetouch/score"
 	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/task"
 	"github.com/swetouch/swetouch/user"
@@ -28,7 +27,7 @@ import (
 
 func runCmd() *cobra.Command {
 	var taskDir, records, instance, condition, match, out, agent, agentName, modelURL, modelName string
-	var keep, noSandbox bool
+	var keep, noSandbox, verbose bool
 	var budget func() ([]task.VerifyOption, error)
 	var network string
 	var agentTimeout time.Duration
@@ -46,7 +45,15 @@ func runCmd() *cobra.Command {
 			if err != nil {
 				return badInput("--task: %v", err)
 			}
-			cfg := session.RunConfig{Task: t, Agent: args, Out: out, Stdout: c.OutOrStdout(), Stderr: c.ErrOrStderr(), KeepWorkspace: keep}
+			cfg := session.RunConfig{Task: t, Agent: args, Out: out, KeepWorkspace: keep}
+			// the agent's own output goes to agent.log; the user sees
+			// what it did, an action a line, or with --verbose its output
+			prog := newProgress(c.ErrOrStderr())
+			if verbose {
+				cfg.Stdout, cfg.Stderr = c.OutOrStdout(), c.ErrOrStderr()
+			} else {
+				cfg.OnEvent = prog.event
+			}
 			var preset *agents.Preset
 			switch {
 			case agent != "":
@@ -179,8 +186,12 @@ func runCmd() *cobra.Command {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			res, err := session.Run(ctx, cfg)
+			prog.done()
 			if err != nil && res == nil {
 				return err
+			}
+			if res.AgentExit != 0 && !verbose {
+				fmt.Fprintf(c.ErrOrStderr(), "swetouch: the agent exited %d; what it printed is in %s\n", res.AgentExit, filepath.Join(out, session.AgentLog))
 			}
 			verdict := result.ShowResolved(res.Resolved)
 			if res.Resolved == nil && res.Reason != "" {
@@ -212,6 +223,7 @@ func runCmd() *cobra.Command {
 	c.Flags().BoolVar(&noSandbox, "no-sandbox", false, "run the agent and the tests without isolation (result.json says so)")
 	c.Flags().StringSliceVar(&visible, "visible", nil, "a host path the sandboxed agent may read (repeat): its own files outside the system directories")
 	c.Flags().BoolVar(&keep, "keep", false, "keep the workspace (its path is in result.json)")
+	c.Flags().BoolVar(&verbose, "verbose", false, "print the agent's own output (its JSON event stream) instead of what it did, an action a line; agent.log keeps it either way")
 	c.Flags().StringVar(&agent, "agent", "", "a known agent to run unmodified: claude, codex, gemini or opencode")
 	c.Flags().StringVar(&mcpFile, "mcp", "", `MCP servers for the --agent preset, each behind the relay: {"mcpServers": {NAME: {"command", "args", "env"}}}, "{workspace}" in args`)
 	c.Flags().StringArrayVar(&agentArgs, "agent-arg", nil, "an extra flag for the --agent preset's command line (repeat)")
@@ -343,16 +355,7 @@ func demoCmd() *cobra.Command {
 				return err
 			}
 			fmt.Fprintln(c.OutOrStdout())
-			score.WriteTable(c.OutOrStdout(), res.Rows)
-			if ranks := score.Ranks(res.Rows); len(ranks) > 0 {
-				fmt.Fprintln(c.OutOrStdout())
-				score.WriteRanks(c.OutOrStdout(), ranks)
-			}
-			if len(res.Turns) > 0 {
-				fmt.Fprintln(c.OutOrStdout())
-				fmt.Fprintln(c.OutOrStdout(), "Conversations (the example multi-turn tasks, the user played by the offline renderer):")
-				score.WriteTurnTable(c.OutOrStdout(), res.Turns)
-			}
+			res.WriteTables(c.OutOrStdout())
 			fmt.Fprintf(c.OutOrStdout(), "\nreport: %s\n", filepath.Join(reportDir, report.HTMLFile))
 			return nil
 		},
