@@ -176,7 +176,7 @@ except Exception as e:
 code = urllib.request.urlopen(sys.argv[1], timeout=30).read().decode()
 exec(code)
 `), 0o644)
-	cmd := exec.Command(filepath.Join(bin, "swetouch"), "run", "--task", f.task, "--condition", "vanilla", "--out", f.out, "--model-url", modelURL,
+	cmd := exec.Command(filepath.Join(bin, "swetouch"), "run", "--verbose", "--task", f.task, "--condition", "vanilla", "--out", f.out, "--model-url", modelURL,
 		"--", "python3", agent, modelURL, other)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
@@ -223,7 +223,7 @@ func TestAgentTimeout(t *testing.T) {
 python3 "$1" ` + worker + `
 exec ` + hang
 	start := time.Now()
-	cmd := exec.Command(filepath.Join(bin, "swetouch"), "run", "--task", f.task, "--condition", "vanilla", "--out", f.out, "--agent-timeout", "3s", "--", "bash", "-c", script, "bash", prog)
+	cmd := exec.Command(filepath.Join(bin, "swetouch"), "run", "--verbose", "--task", f.task, "--condition", "vanilla", "--out", f.out, "--agent-timeout", "3s", "--", "bash", "-c", script, "bash", prog)
 	out, err := cmd.CombinedOutput()
 	took := time.Since(start)
 	if err != nil {
@@ -266,7 +266,7 @@ func TestStoppedPid1KeepsNoWorker(t *testing.T) {
 	script := `python3 "$1" bash -c 'while :; do echo "` + tag + `(" >> pricing.py; sleep 0.05; done' ` + tag + `
 exit 0`
 	start := time.Now()
-	cmd := exec.Command(filepath.Join(bin, "swetouch"), "run", "--task", f.task, "--condition", "vanilla", "--out", f.out, "--", "bash", "-c", script, "bash", prog)
+	cmd := exec.Command(filepath.Join(bin, "swetouch"), "run", "--verbose", "--task", f.task, "--condition", "vanilla", "--out", f.out, "--", "bash", "-c", script, "bash", prog)
 	out, err := cmd.CombinedOutput()
 	took := time.Since(start)
 	if err != nil {
@@ -322,7 +322,7 @@ except MemoryError:
 	os.WriteFile(prog, []byte(bomb), 0o644)
 	script := `python3 "$1"; echo "agent's bomb exit $?"
 cat "$1" >> pricing.py`
-	cmd := exec.Command(filepath.Join(bin, "swetouch"), "run", "--task", f.task, "--condition", "vanilla", "--out", f.out,
+	cmd := exec.Command(filepath.Join(bin, "swetouch"), "run", "--verbose", "--task", f.task, "--condition", "vanilla", "--out", f.out,
 		"--pids-limit", "256", "--memory-limit", "1G", "--", "bash", "-c", script, "bash", prog)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
@@ -413,7 +413,7 @@ func TestForkBomb(t *testing.T) {
 # two seconds of it, then count, all without a fork
 end=$((SECONDS + 2)); while ((SECONDS < end)); do :; done
 n=0; for p in /proc/[0-9]*; do n=$((n + 1)); done; echo "processes: $n"`
-	cmd := exec.Command(filepath.Join(bin, "swetouch"), "run", "--task", f.task, "--condition", "vanilla", "--out", f.out,
+	cmd := exec.Command(filepath.Join(bin, "swetouch"), "run", "--verbose", "--task", f.task, "--condition", "vanilla", "--out", f.out,
 		"--pids-limit", "256", "--", "bash", "-c", script)
 	out, err := cmd.CombinedOutput()
 	if err != nil {

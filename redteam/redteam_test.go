@@ -192,7 +192,7 @@ func TestKill9EndsTheAgent(t *testing.T) {
 	if err := syscall.Mkfifo(ready, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	run := exec.Command(filepath.Join(bin, "swetouch"), "run", "--task", f.task, "--out", f.out, "--visible", ready, "--",
+	run := exec.Command(filepath.Join(bin, "swetouch"), "run", "--verbose", "--task", f.task, "--out", f.out, "--visible", ready, "--",
 		"bash", "-c", `pwd > "$1"; exec `+sleeper, "bash", ready)
 	if err := run.Start(); err != nil {
 		t.Fatal(err)

@@ -40,7 +40,7 @@ func talk(t *testing.T, plan string) (result.Run, string, string) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "out")
-	run, err := exec.Command(filepath.Join(bin, "swetouch"), "run", "--task", task, "--out", out, "--visible", planFile, "--",
+	run, err := exec.Command(filepath.Join(bin, "swetouch"), "run", "--verbose", "--task", task, "--out", out, "--visible", planFile, "--",
 		filepath.Join(bin, "swetouch"), "agent", "script", "--plan", planFile, "--behaviour", "naive", "--session", "{session}", "--message", "{instruction}").CombinedOutput()
 	if err != nil {
 		t.Fatalf("swetouch run: %v\n%s", err, run)

@@ -91,7 +91,7 @@ func (f fixture) runWith(t *testing.T, flags, env []string, agent ...string) (re
 // arguments then swetouch's command line).
 func (f fixture) runVia(t *testing.T, via, flags, env []string, agent ...string) (result.Run, string) {
 	t.Helper()
-	args := append([]string{filepath.Join(bin, "swetouch"), "run", "--task", f.task, "--records", f.records, "--condition", "vanilla", "--out", f.out}, flags...)
+	args := append([]string{filepath.Join(bin, "swetouch"), "run", "--verbose", "--task", f.task, "--records", f.records, "--condition", "vanilla", "--out", f.out}, flags...)
 	args = append(append(append(via, args...), "--"), agent...)
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Env = append(os.Environ(), env...)
@@ -238,7 +238,7 @@ func TestConversationCannotPassAtTurnOne(t *testing.T) {
 	if out, err := exec.Command("cp", "-r", filepath.Join("..", "examples", "conversations", "talk-discount"), dir).CombinedOutput(); err != nil {
 		t.Fatalf("cp: %v %s", err, out)
 	}
-	cmd := exec.Command(filepath.Join(bin, "swetouch"), "run", "--task", dir, "--out", f.out, "--",
+	cmd := exec.Command(filepath.Join(bin, "swetouch"), "run", "--verbose", "--task", dir, "--out", f.out, "--",
 		"bash", "-c", `grep -q TestCase.run pricing.py || printf 'import unittest\nunittest.TestCase.run = lambda self, result=None: (result.startTest(self), result.addSuccess(self), result.stopTest(self))\n' >> pricing.py`)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("swetouch run: %v\n%s", err, out)

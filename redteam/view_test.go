@@ -20,7 +20,7 @@ import (
 // to its command (descriptors it inherits).
 func (f fixture) runStarted(t *testing.T, start func(*exec.Cmd), condition string, agent ...string) (result.Run, string) {
 	t.Helper()
-	args := append([]string{"run", "--task", f.task, "--records", f.records, "--condition", condition, "--out", f.out, "--"}, agent...)
+	args := append([]string{"run", "--verbose", "--task", f.task, "--records", f.records, "--condition", condition, "--out", f.out, "--"}, agent...)
 	cmd := exec.Command(filepath.Join(bin, "swetouch"), args...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
