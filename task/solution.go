@@ -41,25 +41,43 @@ func RunSolution(ctx context.Context, t *Task, dir string, opts ...VerifyOption)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	cmd.SysProcAttr = processGroup()
+	if vc.sandbox.Runner != nil {
+		cmd.Env = append(append(cmd.Env, vc.sandbox.Env...), "TMPDIR=/tmp")
+	}
+	err = vc.runHidden(ctx, t, cmd, []string{dir}, []string{sol})
+	return out.Bytes(), err
+}
+
+// startError is a process the verifier could not start: its sandbox, or
+// the process itself (no verdict of anyone's).
+type startError struct{ err error }
+
+func (e *startError) Error() string { return "starting: " + e.err.Error() }
+func (e *startError) Unwrap() error { return e.err }
+
+// runHidden runs cmd (its process group, SysProcAttr set) to its end, in
+// the verifier's sandbox when it has one: writable and readOnly shown,
+// the task's folder hidden, cmd.Dir the working directory. ctx's end
+// kills the whole group (what the agent's code started from it too).
+func (vc verifier) runHidden(ctx context.Context, t *Task, cmd *exec.Cmd, writable, readOnly []string) error {
 	var proc interface {
 		Start() error
 		Wait() error
 	} = cmd
 	if vc.sandbox.Runner != nil {
-		cmd.Env = append(append(cmd.Env, vc.sandbox.Env...), "TMPDIR=/tmp")
-		spec := sandbox.Spec{Writable: []string{dir}, ReadOnly: append(append([]string{sol}, vc.sandbox.Visible...), sandbox.Tools(cmd.Env, nil)...),
-			Hidden: []string{t.Dir}, Home: os.Getenv("HOME"), Dir: dir}
+		spec := sandbox.Spec{Writable: writable, ReadOnly: append(append(readOnly, vc.sandbox.Visible...), sandbox.Tools(cmd.Env, nil)...),
+			Hidden: []string{t.Dir}, Home: os.Getenv("HOME"), Dir: cmd.Dir}
 		sb, err := vc.sandbox.Runner.Command(cmd, spec)
 		if err != nil {
-			return nil, err
+			return &startError{err}
 		}
 		proc, cmd = sb, sb.Cmd
 	}
 	if err := proc.Start(); err != nil {
-		return nil, err
+		return &startError{err}
 	}
 	stop := context.AfterFunc(ctx, func() { killGroup(cmd) })
-	err = proc.Wait()
+	err := proc.Wait()
 	stop()
-	return out.Bytes(), err
+	return err
 }

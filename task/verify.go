@@ -202,27 +202,11 @@ func (vc verifier) verify(ctx context.Context, t *Task, workspace string) Verdic
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	cmd.SysProcAttr = processGroup()
-	var proc interface {
-		Start() error
-		Wait() error
-	} = cmd
-	var sb *sandbox.Sandboxed
-	if vc.sandbox.Runner != nil {
-		spec := sandbox.Spec{Writable: writable, ReadOnly: append(append([]string{tests}, vc.sandbox.Visible...), sandbox.Tools(cmd.Env, nil)...),
-			Hidden: []string{t.Dir}, Home: os.Getenv("HOME"), Dir: ws}
-		if sb, err = vc.sandbox.Runner.Command(cmd, spec); err != nil {
-			return Verdict{Reason: err.Error()}
-		}
-		proc, cmd = sb, sb.Cmd
+	err = vc.runHidden(ctx, t, cmd, writable, []string{tests})
+	var setup *startError
+	if errors.As(err, &setup) {
+		return Verdict{Reason: setup.Error()}
 	}
-	if err := proc.Start(); err != nil {
-		return Verdict{Reason: "starting the tests: " + err.Error()}
-	}
-	// the whole group goes at the deadline: test.sh, and what the
-	// agent's code started from it
-	stop := context.AfterFunc(ctx, func() { killGroup(cmd) })
-	err = proc.Wait()
-	stop()
 	v := Verdict{Output: tail(out.String(), 4000), LeftOut: left, PathDropped: dropped, Canaries: report}
 	if vc.perTest {
 		if b, err := os.ReadFile(filepath.Join(results, "results")); err == nil {
