@@ -280,3 +280,23 @@ func TestDiffAsGitWithAttributes(t *testing.T) {
 		t.Errorf("diff:\n%s\ngit's:\n%s", got, want)
 	}
 }
+
+// TestDiffTotalBounded: past the total, changed files are still named,
+// as binary.
+func TestDiffTotalBounded(t *testing.T) {
+	dir := t.TempDir()
+	ws := filepath.Join(dir, "ws")
+	write(t, ws, map[string]*string{"a": s("1\n")})
+	b, err := Take(ws, filepath.Join(dir, "base"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, ws, map[string]*string{"a": s("2\n"), "b": s(strings.Repeat("x\n", 100)), "c": s("3\n")})
+	diff, files, err := b.Diff(ws, WithMaxTotal(150))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 3 || files[0].Binary || !files[2].Binary || !strings.Contains(string(diff), "Binary files /dev/null and b/c differ") {
+		t.Errorf("files %+v\n%s", files, diff)
+	}
+}

@@ -32,14 +32,23 @@ type File struct {
 type DiffOption func(*differ)
 
 type differ struct {
-	maxText int64
-	exclude map[string]bool
+	maxText  int64
+	maxTotal int
+	exclude  map[string]bool
 }
 
 // DefaultMaxText is the largest file Diff shows as lines. Past it a file
 // is compared by its hash and shown as binary: an agent's 1 GiB file must
 // not cost swetouch 1 GiB, twice.
 const DefaultMaxText = 8 << 20
+
+// DefaultMaxTotal is the most the diff shows as lines in all; past it,
+// every further file that changed is still named, as binary: thousands
+// of files of text must not cost swetouch their size again in memory.
+const DefaultMaxTotal = 256 << 20
+
+// WithMaxTotal sets the most the diff shows as lines in all.
+func WithMaxTotal(n int) DiffOption { return func(d *differ) { d.maxTotal = n } }
 
 // WithMaxText sets the largest file shown as lines.
 func WithMaxText(n int64) DiffOption { return func(d *differ) { d.maxText = n } }
@@ -61,7 +70,7 @@ func Excluding(paths ...string) DiffOption {
 // anything, and opens only regular files, without following links or
 // waiting.
 func (t *Tree) Diff(root string, opts ...DiffOption) ([]byte, []File, error) {
-	d := differ{maxText: DefaultMaxText, exclude: map[string]bool{}}
+	d := differ{maxText: DefaultMaxText, maxTotal: DefaultMaxTotal, exclude: map[string]bool{}}
 	for _, o := range opts {
 		o(&d)
 	}
@@ -219,7 +228,7 @@ func (d differ) write(w *bytes.Buffer, t *Tree, rel string, o, n *side, status b
 	if n == nil {
 		to = "/dev/null"
 	}
-	if binary || (o != nil && o.binary) || (n != nil && n.binary) {
+	if binary || (o != nil && o.binary) || (n != nil && n.binary) || w.Len() > d.maxTotal {
 		f.Binary = true
 		fmt.Fprintf(w, "Binary files %s and %s differ\n", from, to)
 		return f
