@@ -122,9 +122,30 @@ func LoadRecords(path string) ([]*Record, error) {
 // ReadRecords reads records, one JSON object per line. Blank lines are
 // skipped; anything malformed is an error and no records are returned.
 func ReadRecords(r io.Reader, name string) ([]*Record, error) {
+	var out []*Record
+	var first error
+	scanRecords(r, name, func(rec *Record, faults []error) bool {
+		if len(faults) > 0 {
+			first = faults[0]
+			return false
+		}
+		out = append(out, rec)
+		return true
+	})
+	if first != nil {
+		return nil, first
+	}
+	return out, nil
+}
+
+// scanRecords reads records a line at a time, checks each as Faults does
+// and against the lines before it (a duplicate), and hands fn each
+// record (nil when its line is not one) with its faults, in the file's
+// order, until fn returns false. It returns how many non-blank lines it
+// read; a reading error is a fault of the line after the last.
+func scanRecords(r io.Reader, name string, fn func(rec *Record, faults []error) bool) (records int) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
-	var out []*Record
 	seen := map[string]int{}
 	line := 0
 	for sc.Scan() {
@@ -133,29 +154,35 @@ func ReadRecords(r io.Reader, name string) ([]*Record, error) {
 		if len(b) == 0 {
 			continue
 		}
+		records++
 		rec := &Record{File: name, Line: line}
 		d := json.NewDecoder(bytes.NewReader(b))
 		d.DisallowUnknownFields()
 		if err := d.Decode(rec); err != nil {
-			return nil, decodeError(name, line, err)
+			if !fn(nil, []error{decodeError(name, line, err)}) {
+				return records
+			}
+			continue
 		}
+		var faults []error
 		if d.More() {
-			return nil, &RecordError{name, line, "", "trailing data after the record"}
+			faults = append(faults, &RecordError{name, line, "", "trailing data after the record"})
 		}
-		if err := rec.Validate(); err != nil {
-			return nil, err
-		}
+		faults = append(faults, rec.Faults()...)
 		key := rec.Benchmark + "/" + rec.InstanceID
-		if prev, dup := seen[key]; dup {
-			return nil, &RecordError{name, line, "instance_id", fmt.Sprintf("duplicate of line %d (%s)", prev, rec.InstanceID)}
+		if prev, dup := seen[key]; dup && rec.InstanceID != "" {
+			faults = append(faults, &RecordError{name, line, "instance_id", fmt.Sprintf("duplicate of line %d (%s)", prev, rec.InstanceID)})
+		} else if !dup {
+			seen[key] = line
 		}
-		seen[key] = line
-		out = append(out, rec)
+		if !fn(rec, faults) {
+			return records
+		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, &RecordError{name, line + 1, "", err.Error()}
+		fn(nil, []error{&RecordError{name, line + 1, "", err.Error()}})
 	}
-	return out, nil
+	return records
 }
 
 func decodeError(name string, line int, err error) error {
