@@ -26,20 +26,6 @@ func (w *Watcher) isNew(rel string) bool {
 	return !seen && (w.base == nil || !w.base.Has(rel))
 }
 
-// take keeps a new file's content for later diffs without diffing it,
-// and reports whether it is there.
-func (w *Watcher) take(rel string) bool {
-	s, ok := w.readContent(rel)
-	w.mu.Lock()
-	if ok {
-		w.storeLocked(rel, &s)
-	} else {
-		w.storeLocked(rel, nil)
-	}
-	w.mu.Unlock()
-	return ok
-}
-
 // folded are the changes that stand for new files made in a burst: one
 // per directory (per top directory when there are more directories than
 // the burst), naming how many and the first few, with no diff.

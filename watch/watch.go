@@ -361,7 +361,7 @@ func (w *Watcher) changes(paths []string, moves []move) []Change {
 			continue
 		}
 		if fold && w.isNew(p) {
-			if w.take(p) {
+			if w.take(p) != nil {
 				made = append(made, p)
 			}
 			continue
@@ -384,13 +384,7 @@ func (w *Watcher) changes(paths []string, moves []move) []Change {
 // content was old: a change of that file if p's content differs, and
 // otherwise only p's appearance, which is no edit of the file.
 func (w *Watcher) renamed(p, name string, old *string) []Change {
-	var now *string
-	if s, ok := w.readContent(p); ok {
-		now = &s
-	}
-	w.mu.Lock()
-	w.storeLocked(p, now)
-	w.mu.Unlock()
+	now := w.take(p)
 	if now == nil {
 		return nil
 	}
@@ -443,10 +437,9 @@ func (w *Watcher) recover() error {
 	return nil
 }
 
-// compare diffs a path's snapshot with its content now and moves the
-// snapshot forward.
-func (w *Watcher) compare(rel string) (Change, bool) {
-	old := w.before(rel)
+// take reads rel's content now (nil: none the watcher may read) and
+// keeps it as the snapshot later diffs start from.
+func (w *Watcher) take(rel string) *string {
 	var now *string
 	if s, ok := w.readContent(rel); ok {
 		now = &s
@@ -454,6 +447,14 @@ func (w *Watcher) compare(rel string) (Change, bool) {
 	w.mu.Lock()
 	w.storeLocked(rel, now)
 	w.mu.Unlock()
+	return now
+}
+
+// compare diffs a path's snapshot with its content now and moves the
+// snapshot forward.
+func (w *Watcher) compare(rel string) (Change, bool) {
+	old := w.before(rel)
+	now := w.take(rel)
 	switch {
 	case old == nil && now == nil:
 		return Change{}, false
