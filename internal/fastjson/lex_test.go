@@ -1,4 +1,4 @@
-package jsonlex
+package fastjson
 
 import (
 	"bytes"

@@ -1,6 +1,6 @@
 //go:build linux && !race
 
-package quietio
+package rawfd
 
 import (
 	"syscall"

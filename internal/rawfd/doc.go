@@ -1,4 +1,4 @@
-// Package quietio reads and writes non-blocking descriptors with raw
+// Package rawfd reads and writes non-blocking descriptors with raw
 // system calls, waiting for them in Go's poller.
 //
 // Every read or write through an *os.File enters the system call the way
@@ -11,4 +11,4 @@
 // and on two cores each costs the client or the server a turn. A read or
 // write of a non-blocking descriptor cannot block, so it need not tell the
 // scheduler; waiting for one is left to the poller, which wakes no one.
-package quietio
+package rawfd

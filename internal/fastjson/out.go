@@ -1,11 +1,12 @@
-// Package jsonout writes JSON byte for byte as encoding/json.Marshal
+// Writing: out.go writes JSON byte for byte as encoding/json.Marshal
 // writes it, without its reflection: strings (HTML-escaped, as Marshal
 // escapes them), float64 numbers, and the text Marshal writes for the
 // value Unmarshal reads from a JSON text (Canonical). The relay and the
 // recorder write on every tool call, where encoding/json's reflection,
 // cold, cost tens of microseconds. Each function is fuzzed against
 // encoding/json.
-package jsonout
+
+package fastjson
 
 import (
 	"bytes"
@@ -16,8 +17,6 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/swetouch/swetouch/internal/jsonlex"
 )
 
 // AppendString appends s as json.Marshal writes a string: quoted, with
@@ -128,7 +127,7 @@ func AppendFloat(dst []byte, f float64) []byte {
 // ASCII, a number out of float64's range (Unmarshal fails), nesting past
 // what the lexer bounds, and text left over after the value.
 func Canonical(dst []byte, text []byte) (out []byte, ok bool) {
-	p := jsonlex.New(text)
+	p := New(text)
 	if p.Peek() == '{' {
 		// an object whose keys come in order, each once (a call's
 		// arguments nearly always), is written as it is read: nothing
@@ -157,7 +156,7 @@ var errUnsorted = errors.New("keys out of order")
 // inOrder is canonical for an object read at p whose keys come in
 // their sorted order, none twice; sorted is false at the first that
 // does not, and p is then partly read.
-func inOrder(p *jsonlex.Lexer, dst []byte) (out []byte, sorted, ok bool) {
+func inOrder(p *Lexer, dst []byte) (out []byte, sorted, ok bool) {
 	out = append(dst, '{')
 	prev, n := "", 0
 	err := p.Object(func(key string) error {
@@ -166,7 +165,7 @@ func inOrder(p *jsonlex.Lexer, dst []byte) (out []byte, sorted, ok bool) {
 		}
 		for i := 0; i < len(key); i++ {
 			if key[i] >= utf8.RuneSelf {
-				return jsonlex.ErrUnsupported
+				return ErrUnsupported
 			}
 		}
 		if n > 0 {
@@ -176,7 +175,7 @@ func inOrder(p *jsonlex.Lexer, dst []byte) (out []byte, sorted, ok bool) {
 		out = append(out, ':')
 		var ok bool
 		if out, ok = canonical(p, out); !ok {
-			return jsonlex.ErrUnsupported
+			return ErrUnsupported
 		}
 		prev, n = key, n+1 // a key outlives the call (see canonical)
 		return nil
@@ -197,7 +196,7 @@ type member struct {
 	start, end int
 }
 
-func canonical(p *jsonlex.Lexer, dst []byte) ([]byte, bool) {
+func canonical(p *Lexer, dst []byte) ([]byte, bool) {
 	switch c := p.Peek(); {
 	case c == '{':
 		// the members' values are written one after another into vals,
@@ -210,13 +209,13 @@ func canonical(p *jsonlex.Lexer, dst []byte) ([]byte, bool) {
 		err := p.Object(func(key string) error {
 			for i := 0; i < len(key); i++ {
 				if key[i] >= utf8.RuneSelf {
-					return jsonlex.ErrUnsupported // as decoded, with U+FFFD for bad bytes: left to encoding/json
+					return ErrUnsupported // as decoded, with U+FFFD for bad bytes: left to encoding/json
 				}
 			}
 			start := len(vals)
 			var ok bool
 			if vals, ok = canonical(p, vals); !ok {
-				return jsonlex.ErrUnsupported
+				return ErrUnsupported
 			}
 			if i := slices.IndexFunc(ms, func(m member) bool { return m.key == key }); i >= 0 {
 				ms[i].start, ms[i].end = start, len(vals) // the last one read is the one kept
@@ -249,7 +248,7 @@ func canonical(p *jsonlex.Lexer, dst []byte) ([]byte, bool) {
 			n++
 			var ok bool
 			if dst, ok = canonical(p, dst); !ok {
-				return jsonlex.ErrUnsupported
+				return ErrUnsupported
 			}
 			return nil
 		})
@@ -263,7 +262,7 @@ func canonical(p *jsonlex.Lexer, dst []byte) ([]byte, bool) {
 			return append(dst, raw...), true
 		}
 		var s string
-		if jsonlex.New(raw).Str(&s) != nil {
+		if New(raw).Str(&s) != nil {
 			return dst, false
 		}
 		return AppendString(dst, s), true

@@ -1,4 +1,4 @@
-// Package jsonlex reads a JSON text by hand, as encoding/json would read
+// Reading: lex.go reads a JSON text by hand, as encoding/json would read
 // it into the plain Go values its callers name: strings (escapes and
 // invalid UTF-8 as encoding/json decodes them), integers, booleans, null
 // (which leaves a value as it was), objects whose keys match fields
@@ -10,7 +10,8 @@
 //
 // It exists because encoding/json's reflection, cold, cost tens of
 // microseconds on each of the hub's and the relay's messages.
-package jsonlex
+
+package fastjson
 
 import (
 	"bytes"

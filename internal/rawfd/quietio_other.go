@@ -1,6 +1,6 @@
 //go:build !linux
 
-package quietio
+package rawfd
 
 import (
 	"io"
