@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/swetouch/swetouch/internal/testbin"
+	"github.com/swetouch/swetouch/internal/testsupport/testbin"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/score"
 	"github.com/swetouch/swetouch/task"

@@ -3,7 +3,7 @@ package event
 import (
 	"strconv"
 
-	"github.com/swetouch/swetouch/internal/jsonout"
+	"github.com/swetouch/swetouch/internal/fastjson"
 )
 
 // AppendJSON appends what json.Marshal writes for ev, written by hand:
@@ -27,7 +27,7 @@ func (ev Event) AppendJSON(b []byte) (out []byte, ok bool) {
 	b = appendField(b, "source", ev.Source)
 	b = appendField(b, "actor", string(ev.Actor))
 	b = append(b, `,"kind":`...)
-	b = jsonout.AppendString(b, string(ev.Kind))
+	b = fastjson.AppendString(b, string(ev.Kind))
 	if len(ev.Scopes) > 0 {
 		b = append(b, `,"scopes":[`...)
 		for i, sc := range ev.Scopes {
@@ -92,7 +92,7 @@ func appendField(b []byte, name, s string) []byte {
 		return b
 	}
 	b = append(append(append(b, `,"`...), name...), `":`...)
-	return jsonout.AppendString(b, s)
+	return fastjson.AppendString(b, s)
 }
 
 // appendInt appends ,"name":n unless n is 0 (omitempty).

@@ -17,12 +17,12 @@ import (
 
 	"github.com/swetouch/swetouch/agents"
 	"github.com/swetouch/swetouch/event"
-	"github.com/swetouch/swetouch/internal/testbin"
-	"github.com/swetouch/swetouch/internal/testhub"
+	"github.com/swetouch/swetouch/internal/testsupport/testbin"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/replay"
 	"github.com/swetouch/swetouch/replay/model"
 	"github.com/swetouch/swetouch/session"
+	"github.com/swetouch/swetouch/session/sessiontest"
 )
 
 // acpEditor is an editor from the Go ACP SDK: it serves the agent's file
@@ -90,7 +90,7 @@ func newACPFixture(t *testing.T, agent string) *acpFixture {
 	f.model = httptest.NewServer(f.srv)
 	t.Cleanup(f.model.Close)
 	rec, _ := replay.NewWriter(f.traj, replay.Header{Task: "py-discount"})
-	f.ws, f.sock, f.hub = testhub.Serve(t, filepath.Join("tasks", "py-discount"), policy.CounterEdit, testhub.Watched(), testhub.Recorded(rec))
+	f.ws, f.sock, f.hub = sessiontest.Serve(t, filepath.Join("tasks", "py-discount"), policy.CounterEdit, sessiontest.Watched(), sessiontest.Recorded(rec))
 	return f
 }
 

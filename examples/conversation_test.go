@@ -15,7 +15,7 @@ import (
 
 	"github.com/swetouch/swetouch/agents"
 	"github.com/swetouch/swetouch/conversation"
-	"github.com/swetouch/swetouch/internal/testbin"
+	"github.com/swetouch/swetouch/internal/testsupport/testbin"
 	"github.com/swetouch/swetouch/replay/model"
 	"github.com/swetouch/swetouch/result"
 	"github.com/swetouch/swetouch/session"

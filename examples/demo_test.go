@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/swetouch/swetouch/examples"
-	"github.com/swetouch/swetouch/internal/testbin"
+	"github.com/swetouch/swetouch/internal/testsupport/testbin"
 	"github.com/swetouch/swetouch/report"
 	"github.com/swetouch/swetouch/score"
 )

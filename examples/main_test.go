@@ -3,7 +3,7 @@ package examples_test
 import (
 	"testing"
 
-	"github.com/swetouch/swetouch/internal/testbin"
+	"github.com/swetouch/swetouch/internal/testsupport/testbin"
 )
 
 // TestMain removes the built swetouch only when every test is done with it.

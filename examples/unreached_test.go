@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/swetouch/swetouch/agents"
-	"github.com/swetouch/swetouch/internal/testbin"
+	"github.com/swetouch/swetouch/internal/testsupport/testbin"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/task"

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/swetouch/swetouch/agents"
-	"github.com/swetouch/swetouch/internal/testbin"
+	"github.com/swetouch/swetouch/internal/testsupport/testbin"
 	"github.com/swetouch/swetouch/replay/model"
 	"github.com/swetouch/swetouch/result"
 )

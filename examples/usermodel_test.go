@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/swetouch/swetouch/internal/testbin"
+	"github.com/swetouch/swetouch/internal/testsupport/testbin"
 	"github.com/swetouch/swetouch/replay/model"
 )
 

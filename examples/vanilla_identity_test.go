@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/swetouch/swetouch/agents"
-	"github.com/swetouch/swetouch/internal/testbin"
+	"github.com/swetouch/swetouch/internal/testsupport/testbin"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/replay/model"
 	"github.com/swetouch/swetouch/session"

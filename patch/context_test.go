@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/swetouch/swetouch/internal/devdata"
+	"github.com/swetouch/swetouch/internal/testsupport/devdata"
 )
 
 // contextCases are landings where the agent changed a line the hunk holds

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/swetouch/swetouch/internal/devdata"
+	"github.com/swetouch/swetouch/internal/testsupport/devdata"
 )
 
 // mirror returns the fetched upstream mirror of a repository, or skips.

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/swetouch/swetouch/internal/devdata"
+	"github.com/swetouch/swetouch/internal/testsupport/devdata"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/replay"
 	"github.com/swetouch/swetouch/task"

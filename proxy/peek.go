@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 
-	"github.com/swetouch/swetouch/internal/jsonlex"
+	"github.com/swetouch/swetouch/internal/fastjson"
 )
 
 // errNotString stops a read whose method is not a string (or null):
@@ -13,7 +13,7 @@ var errNotString = errors.New("method: not a string")
 
 // field reads the value of the envelope's field key at p (skips it when
 // the envelope has no such field).
-func (e *Envelope) field(p *jsonlex.Lexer, key string) error {
+func (e *Envelope) field(p *fastjson.Lexer, key string) error {
 	var raw *json.RawMessage
 	switch key {
 	case "id":
@@ -54,11 +54,11 @@ func (e *Envelope) field(p *jsonlex.Lexer, key string) error {
 // much of a relay's own time per call. A line that only encoding/json
 // reads exactly (a key beyond ASCII, whose folding is Unicode's) is
 // left to it.
-func PeekReading(line []byte, read func(jsonlex.Lexer) (jsonlex.Lexer, error)) (e Envelope, readOK, ok bool) {
+func PeekReading(line []byte, read func(fastjson.Lexer) (fastjson.Lexer, error)) (e Envelope, readOK, ok bool) {
 	if len(line) == 0 || line[0] != '{' {
 		return Envelope{}, false, false
 	}
-	p := jsonlex.New(line)
+	p := fastjson.New(line)
 	err := p.Fields(func(key string) error {
 		if key != "result" || read == nil {
 			return e.field(p, key)

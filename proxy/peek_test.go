@@ -6,7 +6,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/swetouch/swetouch/internal/jsonlex"
+	"github.com/swetouch/swetouch/internal/fastjson"
 )
 
 // FuzzPeek: the fast envelope reader says what encoding/json says, for
@@ -35,9 +35,9 @@ func FuzzPeek(f *testing.F) {
 		// read is the last result, as encoding/json reads it; a read
 		// that fails leaves the envelope as it was
 		var value any
-		readAny := func(p jsonlex.Lexer) (_ jsonlex.Lexer, err error) { value, err = p.Any(); return p, err }
-		fail := func(p jsonlex.Lexer) (jsonlex.Lexer, error) { p.Skip(); p.Skip(); return p, errors.New("no") }
-		for _, read := range []func(jsonlex.Lexer) (jsonlex.Lexer, error){readAny, fail} {
+		readAny := func(p fastjson.Lexer) (_ fastjson.Lexer, err error) { value, err = p.Any(); return p, err }
+		fail := func(p fastjson.Lexer) (fastjson.Lexer, error) { p.Skip(); p.Skip(); return p, errors.New("no") }
+		for _, read := range []func(fastjson.Lexer) (fastjson.Lexer, error){readAny, fail} {
 			value = nil
 			got, read, ok := PeekReading(line, read)
 			if ok != wantOK || ok && !reflect.DeepEqual(got, want) {

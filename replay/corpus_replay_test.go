@@ -13,8 +13,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/swetouch/swetouch/internal/devdata"
-	"github.com/swetouch/swetouch/internal/testbin"
+	"github.com/swetouch/swetouch/internal/testsupport/devdata"
+	"github.com/swetouch/swetouch/internal/testsupport/testbin"
 	"github.com/swetouch/swetouch/replay"
 )
 

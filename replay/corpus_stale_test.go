@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/swetouch/swetouch/event"
-	"github.com/swetouch/swetouch/internal/devdata"
+	"github.com/swetouch/swetouch/internal/testsupport/devdata"
 	"github.com/swetouch/swetouch/shell"
 )
 

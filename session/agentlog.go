@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"sync"
 
-	"github.com/swetouch/swetouch/internal/quietio"
+	"github.com/swetouch/swetouch/internal/rawfd"
 )
 
 // AgentLog is the file in a run's folder that keeps what the agent
@@ -43,7 +43,7 @@ func openAgentLog(dir string) (*agentLog, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &agentLog{f: f, w: quietio.Writer(f)}, nil
+	return &agentLog{f: f, w: rawfd.Writer(f)}, nil
 }
 
 // Write keeps b, up to the bound; it never fails the agent's output.

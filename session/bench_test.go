@@ -11,11 +11,11 @@ import (
 	"time"
 
 	"github.com/swetouch/swetouch/event"
-	"github.com/swetouch/swetouch/internal/quietio"
-	"github.com/swetouch/swetouch/internal/testhub"
+	"github.com/swetouch/swetouch/internal/rawfd"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/replay"
 	"github.com/swetouch/swetouch/session"
+	"github.com/swetouch/swetouch/session/sessiontest"
 )
 
 // BenchmarkCommand is what the hub adds to each command a shim runs: a
@@ -25,16 +25,16 @@ import (
 func BenchmarkCommand(b *testing.B) {
 	for _, c := range []struct {
 		name string
-		opts func(b *testing.B) []testhub.Option
+		opts func(b *testing.B) []sessiontest.Option
 	}{
-		{"hub", func(*testing.B) []testhub.Option { return nil }},
-		{"watched", func(*testing.B) []testhub.Option { return []testhub.Option{testhub.Watched()} }},
-		{"watched+recorded", func(b *testing.B) []testhub.Option {
-			return []testhub.Option{testhub.Watched(), testhub.Recorded(trajectoryFile(b))}
+		{"hub", func(*testing.B) []sessiontest.Option { return nil }},
+		{"watched", func(*testing.B) []sessiontest.Option { return []sessiontest.Option{sessiontest.Watched()} }},
+		{"watched+recorded", func(b *testing.B) []sessiontest.Option {
+			return []sessiontest.Option{sessiontest.Watched(), sessiontest.Recorded(trajectoryFile(b))}
 		}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			_, sock, _ := testhub.Serve(b, example, policy.Vanilla, c.opts(b)...)
+			_, sock, _ := sessiontest.Serve(b, example, policy.Vanilla, c.opts(b)...)
 			cl, err := session.Dial(sock)
 			if err != nil {
 				b.Fatal(err)
@@ -62,7 +62,7 @@ func trajectoryFile(b *testing.B) *replay.Writer {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { f.Close() })
-	w, err := replay.NewWriter(quietio.Writer(f), replay.Header{})
+	w, err := replay.NewWriter(rawfd.Writer(f), replay.Header{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func trajectoryFile(b *testing.B) *replay.Writer {
 // (Told), as the MCP relay sends them, watched and recorded. The client does not wait, so the rate is the hub's: its
 // parse, its watcher's drain and its recording of each call.
 func BenchmarkQuietCall(b *testing.B) {
-	_, sock, _ := testhub.Serve(b, example, policy.Vanilla, testhub.Watched(), testhub.Recorded(trajectoryFile(b)))
+	_, sock, _ := sessiontest.Serve(b, example, policy.Vanilla, sessiontest.Watched(), sessiontest.Recorded(trajectoryFile(b)))
 	cl, err := session.Dial(sock)
 	if err != nil {
 		b.Fatal(err)

@@ -11,7 +11,7 @@ import (
 
 	"github.com/swetouch/swetouch/event"
 	"github.com/swetouch/swetouch/internal/baseline"
-	"github.com/swetouch/swetouch/internal/quietio"
+	"github.com/swetouch/swetouch/internal/rawfd"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/replay"
 	"github.com/swetouch/swetouch/task"
@@ -136,7 +136,7 @@ func Start(cfg HostConfig) (host *Host, err error) {
 		cfg.Header.Condition = orDefault(h.Condition, string(policy.Vanilla))
 	}
 	if cfg.Trajectory != nil {
-		rec, err := replay.NewWriter(quietio.Writer(cfg.Trajectory), cfg.Header)
+		rec, err := replay.NewWriter(rawfd.Writer(cfg.Trajectory), cfg.Header)
 		if err != nil {
 			return nil, err
 		}

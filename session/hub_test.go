@@ -16,11 +16,11 @@ import (
 	"time"
 
 	"github.com/swetouch/swetouch/event"
-	"github.com/swetouch/swetouch/internal/testbin"
-	"github.com/swetouch/swetouch/internal/testhub"
+	"github.com/swetouch/swetouch/internal/testsupport/testbin"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/replay"
 	"github.com/swetouch/swetouch/session"
+	"github.com/swetouch/swetouch/session/sessiontest"
 	"github.com/swetouch/swetouch/task"
 	"github.com/swetouch/swetouch/user"
 )
@@ -55,8 +55,8 @@ func start(t *testing.T, cond policy.Condition) *live {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ws := testhub.Workspace(t, example)
-	w := testhub.Watcher(t, ws)
+	ws := sessiontest.Workspace(t, example)
+	w := sessiontest.Watcher(t, ws)
 	l := &live{ws: ws, traj: &bytes.Buffer{}}
 	rec, _ := replay.NewWriter(l.traj, replay.Header{Task: tk.Name})
 	fixed := time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC)

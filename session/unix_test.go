@@ -16,9 +16,9 @@ import (
 	"testing"
 
 	"github.com/swetouch/swetouch/event"
-	"github.com/swetouch/swetouch/internal/testhub"
 	"github.com/swetouch/swetouch/replay"
 	"github.com/swetouch/swetouch/session"
+	"github.com/swetouch/swetouch/session/sessiontest"
 )
 
 // serveUnix serves a bare hub over a fresh workspace on a UnixListener;
@@ -182,8 +182,8 @@ func TestUnixListenerClosedFirst(t *testing.T) {
 // command itself, with what it changed so far and no exit; native edits
 // after it are native again rather than folded into the next command.
 func TestKilledShimAbandoned(t *testing.T) {
-	ws := testhub.Workspace(t, example)
-	w := testhub.Watcher(t, ws)
+	ws := sessiontest.Workspace(t, example)
+	w := sessiontest.Watcher(t, ws)
 	var traj bytes.Buffer
 	rec, _ := replay.NewWriter(&traj, replay.Header{Task: "t"})
 	h, err := session.New(ws, session.WithWatcher(w), session.WithRecorder(rec))

@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/swetouch/swetouch/internal/testhub"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/replay"
 	"github.com/swetouch/swetouch/session"
+	"github.com/swetouch/swetouch/session/sessiontest"
 )
 
 // goPath makes the shim binary take its Go path instead of the C fast path
@@ -92,7 +92,7 @@ func TestFastPathAsGo(t *testing.T) {
 func TestFastPathDelivers(t *testing.T) {
 	var outs [2]result
 	for i, extra := range []string{"", goPath} {
-		ws, sock, _ := testhub.Serve(t, "../examples/tasks/py-discount", policy.CounterEdit, testhub.Watched())
+		ws, sock, _ := sessiontest.Serve(t, "../examples/tasks/py-discount", policy.CounterEdit, sessiontest.Watched())
 		env := append(os.Environ(), "SWETOUCH_SOCKET="+sock, "SWETOUCH_SHIM_DIR="+binDir, "PATH="+binDir+":"+os.Getenv("PATH"), extra)
 		outs[i] = runShell(t, filepath.Join(binDir, "bash"), env, ws, "sed -n 4,6p pricing.py", nil)
 	}

@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/swetouch/swetouch/internal/testbin"
-	"github.com/swetouch/swetouch/internal/testhub"
+	"github.com/swetouch/swetouch/internal/testsupport/testbin"
 	"github.com/swetouch/swetouch/session"
+	"github.com/swetouch/swetouch/session/sessiontest"
 	"github.com/swetouch/swetouch/shim"
 )
 
@@ -31,7 +31,7 @@ func startHub(t *testing.T, dir string, opts ...session.Option) (*session.Hub, [
 	if err != nil {
 		t.Fatal(err)
 	}
-	sock := testhub.Listen(t, h)
+	sock := sessiontest.Listen(t, h)
 	env := append(os.Environ(), shim.EnvSocket+"="+sock, shim.EnvDir+"="+binDir, "PATH="+binDir+":"+os.Getenv("PATH"))
 	return h, env
 }

@@ -19,17 +19,17 @@ import (
 	"github.com/coder/acp-go-sdk"
 
 	"github.com/swetouch/swetouch/event"
-	"github.com/swetouch/swetouch/internal/testhub"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/proxy"
 	"github.com/swetouch/swetouch/replay"
 	"github.com/swetouch/swetouch/session"
+	"github.com/swetouch/swetouch/session/sessiontest"
 )
 
 // hubFor serves a hub over a fresh py-discount workspace under the
 // condition and returns the workspace and a client of the hub.
 func hubFor(t testing.TB, cond policy.Condition) (string, *session.Client, *session.Hub) {
-	ws, sock, h := testhub.Serve(t, "../../examples/tasks/py-discount", cond)
+	ws, sock, h := sessiontest.Serve(t, "../../examples/tasks/py-discount", cond)
 	c, err := session.Dial(sock)
 	if err != nil {
 		t.Fatal(err)
@@ -414,7 +414,7 @@ func TestWriteInBuffer(t *testing.T) {
 	for _, buffered := range []bool{true, false} {
 		var traj bytes.Buffer
 		rec, _ := replay.NewWriter(&traj, replay.Header{})
-		ws, sock, h := testhub.Serve(t, "../../examples/tasks/py-discount", policy.CounterEdit, testhub.Watched(), testhub.Recorded(rec))
+		ws, sock, h := sessiontest.Serve(t, "../../examples/tasks/py-discount", policy.CounterEdit, sessiontest.Watched(), sessiontest.Recorded(rec))
 		c, err := session.Dial(sock)
 		if err != nil {
 			t.Fatal(err)

@@ -15,10 +15,10 @@ import (
 
 	"github.com/swetouch/swetouch/agents"
 	"github.com/swetouch/swetouch/event"
-	"github.com/swetouch/swetouch/internal/testbin"
-	"github.com/swetouch/swetouch/internal/testhub"
+	"github.com/swetouch/swetouch/internal/testsupport/testbin"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/replay"
+	"github.com/swetouch/swetouch/session/sessiontest"
 )
 
 func TestMain(m *testing.M) { testbin.Main(m, nil) }
@@ -108,10 +108,10 @@ func TestJSPeersVanilla(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	wsDirect, _, _ := testhub.Serve(t, "../../examples/tasks/py-discount", policy.Vanilla)
+	wsDirect, _, _ := sessiontest.Serve(t, "../../examples/tasks/py-discount", policy.Vanilla)
 	prepare(wsDirect)
 	direct := runJS(t, wsDirect, scenario, "{agent}")
-	ws, sock, h := testhub.Serve(t, "../../examples/tasks/py-discount", policy.Vanilla, testhub.Watched())
+	ws, sock, h := sessiontest.Serve(t, "../../examples/tasks/py-discount", policy.Vanilla, sessiontest.Watched())
 	prepare(ws)
 	relayed := runJS(t, ws, scenario, swetouch, "acp", "--session", sock, "--root", ws, "--", "{agent}")
 
@@ -147,7 +147,7 @@ func TestJSPeersVanilla(t *testing.T) {
 // with its lines. trajectory.jsonl and session.json say so.
 func TestJSPeersInPlace(t *testing.T) {
 	_, _, swetouch := jsPeers(t)
-	ws := testhub.Workspace(t, "../../examples/tasks/py-discount")
+	ws := sessiontest.Workspace(t, "../../examples/tasks/py-discount")
 	out := t.TempDir()
 	records, _ := filepath.Abs("../../examples/tasks/py-discount/records.jsonl")
 	s := runJS(t, ws, []string{"read pricing.py 4 3", "shell grep -c clamped pricing.py", "term sed -n 1,3p test_pricing.py", "thanks"},
@@ -266,7 +266,7 @@ func TestInPlaceInterrupted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ws := testhub.Workspace(t, "../../examples/tasks/py-discount")
+	ws := sessiontest.Workspace(t, "../../examples/tasks/py-discount")
 	out := t.TempDir()
 	cmd := exec.Command(filepath.Join(bin, "swetouch"), "acp", "--out", out, "--root", ws, "--", "sh", "-c", "echo ready; exec sleep 60")
 	in, _ := cmd.StdinPipe()

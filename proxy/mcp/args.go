@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/swetouch/swetouch/internal/jsonlex"
+	"github.com/swetouch/swetouch/internal/fastjson"
 )
 
 // args is a call's arguments as the classifier reads them: a key at a
@@ -25,8 +25,8 @@ func mapArgs(m map[string]any) args      { return args{m: m, read: true} }
 
 // value is a lexer at key's last value in the text; found is false when
 // the text has no such key or is no object. Its error is jsonlex's.
-func (a *args) value(key string) (last jsonlex.Lexer, found bool, err error) {
-	p := jsonlex.New(a.text)
+func (a *args) value(key string) (last fastjson.Lexer, found bool, err error) {
+	p := fastjson.New(a.text)
 	if p.Peek() != '{' {
 		return last, false, nil
 	}
@@ -54,7 +54,7 @@ func (a *args) decoded() map[string]any {
 // lookup is key's value: read by lean at its last place in the text
 // (found false when the text has none), or, where jsonlex leaves the
 // text to encoding/json, by fromMap from the decoded map.
-func lookup[T any](a *args, key string, lean func(v jsonlex.Lexer, found bool) (T, error), fromMap func(v any) T) T {
+func lookup[T any](a *args, key string, lean func(v fastjson.Lexer, found bool) (T, error), fromMap func(v any) T) T {
 	if !a.read {
 		v, found, err := a.value(key)
 		if err == nil {
@@ -71,7 +71,7 @@ func (a *args) str(key string) string {
 	if key == "" {
 		return ""
 	}
-	return lookup(a, key, func(v jsonlex.Lexer, found bool) (s string, err error) {
+	return lookup(a, key, func(v fastjson.Lexer, found bool) (s string, err error) {
 		if found && v.Peek() == '"' {
 			err = v.Str(&s)
 		}
@@ -80,7 +80,7 @@ func (a *args) str(key string) string {
 }
 
 func (a *args) boolean(key string) bool {
-	return lookup(a, key, func(v jsonlex.Lexer, found bool) (b bool, err error) {
+	return lookup(a, key, func(v fastjson.Lexer, found bool) (b bool, err error) {
 		if c := v.Peek(); found && (c == 't' || c == 'f') {
 			err = v.Bool(&b)
 		}
@@ -93,7 +93,7 @@ func (a *args) num(key string) int {
 	if key == "" {
 		return 0
 	}
-	return lookup(a, key, func(v jsonlex.Lexer, found bool) (n int, err error) {
+	return lookup(a, key, func(v fastjson.Lexer, found bool) (n int, err error) {
 		switch c := v.Peek(); {
 		case !found:
 		case c == '"':
@@ -127,7 +127,7 @@ func leadingInt(s string) int {
 
 // strs is an array's strings, what is not a string left out.
 func (a *args) strs(key string) []string {
-	return lookup(a, key, func(v jsonlex.Lexer, found bool) (out []string, err error) {
+	return lookup(a, key, func(v fastjson.Lexer, found bool) (out []string, err error) {
 		if found && v.Peek() == '[' {
 			err = v.Array(func() error {
 				if v.Peek() != '"' {

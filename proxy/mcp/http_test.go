@@ -25,12 +25,12 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/swetouch/swetouch/event"
-	"github.com/swetouch/swetouch/internal/rawhttp"
-	"github.com/swetouch/swetouch/internal/testhub"
+	"github.com/swetouch/swetouch/internal/testsupport/rawhttp"
 	"github.com/swetouch/swetouch/policy"
 	mcpproxy "github.com/swetouch/swetouch/proxy/mcp"
 	"github.com/swetouch/swetouch/replay"
 	"github.com/swetouch/swetouch/session"
+	"github.com/swetouch/swetouch/session/sessiontest"
 )
 
 // fileServer is an mcp-go streamable HTTP server with a read_text_file
@@ -455,7 +455,7 @@ func (g gatedHub) BeginArmed(b session.Begin) (int, bool, error) {
 func TestCallHeldWhileArmed(t *testing.T) {
 	var traj bytes.Buffer
 	rec, _ := replay.NewWriter(&traj, replay.Header{})
-	ws, sock, _ := testhub.Serve(t, "../../examples/tasks/py-discount", policy.CounterEdit, testhub.Watched(), testhub.Recorded(rec))
+	ws, sock, _ := sessiontest.Serve(t, "../../examples/tasks/py-discount", policy.CounterEdit, sessiontest.Watched(), sessiontest.Recorded(rec))
 	s := server.NewMCPServer("files", "1", server.WithToolCapabilities(false))
 	s.AddTool(mcp.NewTool("write_file", mcp.WithString("path"), mcp.WithString("content")),
 		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/swetouch/swetouch/internal/quietio"
+	"github.com/swetouch/swetouch/internal/rawfd"
 )
 
 // HTTPRelay is the relay in front of a streamable HTTP MCP server, at
@@ -80,12 +80,12 @@ func (s *HTTPRelay) conn(c net.Conn) {
 	var refusing atomic.Bool
 	go func() {
 		defer close(answered)
-		s.responses(bufio.NewReaderSize(quietio.Reader(up), 64<<10), c, pending)
+		s.responses(bufio.NewReaderSize(rawfd.Reader(up), 64<<10), c, pending)
 		if !refusing.Load() {
 			c.Close() // the server hung up: so does the relay, as the server would have
 		}
 	}()
-	refusal := s.requests(bufio.NewReaderSize(quietio.Reader(c), 64<<10), up, pending, answered)
+	refusal := s.requests(bufio.NewReaderSize(rawfd.Reader(c), 64<<10), up, pending, answered)
 	close(pending)
 	if refusal != nil {
 		// the relay's own answer ends the connection: no more of the
@@ -119,7 +119,7 @@ func (s *HTTPRelay) requests(br *bufio.Reader, up net.Conn, pending chan<- excha
 			return false
 		}
 	}
-	w := bufio.NewWriterSize(quietio.Writer(up), 64<<10)
+	w := bufio.NewWriterSize(rawfd.Writer(up), 64<<10)
 	head := new(head) // each request's, in turn
 	var sent Later
 	for {
@@ -173,7 +173,7 @@ func (s *HTTPRelay) requests(br *bufio.Reader, up net.Conn, pending chan<- excha
 // call.
 func (s *HTTPRelay) responses(br *bufio.Reader, c net.Conn, pending <-chan exchange) {
 	var later Later
-	w := reportingWriter{bufio.NewWriterSize(quietio.Writer(c), 64<<10), &later}
+	w := reportingWriter{bufio.NewWriterSize(rawfd.Writer(c), 64<<10), &later}
 	defer later.Send()
 	fromServer := func(scope string) func([]byte) []byte {
 		return func(line []byte) []byte { return s.relay.FromServerLater(scope, line, &later) }

@@ -7,8 +7,7 @@ import (
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/swetouch/swetouch/internal/jsonlex"
-	"github.com/swetouch/swetouch/internal/jsonout"
+	"github.com/swetouch/swetouch/internal/fastjson"
 	"github.com/swetouch/swetouch/session/wire"
 )
 
@@ -52,7 +51,7 @@ func (c toolCall) appendText(dst []byte) ([]byte, error) {
 	if len(c.args) == 0 || string(c.args) == "null" {
 		return append(dst, "{}"...), nil
 	}
-	if text, ok := jsonout.Canonical(dst, c.args); ok {
+	if text, ok := fastjson.Canonical(dst, c.args); ok {
 		return text, nil
 	}
 	var a any
@@ -69,7 +68,7 @@ func leanTool(params json.RawMessage) (toolCall, bool) {
 		return toolCall{}, false
 	}
 	var c toolCall
-	p := jsonlex.New(params)
+	p := fastjson.New(params)
 	if !p.Null() {
 		err := p.Fields(func(key string) error {
 			switch key {
@@ -101,7 +100,7 @@ func (c toolCall) arguments() map[string]any {
 	if len(c.args) == 0 {
 		return nil
 	}
-	p := jsonlex.New(c.args)
+	p := fastjson.New(c.args)
 	if v, err := p.Any(); err == nil && p.End() == nil {
 		m, _ := v.(map[string]any)
 		return m
@@ -150,7 +149,7 @@ func leanResult(result json.RawMessage, place placement, keepRaw bool) (resultRe
 		return resultReading{}, false
 	}
 	var lr leanReading
-	past, err := lr.read(*jsonlex.New(result))
+	past, err := lr.read(*fastjson.New(result))
 	if err != nil || past.End() != nil {
 		return resultReading{}, false
 	}
@@ -171,7 +170,7 @@ type leanReading struct {
 
 // read reads the result value at lx whole (and nothing past it), and
 // gives the lexer back past it (jsonlex.Lexer.RawWith).
-func (lr *leanReading) read(lx jsonlex.Lexer) (jsonlex.Lexer, error) {
+func (lr *leanReading) read(lx fastjson.Lexer) (fastjson.Lexer, error) {
 	*lr = leanReading{}
 	p := &lx
 	if p.Null() {
@@ -183,7 +182,7 @@ func (lr *leanReading) read(lx jsonlex.Lexer) (jsonlex.Lexer, error) {
 		switch {
 		case strings.EqualFold(key, "content"):
 			if contentSeen {
-				return jsonlex.ErrUnsupported // encoding/json decodes a second one into the first's blocks
+				return fastjson.ErrUnsupported // encoding/json decodes a second one into the first's blocks
 			}
 			contentSeen = true
 			if p.Null() {
@@ -230,7 +229,7 @@ func (lr *leanReading) reading(result json.RawMessage, place placement, keepRaw 
 // textBlock reads one content block as mcp-go's TextContent decodes, and
 // adds its text when it is a text block. Annotations and _meta, which
 // mcp-go decodes its own way, are left to encoding/json.
-func textBlock(p *jsonlex.Lexer, text *texts) error {
+func textBlock(p *fastjson.Lexer, text *texts) error {
 	if p.Null() {
 		return nil
 	}
@@ -253,7 +252,7 @@ func textBlock(p *jsonlex.Lexer, text *texts) error {
 			if p.Null() {
 				return nil
 			}
-			return jsonlex.ErrUnsupported
+			return fastjson.ErrUnsupported
 		}
 		return p.Skip()
 	})
@@ -318,7 +317,7 @@ func decodeInto(b *strings.Builder, s json.RawMessage) error {
 // decodeString is the text of the JSON string s.
 func decodeString(s json.RawMessage) (string, error) {
 	var text string
-	err := jsonlex.New(s).Str(&text)
+	err := fastjson.New(s).Str(&text)
 	return text, err
 }
 
@@ -328,7 +327,7 @@ func decodeString(s json.RawMessage) (string, error) {
 // which decodes into one). sc is as a Lexer read it whole (Raw), so
 // its strings are skipped by their quotes alone (jsonlex.Valid).
 func carries(sc json.RawMessage, place placement) bool {
-	p := jsonlex.Valid(sc)
+	p := fastjson.Valid(sc)
 	if p.Peek() != '{' {
 		return false
 	}

@@ -5,7 +5,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/swetouch/swetouch/internal/jsonout"
+	"github.com/swetouch/swetouch/internal/fastjson"
 )
 
 // encodingJSONToolCall is how the relay read a tools/call's params before
@@ -138,7 +138,7 @@ func TestReadByHand(t *testing.T) {
 		`{"name":"edit_file","arguments":{"path":"/testbed/a.py","edits":[{"oldText":"a","newText":"b"}],"dryRun":false}}`,
 	} {
 		c, ok := leanTool([]byte(s))
-		if _, byHand := jsonout.Canonical(nil, c.args); !ok || !byHand {
+		if _, byHand := fastjson.Canonical(nil, c.args); !ok || !byHand {
 			t.Errorf("params %s: left to encoding/json", s)
 		}
 	}

@@ -19,12 +19,12 @@ import (
 
 	"github.com/swetouch/swetouch/agents"
 	"github.com/swetouch/swetouch/event"
-	"github.com/swetouch/swetouch/internal/jsoncheck"
-	"github.com/swetouch/swetouch/internal/testbin"
-	"github.com/swetouch/swetouch/internal/testhub"
+	"github.com/swetouch/swetouch/internal/testsupport/jsoncheck"
+	"github.com/swetouch/swetouch/internal/testsupport/testbin"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/replay"
 	"github.com/swetouch/swetouch/session"
+	"github.com/swetouch/swetouch/session/sessiontest"
 )
 
 var binDir string
@@ -43,7 +43,7 @@ func serverBin(t *testing.T, name string) string {
 // hubFor serves a hub over the py-discount workspace with the given
 // condition and returns the workspace and the socket.
 func hubFor(t testing.TB, cond policy.Condition) (string, string, *session.Hub) {
-	return testhub.Serve(t, "../../examples/tasks/py-discount", cond)
+	return sessiontest.Serve(t, "../../examples/tasks/py-discount", cond)
 }
 
 // connect starts a stdio MCP client on the server, directly or through
@@ -197,7 +197,7 @@ func TestFilesystemCounterEdit(t *testing.T) {
 // up trajectory.jsonl and session.json are written.
 func TestFilesystemInPlace(t *testing.T) {
 	fs := serverBin(t, "mcp-server-filesystem")
-	ws := testhub.Workspace(t, "../../examples/tasks/py-discount")
+	ws := sessiontest.Workspace(t, "../../examples/tasks/py-discount")
 	out := t.TempDir()
 	c := connectVia(t, []string{"--records", "../../examples/tasks/py-discount/records.jsonl", "--out", out, "--root", ws}, fs, ws)
 	ts := texts(callTool(t, c, "read_text_file", map[string]any{"path": filepath.Join(ws, "pricing.py"), "head": 6}))
@@ -366,7 +366,7 @@ func TestToldReadText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ws, sock, hub := testhub.Serve(t, "../../examples/tasks/py-discount", policy.Vanilla, testhub.Recorded(rec))
+	ws, sock, hub := sessiontest.Serve(t, "../../examples/tasks/py-discount", policy.Vanilla, sessiontest.Recorded(rec))
 	tricky := "say(\"hi\")\t\\n <&> \u2028 caf\u00e9 \U0001F600 \x01 \xff\xfe end\r\n"
 	long := strings.Repeat("x = \"\\\\\"\n", 40<<10/10)
 	for name, text := range map[string]string{"tricky.py": tricky, "long.py": long} {

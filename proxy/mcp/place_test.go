@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/swetouch/swetouch/internal/jsoncheck"
+	"github.com/swetouch/swetouch/internal/testsupport/jsoncheck"
 	"github.com/swetouch/swetouch/session"
 )
 

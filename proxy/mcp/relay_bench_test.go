@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/swetouch/swetouch/internal/testhub"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/session"
+	"github.com/swetouch/swetouch/session/sessiontest"
 )
 
 // BenchmarkRelayCall is the relay's own work for one tools/call, request
@@ -62,7 +62,7 @@ func BenchmarkRelayCall(b *testing.B) {
 		})
 	}
 	b.Run("hub", func(b *testing.B) {
-		_, sock, _ := testhub.Serve(b, "../../examples/tasks/py-discount", policy.Vanilla)
+		_, sock, _ := sessiontest.Serve(b, "../../examples/tasks/py-discount", policy.Vanilla)
 		c, err := session.Dial(sock)
 		if err != nil {
 			b.Fatal(err)

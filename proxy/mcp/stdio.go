@@ -13,7 +13,7 @@ import (
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/swetouch/swetouch/internal/quietio"
+	"github.com/swetouch/swetouch/internal/rawfd"
 	"github.com/swetouch/swetouch/proxy"
 	"github.com/swetouch/swetouch/session"
 )
@@ -554,12 +554,12 @@ func RunStdio(cmd *exec.Cmd, r *Relay, stdin io.Reader, stdout io.Writer) (int, 
 	}
 	go func() {
 		var sent Later
-		proxy.PipeThen(quietio.Writer(in), quietio.Reader(proxy.Pollable(stdin)), func(line []byte) []byte { return r.FromClientLater("", line, &sent) }, sent.Send)
+		proxy.PipeThen(rawfd.Writer(in), rawfd.Reader(proxy.Pollable(stdin)), func(line []byte) []byte { return r.FromClientLater("", line, &sent) }, sent.Send)
 		sent.Send()
 		in.Close() // the client hung up: the server sees EOF
 	}()
 	var later Later
-	proxy.PipeThen(quietio.Writer(stdout), quietio.Reader(out), func(line []byte) []byte { return r.FromServerFirst("", line, &later) }, later.Send)
+	proxy.PipeThen(rawfd.Writer(stdout), rawfd.Reader(out), func(line []byte) []byte { return r.FromServerFirst("", line, &later) }, later.Send)
 	later.Send() // what a failed write to the client held back: the calls still ended
 	err = cmd.Wait()
 	r.Wait()

@@ -24,7 +24,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/swetouch/swetouch/internal/quietio"
+	"github.com/swetouch/swetouch/internal/rawfd"
 	"github.com/swetouch/swetouch/proxy"
 	mcpproxy "github.com/swetouch/swetouch/proxy/mcp"
 	"github.com/swetouch/swetouch/session"
@@ -125,8 +125,8 @@ func helper(args []string) bool {
 		}
 		// copied as the relay copies (internal/quietio), so that the
 		// floor pays no cost the relay has shed
-		go func() { io.Copy(quietio.Writer(in), quietio.Reader(proxy.Pollable(os.Stdin))); in.Close() }()
-		io.Copy(quietio.Writer(os.Stdout), quietio.Reader(out))
+		go func() { io.Copy(rawfd.Writer(in), rawfd.Reader(proxy.Pollable(os.Stdin))); in.Close() }()
+		io.Copy(rawfd.Writer(os.Stdout), rawfd.Reader(out))
 		cmd.Wait()
 		return true
 	default:
@@ -173,8 +173,8 @@ func proxyTCP(l net.Listener, upstream string, toServer, toClient func(dst io.Wr
 				return
 			}
 			defer up.Close()
-			go toServer(quietio.Writer(up), quietio.Reader(c))
-			toClient(quietio.Writer(c), quietio.Reader(up))
+			go toServer(rawfd.Writer(up), rawfd.Reader(c))
+			toClient(rawfd.Writer(c), rawfd.Reader(up))
 		}()
 	}
 }
@@ -294,8 +294,8 @@ func pipeTold(sock string, command []string) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	go func() { io.Copy(quietio.Writer(in), quietio.Reader(proxy.Pollable(os.Stdin))); in.Close() }()
-	proxy.PipeThen(quietio.Writer(os.Stdout), quietio.Reader(out), nil, func() { told.Write([]byte("e\n")) })
+	go func() { io.Copy(rawfd.Writer(in), rawfd.Reader(proxy.Pollable(os.Stdin))); in.Close() }()
+	proxy.PipeThen(rawfd.Writer(os.Stdout), rawfd.Reader(out), nil, func() { told.Write([]byte("e\n")) })
 	cmd.Wait()
 }
 
@@ -327,7 +327,7 @@ func dialTold(sock string) (io.Writer, error) {
 		syscall.Close(fd)
 		return nil, err
 	}
-	_, w, err := quietio.Unpolled(os.NewFile(uintptr(fd), sock))
+	_, w, err := rawfd.Unpolled(os.NewFile(uintptr(fd), sock))
 	return w, err
 }
 
@@ -360,7 +360,7 @@ func nullListener(kind string) {
 			case helperDrain:
 				go answerLines(c, drainAnswer)
 			default:
-				go io.Copy(io.Discard, quietio.Reader(c))
+				go io.Copy(io.Discard, rawfd.Reader(c))
 			}
 		}
 	}()
@@ -371,7 +371,7 @@ func nullListener(kind string) {
 // answerLines reads c's lines, writing what answer gives for each (the
 // line's number from 1, and the line) unless that is empty.
 func answerLines(c net.Conn, answer func(n int, line []byte) string) {
-	r, w := bufio.NewReader(quietio.Reader(c)), quietio.Writer(c)
+	r, w := bufio.NewReader(rawfd.Reader(c)), rawfd.Writer(c)
 	for n := 1; ; n++ {
 		line, err := r.ReadSlice('\n')
 		if err == bufio.ErrBufferFull {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/swetouch/swetouch/internal/rawhttp"
+	"github.com/swetouch/swetouch/internal/testsupport/rawhttp"
 )
 
 // The relays' own cost, apart from the MCP libraries' load: a server and

@@ -12,7 +12,7 @@ import (
 	"syscall"
 
 	"github.com/swetouch/swetouch/event"
-	"github.com/swetouch/swetouch/internal/quietio"
+	"github.com/swetouch/swetouch/internal/rawfd"
 )
 
 // Client talks to a hub over its socket. It is what the shell shim and
@@ -85,7 +85,7 @@ func (q *quiet) tellOnly() {
 		return
 	}
 	q.unpolled = true
-	f, w, err := quietio.Unpolled(q.file)
+	f, w, err := rawfd.Unpolled(q.file)
 	if err != nil {
 		return
 	}
@@ -98,7 +98,7 @@ func Dial(path string) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	q := &quiet{file: conn, Reader: quietio.Reader(conn), Writer: quietio.Writer(conn)}
+	q := &quiet{file: conn, Reader: rawfd.Reader(conn), Writer: rawfd.Writer(conn)}
 	return &Client{conn: q, r: bufio.NewReaderSize(q, 64<<10), enc: json.NewEncoder(q),
 		kick: make(chan struct{}, 1), flushed: make(chan struct{})}, nil
 }

@@ -7,8 +7,7 @@ import (
 	"strings"
 
 	"github.com/swetouch/swetouch/event"
-	"github.com/swetouch/swetouch/internal/jsonlex"
-	"github.com/swetouch/swetouch/internal/jsonout"
+	"github.com/swetouch/swetouch/internal/fastjson"
 )
 
 // The shim is a fresh process per command, and encoding/json builds its
@@ -100,7 +99,7 @@ func appendStrings(b []byte, fields [][2]string) []byte {
 	for _, f := range fields {
 		if f[1] != "" {
 			b = append(b, `,"`+f[0]+`":`...)
-			b = jsonout.AppendString(b, f[1])
+			b = fastjson.AppendString(b, f[1])
 		}
 	}
 	return b
@@ -109,14 +108,14 @@ func appendStrings(b []byte, fields [][2]string) []byte {
 // appendBegin appends a request's begin field.
 func appendBegin(b []byte, bg *Begin) []byte {
 	b = append(b, `"begin":{"command":`...)
-	b = jsonout.AppendString(b, bg.Command)
+	b = fastjson.AppendString(b, bg.Command)
 	if bg.Cwd != "" {
 		b = append(b, `,"cwd":`...)
-		b = jsonout.AppendString(b, bg.Cwd)
+		b = fastjson.AppendString(b, bg.Cwd)
 	}
 	if bg.Source != "" {
 		b = append(b, `,"source":`...)
-		b = jsonout.AppendString(b, bg.Source)
+		b = fastjson.AppendString(b, bg.Source)
 	}
 	return append(b, '}')
 }
@@ -129,7 +128,7 @@ func appendKey(b []byte, req *Request) []byte {
 	}
 	if req.Key != "" {
 		b = append(b, `"key":`...)
-		b = jsonout.AppendString(b, req.Key)
+		b = fastjson.AppendString(b, req.Key)
 		b = append(b, ',')
 	}
 	return b
@@ -152,7 +151,7 @@ type reply struct {
 // skipped. It accepts what encoding/json writes, and errs on anything that
 // is not one JSON object.
 func parseReply(line []byte) (reply, error) {
-	p := jsonlex.New(line)
+	p := fastjson.New(line)
 	var r reply
 	if p.Null() { // read as encoding/json reads it: nothing set
 		return r, p.End()

@@ -4,8 +4,7 @@ import (
 	"strconv"
 
 	"github.com/swetouch/swetouch/event"
-	"github.com/swetouch/swetouch/internal/jsonlex"
-	"github.com/swetouch/swetouch/internal/jsonout"
+	"github.com/swetouch/swetouch/internal/fastjson"
 )
 
 // The hub's side of the shim's two calls. A shim's begin and end reach a
@@ -25,11 +24,11 @@ const ownedUpTo = 4 << 10
 
 // lexerOf is the lexer ParseRequest reads line with: nothing read from it
 // shares line's memory, which the caller reuses.
-func lexerOf(line []byte) *jsonlex.Lexer {
+func lexerOf(line []byte) *fastjson.Lexer {
 	if len(line) <= ownedUpTo {
-		return jsonlex.Owned(string(line))
+		return fastjson.Owned(string(line))
 	}
-	return jsonlex.New(line)
+	return fastjson.New(line)
 }
 
 // ParseRequest reads a request line that is a begin or an end (its
@@ -108,7 +107,7 @@ func ParseRequest(line []byte) (req Request, ok bool) {
 			if p.Null() {
 				return nil
 			}
-			return jsonlex.ErrUnsupported
+			return fastjson.ErrUnsupported
 		}
 		return p.Skip()
 	})
@@ -129,7 +128,7 @@ var (
 // only what an adapter's classification sets (what plainEvents lets
 // through); a
 // field beyond those is jsonlex.ErrUnsupported.
-func events(p *jsonlex.Lexer, evs *[]event.Event) error {
+func events(p *fastjson.Lexer, evs *[]event.Event) error {
 	return list(p, evs, func(ev *event.Event) error {
 		return p.Fields(func(key string) error {
 			switch key {
@@ -156,7 +155,7 @@ func events(p *jsonlex.Lexer, evs *[]event.Event) error {
 			case "scopes":
 				return list(p, &ev.Scopes, func(sc *event.Scope) error { return scope(p, sc) })
 			case "time", "step", "recorded_step", "exit", "output", "attempt", "raw":
-				return jsonlex.ErrUnsupported
+				return fastjson.ErrUnsupported
 			}
 			return p.Skip()
 		})
@@ -164,7 +163,7 @@ func events(p *jsonlex.Lexer, evs *[]event.Event) error {
 }
 
 // scope reads one of an event's scopes.
-func scope(p *jsonlex.Lexer, sc *event.Scope) error {
+func scope(p *fastjson.Lexer, sc *event.Scope) error {
 	return p.Fields(func(key string) error {
 		switch key {
 		case "path":
@@ -184,13 +183,13 @@ func scope(p *jsonlex.Lexer, sc *event.Scope) error {
 // that is nil (null: nil; [] an empty one; a null element a zero one),
 // each element by elem; a slice already filled (a key given twice, which
 // encoding/json merges into the first) is jsonlex.ErrUnsupported.
-func list[T any](p *jsonlex.Lexer, dst *[]T, elem func(*T) error) error {
+func list[T any](p *fastjson.Lexer, dst *[]T, elem func(*T) error) error {
 	if p.Null() {
 		*dst = nil
 		return nil
 	}
 	if *dst != nil {
-		return jsonlex.ErrUnsupported
+		return fastjson.ErrUnsupported
 	}
 	out := []T{}
 	err := p.Array(func() error {
@@ -221,7 +220,7 @@ func AppendResponse(b []byte, r Response) ([]byte, bool) {
 	b = strconv.AppendBool(b, r.OK)
 	if r.Error != "" {
 		b = append(b, `,"error":`...)
-		b = jsonout.AppendString(b, r.Error)
+		b = fastjson.AppendString(b, r.Error)
 	}
 	if r.ID != 0 {
 		b = append(b, `,"id":`...)
@@ -236,7 +235,7 @@ func AppendResponse(b []byte, r Response) ([]byte, bool) {
 			b = append(b, `{"order":`...)
 			b = strconv.AppendInt(b, int64(m.Order), 10)
 			b = append(b, `,"text":`...)
-			b = jsonout.AppendString(b, m.Text)
+			b = fastjson.AppendString(b, m.Text)
 			b = append(b, '}')
 		}
 		b = append(b, ']')

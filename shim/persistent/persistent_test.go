@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/swetouch/swetouch/internal/testhub"
 	"github.com/swetouch/swetouch/session"
+	"github.com/swetouch/swetouch/session/sessiontest"
 	"github.com/swetouch/swetouch/shim/persistent"
 )
 
@@ -22,7 +22,7 @@ func TestSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := session.Dial(testhub.Listen(t, h))
+	c, err := session.Dial(sessiontest.Listen(t, h))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,6 @@
 // Package testhub serves a session hub over a fresh example workspace, for
 // the relays' tests.
-package testhub
+package sessiontest
 
 import (
 	"context"
