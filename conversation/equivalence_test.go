@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/swetouch/swetouch/replay/model"
+	"github.com/swetouch/swetouch/modelserver"
 	"github.com/swetouch/swetouch/task"
 	"github.com/swetouch/swetouch/user"
 )
@@ -98,7 +98,7 @@ func TestModelReviewer(t *testing.T) {
 		{`{"keeps": false, "why": "weaker"}`, false, false},
 		{"Looks fine to me.", false, true},
 	} {
-		srv := httptest.NewServer(model.NewServer(&model.Script{Final: c.answer}, nil))
+		srv := httptest.NewServer(modelserver.NewServer(&modelserver.Script{Final: c.answer}, nil))
 		var tape strings.Builder
 		r := ModelReviewer{Writer: &user.Chat{URL: srv.URL + "/v1", Model: "reviewer", Record: &tape}}
 		kept, _, err := r.Keeps(context.Background(), Review{Test: "t", Shipped: "a", Rewritten: "b"})
@@ -132,7 +132,7 @@ func TestModelsRecorded(t *testing.T) {
 		t.Fatal(err)
 	}
 	serve := func(answer string) *user.Chat {
-		srv := httptest.NewServer(model.NewServer(&model.Script{Final: answer}, nil))
+		srv := httptest.NewServer(modelserver.NewServer(&modelserver.Script{Final: answer}, nil))
 		t.Cleanup(srv.Close)
 		return &user.Chat{URL: srv.URL + "/v1", Model: "m"}
 	}

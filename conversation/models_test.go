@@ -8,14 +8,14 @@ import (
 	"testing"
 
 	"github.com/swetouch/swetouch/conversation"
-	"github.com/swetouch/swetouch/replay/model"
+	"github.com/swetouch/swetouch/modelserver"
 	"github.com/swetouch/swetouch/user"
 )
 
 // chat is a model that always answers text, behind the scripted model
 // server's chat completions, its calls recorded in tape.
 func chat(t *testing.T, answer string, tape *strings.Builder) *user.Chat {
-	srv := httptest.NewServer(model.NewServer(&model.Script{Final: answer}, nil))
+	srv := httptest.NewServer(modelserver.NewServer(&modelserver.Script{Final: answer}, nil))
 	t.Cleanup(srv.Close)
 	return &user.Chat{URL: srv.URL + "/v1", Model: "m", Record: tape}
 }

@@ -18,9 +18,9 @@ import (
 	"github.com/swetouch/swetouch/agents"
 	"github.com/swetouch/swetouch/event"
 	"github.com/swetouch/swetouch/internal/testsupport/testbin"
+	"github.com/swetouch/swetouch/modelserver"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/replay"
-	"github.com/swetouch/swetouch/replay/model"
 	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/session/sessiontest"
 )
@@ -72,7 +72,7 @@ func (e *acpEditor) WaitForTerminalExit(context.Context, acp.WaitForTerminalExit
 // acpFixture is the scripted model server with an agent's ACP script, and
 // a watched, recorded hub over py-discount under Counter-Edit.
 type acpFixture struct {
-	srv   *model.Server
+	srv   *modelserver.Server
 	model *httptest.Server
 	traj  *bytes.Buffer
 	ws    string
@@ -82,11 +82,11 @@ type acpFixture struct {
 
 func newACPFixture(t *testing.T, agent string) *acpFixture {
 	t.Helper()
-	s, err := model.LoadScript(filepath.Join("agents", agent, "acp.script.json"))
+	s, err := modelserver.LoadScript(filepath.Join("agents", agent, "acp.script.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &acpFixture{srv: model.NewServer(s, nil), traj: &bytes.Buffer{}}
+	f := &acpFixture{srv: modelserver.NewServer(s, nil), traj: &bytes.Buffer{}}
 	f.model = httptest.NewServer(f.srv)
 	t.Cleanup(f.model.Close)
 	rec, _ := replay.NewWriter(f.traj, replay.Header{Task: "py-discount"})

@@ -16,7 +16,7 @@ import (
 	"github.com/swetouch/swetouch/agents"
 	"github.com/swetouch/swetouch/conversation"
 	"github.com/swetouch/swetouch/internal/testsupport/testbin"
-	"github.com/swetouch/swetouch/replay/model"
+	"github.com/swetouch/swetouch/modelserver"
 	"github.com/swetouch/swetouch/result"
 	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/task"
@@ -190,11 +190,11 @@ func TestAgentConversations(t *testing.T) {
 				t.Skipf("%s is not installed: %v", c.agent, err)
 			}
 			t.Parallel()
-			s, err := model.LoadScript(c.script)
+			s, err := modelserver.LoadScript(c.script)
 			if err != nil {
 				t.Fatal(err)
 			}
-			srv := model.NewServer(s, nil)
+			srv := modelserver.NewServer(s, nil)
 			ts := httptest.NewServer(srv)
 			defer ts.Close()
 			res, out := runConversation(t, "talk-discount", []string{"IS_SANDBOX=1"}, "--agent", p.Name, "--model-url", ts.URL)
@@ -204,7 +204,7 @@ func TestAgentConversations(t *testing.T) {
 }
 
 // resumed checks a three-turn conversation held by one resumed session.
-func resumed(t *testing.T, srv *model.Server, res *result.Run, out string) {
+func resumed(t *testing.T, srv *modelserver.Server, res *result.Run, out string) {
 	t.Helper()
 	if res.ResolvedTurn == nil || *res.ResolvedTurn != 3 || len(res.Turns) != 3 {
 		log, _ := os.ReadFile(filepath.Join(out, "agent.log"))
@@ -279,11 +279,11 @@ func TestACPConversation(t *testing.T) {
 				command = []string{exe}
 			}
 			t.Parallel()
-			s, err := model.LoadScript(c.script)
+			s, err := modelserver.LoadScript(c.script)
 			if err != nil {
 				t.Fatal(err)
 			}
-			srv := model.NewServer(s, nil)
+			srv := modelserver.NewServer(s, nil)
 			ts := httptest.NewServer(srv)
 			defer ts.Close()
 			tk, _ := task.Load(filepath.Join("conversations", "talk-discount"))

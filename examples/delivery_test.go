@@ -12,9 +12,9 @@ import (
 	"github.com/swetouch/swetouch/agents"
 	"github.com/swetouch/swetouch/event"
 	"github.com/swetouch/swetouch/internal/testsupport/testbin"
+	"github.com/swetouch/swetouch/modelserver"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/replay"
-	"github.com/swetouch/swetouch/replay/model"
 	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/task"
 )
@@ -53,11 +53,11 @@ func mcpSession(t *testing.T, shimDir, agent string, servers []agents.MCPServer)
 	if err != nil {
 		t.Skipf("%s is not installed: %v", agent, err)
 	}
-	s, err := model.ParseScript([]byte(mcpScript), "mcp.script.json")
+	s, err := modelserver.ParseScript([]byte(mcpScript), "mcp.script.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := model.NewServer(s, nil)
+	srv := modelserver.NewServer(s, nil)
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
 	tk, _ := task.Load(filepath.Join("tasks", "py-discount"))

@@ -14,9 +14,9 @@ import (
 	"github.com/swetouch/swetouch/eval"
 	"github.com/swetouch/swetouch/event"
 	"github.com/swetouch/swetouch/internal/testsupport/testbin"
+	"github.com/swetouch/swetouch/modelserver"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/replay"
-	"github.com/swetouch/swetouch/replay/model"
 	"github.com/swetouch/swetouch/score"
 	"github.com/swetouch/swetouch/task"
 )
@@ -34,11 +34,11 @@ func TestEvalOneServer(t *testing.T) {
 	if err != nil {
 		t.Skipf("claude is not installed: %v", err)
 	}
-	s, err := model.LoadScript(filepath.Join("agents", "claude", "py-discount.script.json"))
+	s, err := modelserver.LoadScript(filepath.Join("agents", "claude", "py-discount.script.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := model.NewServer(s, nil)
+	srv := modelserver.NewServer(s, nil)
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
 	tk, _ := task.Load(filepath.Join("tasks", "py-discount"))

@@ -17,9 +17,9 @@ import (
 	"github.com/swetouch/swetouch/event"
 	"github.com/swetouch/swetouch/internal/gocache/serve"
 	"github.com/swetouch/swetouch/internal/testsupport/testbin"
+	"github.com/swetouch/swetouch/modelserver"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/replay"
-	"github.com/swetouch/swetouch/replay/model"
 	"github.com/swetouch/swetouch/sandbox"
 	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/shell"
@@ -55,11 +55,11 @@ func agentSession(t *testing.T, shimDir, agent, modelName, readTool string, deli
 	if err != nil {
 		t.Skipf("%s is not installed: %v", agent, err)
 	}
-	s, err := model.LoadScript(filepath.Join("agents", agent, "py-discount.script.json"))
+	s, err := modelserver.LoadScript(filepath.Join("agents", agent, "py-discount.script.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := model.NewServer(s, nil)
+	srv := modelserver.NewServer(s, nil)
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
 	// the session's model answers go to a cassette, for the replay below
@@ -70,7 +70,7 @@ func agentSession(t *testing.T, shimDir, agent, modelName, readTool string, deli
 	}
 	defer cf.Close()
 	upstream, _ := url.Parse(ts.URL)
-	recorded := httptest.NewServer(model.NewRecorder(upstream, cf))
+	recorded := httptest.NewServer(modelserver.NewRecorder(upstream, cf))
 	defer recorded.Close()
 	tk, _ := task.Load(filepath.Join("tasks", "py-discount"))
 	recs, _ := task.LoadRecords(filepath.Join("tasks", "py-discount", "records.jsonl"))
@@ -193,11 +193,11 @@ func TestClaudeNativeReadMessage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := model.LoadScript(filepath.Join("agents", "claude", "native-read.script.json"))
+	s, err := modelserver.LoadScript(filepath.Join("agents", "claude", "native-read.script.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := model.NewServer(s, nil)
+	srv := modelserver.NewServer(s, nil)
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
 	tk, _ := task.Load(filepath.Join("tasks", "py-discount"))
@@ -226,7 +226,7 @@ func TestClaudeNativeReadMessage(t *testing.T) {
 
 // callKind is the kind of action a scripted call is: a shell command as
 // the classifier reads it, a native tool by what it does.
-func callKind(c model.Call) string {
+func callKind(c modelserver.Call) string {
 	switch c.Name {
 	case "@shell":
 		var a struct {

@@ -12,7 +12,7 @@ import (
 
 	"github.com/swetouch/swetouch/agents"
 	"github.com/swetouch/swetouch/internal/testsupport/testbin"
-	"github.com/swetouch/swetouch/replay/model"
+	"github.com/swetouch/swetouch/modelserver"
 	"github.com/swetouch/swetouch/result"
 )
 
@@ -126,7 +126,7 @@ func TestClaudeGenerator(t *testing.T) {
 // scriptedClaude is Claude Code's preset, the folder of the built
 // swetouch, and the scripted model server playing the script at its URL;
 // the test skips without Claude Code.
-func scriptedClaude(t *testing.T, script string) (*agents.Preset, string, *model.Server, string) {
+func scriptedClaude(t *testing.T, script string) (*agents.Preset, string, *modelserver.Server, string) {
 	t.Helper()
 	p, _, err := agents.PresetFor("claude")
 	if err != nil {
@@ -136,11 +136,11 @@ func scriptedClaude(t *testing.T, script string) (*agents.Preset, string, *model
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := model.LoadScript(script)
+	s, err := modelserver.LoadScript(script)
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := model.NewServer(s, nil)
+	srv := modelserver.NewServer(s, nil)
 	ts := httptest.NewServer(srv)
 	t.Cleanup(ts.Close)
 	return p, bin, srv, ts.URL

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/swetouch/swetouch/internal/testsupport/testbin"
-	"github.com/swetouch/swetouch/replay/model"
+	"github.com/swetouch/swetouch/modelserver"
 )
 
 // TestUserModelReplays: `swetouch run --user-model-url` has the user's
@@ -23,8 +23,8 @@ func TestUserModelReplays(t *testing.T) {
 	}
 	swetouch := filepath.Join(bin, "swetouch")
 	const said = "I clamped the percent in apply_discount myself, where you were reading. Please keep that clamp and make the rest of the fix work with it."
-	s, _ := model.ParseScript([]byte(`{"turns": [{"text": "`+said+`"}]}`), "user.json")
-	srv := model.NewServer(s, nil)
+	s, _ := modelserver.ParseScript([]byte(`{"turns": [{"text": "`+said+`"}]}`), "user.json")
+	srv := modelserver.NewServer(s, nil)
 	ts := httptest.NewServer(srv)
 	out := filepath.Join(t.TempDir(), "run")
 	plan, _ := filepath.Abs(filepath.Join("agents", "py-discount.json"))

@@ -16,8 +16,8 @@ import (
 
 	"github.com/swetouch/swetouch/agents"
 	"github.com/swetouch/swetouch/internal/testsupport/testbin"
+	"github.com/swetouch/swetouch/modelserver"
 	"github.com/swetouch/swetouch/policy"
-	"github.com/swetouch/swetouch/replay/model"
 	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/task"
 )
@@ -45,8 +45,8 @@ func vanillaIdentity(t *testing.T, shimDir, agent, modelName string) {
 	script := filepath.Join("agents", agent, "py-discount.script.json")
 	var agentTime [2]time.Duration
 	session1 := func(through bool) (requests []string, ws string) {
-		s, _ := model.LoadScript(script)
-		srv := model.NewServer(s, nil)
+		s, _ := modelserver.LoadScript(script)
+		srv := modelserver.NewServer(s, nil)
 		ts := httptest.NewServer(srv)
 		defer ts.Close()
 		if through {

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/swetouch/swetouch/modelserver"
 	"github.com/swetouch/swetouch/policy"
-	"github.com/swetouch/swetouch/replay/model"
 	"github.com/swetouch/swetouch/result"
 	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/task"
@@ -51,8 +51,8 @@ const written = "I put the clamp into apply_discount on purpose, right where you
 // solution or the record's private fields; replayed from the run's
 // recording, the same message comes back without the endpoint.
 func TestContextualUser(t *testing.T) {
-	s, _ := model.ParseScript([]byte(`{"turns": [{"text": `+jsonString(written)+`}]}`), "user.json")
-	srv := model.NewServer(s, nil)
+	s, _ := modelserver.ParseScript([]byte(`{"turns": [{"text": `+jsonString(written)+`}]}`), "user.json")
+	srv := modelserver.NewServer(s, nil)
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
 	out := t.TempDir()
@@ -164,11 +164,11 @@ func TestContextualFallback(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			url := "http://127.0.0.1:1/v1" // nothing listens: refused at once
 			if !tt.dead {
-				s, err := model.ParseScript([]byte(tt.script), "user.json")
+				s, err := modelserver.ParseScript([]byte(tt.script), "user.json")
 				if err != nil {
 					t.Fatal(err)
 				}
-				ts := httptest.NewServer(model.NewServer(s, nil))
+				ts := httptest.NewServer(modelserver.NewServer(s, nil))
 				defer ts.Close()
 				url = ts.URL + "/v1"
 			}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/swetouch/swetouch/replay/model"
+	"github.com/swetouch/swetouch/modelserver"
 )
 
 func modelCmd() *cobra.Command {
@@ -37,15 +37,15 @@ func modelCmd() *cobra.Command {
 					return err
 				}
 				defer f.Close()
-				h = model.NewRecorder(u, f)
+				h = modelserver.NewRecorder(u, f)
 			case cassette != "":
-				cs, err := model.LoadCassette(cassette)
+				cs, err := modelserver.LoadCassette(cassette)
 				if err != nil {
 					return badInput("--cassette: %v", err)
 				}
 				h = cs
 			case scriptPath != "":
-				s, err := model.LoadScript(scriptPath)
+				s, err := modelserver.LoadScript(scriptPath)
 				if err != nil {
 					return badInput("--script: %v", err)
 				}
@@ -58,11 +58,11 @@ func modelCmd() *cobra.Command {
 				}
 				// every conversation plays the script from its start; stderr
 				// says when each starts and when one runs past the script
-				logTo := model.WithLog(c.ErrOrStderr())
+				logTo := modelserver.WithLog(c.ErrOrStderr())
 				if sink != nil {
-					h = model.NewServer(s, sink, logTo)
+					h = modelserver.NewServer(s, sink, logTo)
 				} else {
-					h = model.NewServer(s, nil, logTo)
+					h = modelserver.NewServer(s, nil, logTo)
 				}
 			default:
 				return badInput("one of --script, --cassette or --record is needed")

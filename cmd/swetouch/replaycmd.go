@@ -20,9 +20,9 @@ import (
 	"github.com/swetouch/swetouch/agents"
 	"github.com/swetouch/swetouch/conversation"
 	"github.com/swetouch/swetouch/event"
+	"github.com/swetouch/swetouch/modelserver"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/replay"
-	"github.com/swetouch/swetouch/replay/model"
 	"github.com/swetouch/swetouch/result"
 	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/task"
@@ -270,7 +270,7 @@ func replayAgent(cfg *session.RunConfig, cassette, agent, modelName, exe string)
 	if err != nil {
 		return nil, badInput("--agent: %v", err)
 	}
-	cas, err := model.LoadCassette(cassette)
+	cas, err := modelserver.LoadCassette(cassette)
 	if err != nil {
 		return nil, badInput("--cassette: %v", err)
 	}

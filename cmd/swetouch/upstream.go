@@ -14,7 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/swetouch/swetouch/internal/jsonerr"
-	"github.com/swetouch/swetouch/replay/model"
+	"github.com/swetouch/swetouch/modelserver"
 	"github.com/swetouch/swetouch/result"
 )
 
@@ -41,7 +41,7 @@ func (u *upstreamFlags) add(c *cobra.Command) {
 // recording is a started recorder in front of the upstream.
 type recording struct {
 	url    string
-	rec    *model.Recorder
+	rec    *modelserver.Recorder
 	prices map[string]Price
 	file   *os.File
 	srv    *http.Server
@@ -95,7 +95,7 @@ func (u upstreamFlags) start(dir string) (*recording, error) {
 		f.Close()
 		return nil, err
 	}
-	r := &recording{rec: model.NewRecorder(up, f), prices: prices, file: f}
+	r := &recording{rec: modelserver.NewRecorder(up, f), prices: prices, file: f}
 	r.srv = &http.Server{Handler: r.rec}
 	go r.srv.Serve(ln)
 	r.url = "http://" + ln.Addr().String()

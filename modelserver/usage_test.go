@@ -1,4 +1,4 @@
-package model
+package modelserver
 
 import (
 	"encoding/json"
