@@ -14,7 +14,7 @@ import (
 	"github.com/coder/acp-go-sdk"
 
 	"github.com/swetouch/swetouch/agents"
-	"github.com/swetouch/swetouch/conversation"
+	"github.com/swetouch/swetouch/user/conversation"
 	"github.com/swetouch/swetouch/internal/testsupport/testbin"
 	"github.com/swetouch/swetouch/modelserver"
 	"github.com/swetouch/swetouch/result"

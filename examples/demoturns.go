@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/swetouch/swetouch/conversation"
+	"github.com/swetouch/swetouch/user/conversation"
 	"github.com/swetouch/swetouch/result"
 	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/task"

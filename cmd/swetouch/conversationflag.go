@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/swetouch/swetouch/agents"
-	"github.com/swetouch/swetouch/conversation"
+	"github.com/swetouch/swetouch/user/conversation"
 	"github.com/swetouch/swetouch/sandbox"
 	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/task"

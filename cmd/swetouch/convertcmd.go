@@ -12,7 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/swetouch/swetouch/conversation"
+	"github.com/swetouch/swetouch/user/conversation"
 	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/task"
 )

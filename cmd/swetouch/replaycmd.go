@@ -18,7 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/swetouch/swetouch/agents"
-	"github.com/swetouch/swetouch/conversation"
+	"github.com/swetouch/swetouch/user/conversation"
 	"github.com/swetouch/swetouch/event"
 	"github.com/swetouch/swetouch/modelserver"
 	"github.com/swetouch/swetouch/policy"

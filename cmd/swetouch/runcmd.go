@@ -14,7 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/swetouch/swetouch/agents"
-	"github.com/swetouch/swetouch/conversation"
+	"github.com/swetouch/swetouch/user/conversation"
 	"github.com/swetouch/swetouch/examples"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/report"

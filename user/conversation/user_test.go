@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/swetouch/swetouch/conversation"
+	"github.com/swetouch/swetouch/user/conversation"
 	"github.com/swetouch/swetouch/event"
 	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/task"

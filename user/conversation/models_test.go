@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/swetouch/swetouch/conversation"
+	"github.com/swetouch/swetouch/user/conversation"
 	"github.com/swetouch/swetouch/modelserver"
 	"github.com/swetouch/swetouch/user"
 )
