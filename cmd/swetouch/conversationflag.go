@@ -63,7 +63,7 @@ func personasModel(path string) (*conversation.Model, error) {
 
 // personasFlag names the persona transition model of multi-turn tasks.
 func personasFlag(c *cobra.Command, personas *string) {
-	c.Flags().StringVar(personas, "personas", "", "a persona transition model (JSON, as conversation/personas.json) to draw a multi-turn task's persona chain from, instead of the shipped one")
+	c.Flags().StringVar(personas, "personas", "", "a persona transition model (JSON, as user/conversation/personas.json) to draw a multi-turn task's persona chain from, instead of the shipped one")
 }
 
 // relayConversation is the user of a multi-turn task for a relay that
