@@ -13,7 +13,7 @@ import (
 // failing test, or the record's belief; the package passes its own
 // checks; the same task converts to the same package.
 func TestConvert(t *testing.T) {
-	instr, err := os.ReadFile(filepath.Join("..", "examples", "tasks", "py-discount", "instruction.md"))
+	instr, err := os.ReadFile(filepath.Join("..", "..", "examples", "tasks", "py-discount", "instruction.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
