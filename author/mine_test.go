@@ -6,10 +6,11 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/swetouch/swetouch/trajectory"
+
 	"github.com/swetouch/swetouch/event"
 	"github.com/swetouch/swetouch/internal/testsupport/testbin"
 	"github.com/swetouch/swetouch/policy"
-	"github.com/swetouch/swetouch/replay"
 	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/task"
 )
@@ -79,7 +80,7 @@ func TestMineRecoversRegion(t *testing.T) {
 			Agent: []string{exe, "agent", "script", "--plan", plan, "--behaviour", b}}); err != nil {
 			t.Fatal(err)
 		}
-		tr, err := replay.ReadFile(filepath.Join(out, "trajectory.jsonl"))
+		tr, err := trajectory.ReadFile(filepath.Join(out, "trajectory.jsonl"))
 		if err != nil {
 			t.Fatal(err)
 		}

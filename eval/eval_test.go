@@ -11,10 +11,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/swetouch/swetouch/trajectory"
+
 	"github.com/swetouch/swetouch/event"
 	"github.com/swetouch/swetouch/internal/testsupport/testbin"
 	"github.com/swetouch/swetouch/policy"
-	"github.com/swetouch/swetouch/replay"
 	"github.com/swetouch/swetouch/report"
 	"github.com/swetouch/swetouch/score"
 	"github.com/swetouch/swetouch/task"
@@ -206,7 +207,7 @@ func TestEvalFractionSchedule(t *testing.T) {
 		t.Fatalf("schedules %q and %q, want fraction %d", ce.Result.Schedule, van.Result.Schedule, s)
 	}
 	due := (s + k) / (k + 1) // ⌈1·S/(K+1)⌉
-	tr, err := replay.ReadFile(filepath.Join(ce.Dir, "trajectory.jsonl"))
+	tr, err := trajectory.ReadFile(filepath.Join(ce.Dir, "trajectory.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/swetouch/swetouch/trajectory"
+
 	"github.com/coder/acp-go-sdk"
 
 	"github.com/swetouch/swetouch/agents"
@@ -20,7 +22,6 @@ import (
 	"github.com/swetouch/swetouch/internal/testsupport/testbin"
 	"github.com/swetouch/swetouch/modelserver"
 	"github.com/swetouch/swetouch/policy"
-	"github.com/swetouch/swetouch/replay"
 	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/session/sessiontest"
 )
@@ -89,7 +90,7 @@ func newACPFixture(t *testing.T, agent string) *acpFixture {
 	f := &acpFixture{srv: modelserver.NewServer(s, nil), traj: &bytes.Buffer{}}
 	f.model = httptest.NewServer(f.srv)
 	t.Cleanup(f.model.Close)
-	rec, _ := replay.NewWriter(f.traj, replay.Header{Task: "py-discount"})
+	rec, _ := trajectory.NewWriter(f.traj, trajectory.Header{Task: "py-discount"})
 	f.ws, f.sock, f.hub = sessiontest.Serve(t, filepath.Join("tasks", "py-discount"), policy.CounterEdit, sessiontest.Watched(), sessiontest.Recorded(rec))
 	return f
 }
@@ -191,7 +192,7 @@ func TestGeminiACP(t *testing.T) {
 	if st := h.Status(); len(st.Interventions) != 1 || st.Interventions[0].Outcome != "applied" {
 		t.Errorf("hub: %+v", st)
 	}
-	tr, err := replay.Read(bytes.NewReader(f.traj.Bytes()), "trajectory")
+	tr, err := trajectory.Read(bytes.NewReader(f.traj.Bytes()), "trajectory")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,7 +270,7 @@ func TestClaudeACP(t *testing.T) {
 	if st := h.Status(); len(st.Interventions) != 1 || st.Interventions[0].Outcome != "applied" {
 		t.Errorf("hub: %+v\n%s", st, stderr)
 	}
-	tr, err := replay.Read(bytes.NewReader(f.traj.Bytes()), "trajectory")
+	tr, err := trajectory.Read(bytes.NewReader(f.traj.Bytes()), "trajectory")
 	if err != nil {
 		t.Fatal(err)
 	}

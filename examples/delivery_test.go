@@ -9,12 +9,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/swetouch/swetouch/trajectory"
+
 	"github.com/swetouch/swetouch/agents"
 	"github.com/swetouch/swetouch/event"
 	"github.com/swetouch/swetouch/internal/testsupport/testbin"
 	"github.com/swetouch/swetouch/modelserver"
 	"github.com/swetouch/swetouch/policy"
-	"github.com/swetouch/swetouch/replay"
 	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/task"
 )
@@ -89,7 +90,7 @@ func mcpSession(t *testing.T, shimDir, agent string, servers []agents.MCPServer)
 	if srv.Turns() != len(s.Turns) {
 		t.Fatalf("agent exit %d after %d of %d scripted turns; it offered %v", res.AgentExit, srv.Turns(), len(s.Turns), tools)
 	}
-	tr, err := replay.ReadFile(filepath.Join(out, "trajectory.jsonl"))
+	tr, err := trajectory.ReadFile(filepath.Join(out, "trajectory.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}

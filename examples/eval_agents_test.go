@@ -10,13 +10,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/swetouch/swetouch/trajectory"
+
 	"github.com/swetouch/swetouch/agents"
 	"github.com/swetouch/swetouch/eval"
 	"github.com/swetouch/swetouch/event"
 	"github.com/swetouch/swetouch/internal/testsupport/testbin"
 	"github.com/swetouch/swetouch/modelserver"
 	"github.com/swetouch/swetouch/policy"
-	"github.com/swetouch/swetouch/replay"
 	"github.com/swetouch/swetouch/score"
 	"github.com/swetouch/swetouch/task"
 )
@@ -87,7 +88,7 @@ func TestEvalOneServer(t *testing.T) {
 // scopes.
 func recordedActions(t *testing.T, path string) []string {
 	t.Helper()
-	tr, err := replay.ReadFile(path)
+	tr, err := trajectory.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,13 +13,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/swetouch/swetouch/trajectory"
+
 	"github.com/swetouch/swetouch/agents"
 	"github.com/swetouch/swetouch/event"
 	"github.com/swetouch/swetouch/internal/gocache/serve"
 	"github.com/swetouch/swetouch/internal/testsupport/testbin"
 	"github.com/swetouch/swetouch/modelserver"
 	"github.com/swetouch/swetouch/policy"
-	"github.com/swetouch/swetouch/replay"
 	"github.com/swetouch/swetouch/sandbox"
 	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/shell"
@@ -88,7 +89,7 @@ func agentSession(t *testing.T, shimDir, agent, modelName, readTool string, deli
 	if res.AgentExit != 0 || srv.Turns() != len(s.Turns) {
 		t.Fatalf("agent exit %d after %d scripted turns", res.AgentExit, srv.Turns())
 	}
-	tr, err := replay.ReadFile(filepath.Join(out, "trajectory.jsonl"))
+	tr, err := trajectory.ReadFile(filepath.Join(out, "trajectory.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}

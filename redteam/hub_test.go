@@ -12,9 +12,10 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/swetouch/swetouch/trajectory"
+
 	"golang.org/x/sys/unix"
 
-	"github.com/swetouch/swetouch/replay"
 	"github.com/swetouch/swetouch/result"
 )
 
@@ -179,7 +180,7 @@ print(subprocess.run(["bash", "-c", "python3 -m unittest -q test_pricing 2>&1 | 
 	if resolved(res) != "true" {
 		t.Errorf("resolved %s, want true\n%s", resolved(res), out)
 	}
-	tr, err := replay.ReadFile(filepath.Join(f.out, "trajectory.jsonl"))
+	tr, err := trajectory.ReadFile(filepath.Join(f.out, "trajectory.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,10 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/swetouch/swetouch/trajectory"
+
 	"golang.org/x/sys/unix"
 
 	"github.com/swetouch/swetouch/internal/testsupport/testbin"
-	"github.com/swetouch/swetouch/replay"
 	"github.com/swetouch/swetouch/result"
 	"github.com/swetouch/swetouch/sandbox"
 )
@@ -284,7 +285,7 @@ grep -c clamp pricing.py`
 	if applied != 1 {
 		t.Fatalf("%d Counter-Edits applied, want 1: %+v\n%s", applied, res.Interventions, out)
 	}
-	tr, err := replay.ReadFile(filepath.Join(f.out, "trajectory.jsonl"))
+	tr, err := trajectory.ReadFile(filepath.Join(f.out, "trajectory.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}

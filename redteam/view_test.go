@@ -12,7 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/swetouch/swetouch/replay"
+	"github.com/swetouch/swetouch/trajectory"
+
 	"github.com/swetouch/swetouch/result"
 )
 
@@ -130,7 +131,7 @@ python3 -c '` + fix + `'`
 	if !strings.Contains(out, "swetouch ") {
 		t.Errorf("the swetouch shown does not run:\n%s", out)
 	}
-	tr, err := replay.ReadFile(filepath.Join(f.out, "trajectory.jsonl"))
+	tr, err := trajectory.ReadFile(filepath.Join(f.out, "trajectory.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}

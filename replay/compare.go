@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/swetouch/swetouch/trajectory"
+
 	"github.com/swetouch/swetouch/event"
 )
 
@@ -43,7 +45,7 @@ func (d *Divergence) Error() string {
 // decisions taken at it (intervention attempts and their outcomes, the
 // messages delivered), and a conversation's user messages turn by turn.
 // Times are not compared. It returns the first divergence, or nil.
-func Compare(recorded, replayed *Trajectory, m RootMap) *Divergence {
+func Compare(recorded, replayed *trajectory.Trajectory, m RootMap) *Divergence {
 	if ds := CompareAll(recorded, replayed, m, nil); len(ds) > 0 {
 		return &ds[0]
 	}
@@ -60,7 +62,7 @@ func Compare(recorded, replayed *Trajectory, m RootMap) *Divergence {
 // program whose writes the classifier cannot see (a script it has not
 // got) is classed by what follows: a read that prints other content, and
 // the final diff.
-func CompareAll(recorded, replayed *Trajectory, m RootMap, final *string) []Divergence {
+func CompareAll(recorded, replayed *trajectory.Trajectory, m RootMap, final *string) []Divergence {
 	ra, pa := Actions(recorded), Actions(replayed)
 	rd, pd := decisionsByStep(recorded), decisionsByStep(replayed)
 	watched := slices.ContainsFunc(recorded.Events, isChange)
@@ -118,7 +120,7 @@ func CompareAll(recorded, replayed *Trajectory, m RootMap, final *string) []Dive
 // of the recorded action it re-drives (the replay runs the recorded
 // actions in order, one for one), so the two files align by step. It
 // returns how many actions it aligned.
-func AlignSteps(recorded, replayed *Trajectory) int {
+func AlignSteps(recorded, replayed *trajectory.Trajectory) int {
 	ra := Actions(recorded)
 	n := 0
 	eachAction(replayed, func(i int, ev *event.Event) {
@@ -161,7 +163,7 @@ func isSubmission(a Action) bool {
 }
 
 // submitted is the diff an imported recording submitted.
-func submitted(tr *Trajectory) (string, bool) {
+func submitted(tr *trajectory.Trajectory) (string, bool) {
 	for _, ev := range slices.Backward(tr.Events) {
 		if ev.Kind == event.Session && ev.Note == "submitted" {
 			return ev.Diff, true
@@ -212,7 +214,7 @@ func diffSections(d string) map[string]string {
 
 // turnMessages are the user's messages that opened a conversation's
 // later turns, in order.
-func turnMessages(tr *Trajectory) []string {
+func turnMessages(tr *trajectory.Trajectory) []string {
 	var out []string
 	for _, ev := range tr.Events {
 		if ev.Kind == event.Message && ev.Actor == event.User && ev.Note == "turn" {
@@ -285,7 +287,7 @@ func scopesOf(a Action) string {
 
 // decisionsByStep lists, per step, the intervention outcomes and the
 // messages delivered at it.
-func decisionsByStep(tr *Trajectory) map[int][]string {
+func decisionsByStep(tr *trajectory.Trajectory) map[int][]string {
 	out := map[int][]string{}
 	step := -1
 	for _, ev := range tr.Events {

@@ -4,19 +4,21 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/swetouch/swetouch/trajectory"
+
 	"github.com/swetouch/swetouch/event"
 )
 
 // act builds one action's events: the command's (its kinds, exit and
 // output) and the watcher's changes ("path=diff").
 func act(step int, cmd, out string, exit int, kinds []event.Event, changes ...string) []event.Event {
-	evs := []event.Event{{Kind: event.Run, Actor: event.Agent, Source: "shell", Step: new(step), Command: cmd, Exit: new(exit), Output: NewOutput(out)}}
+	evs := []event.Event{{Kind: event.Run, Actor: event.Agent, Source: "shell", Step: new(step), Command: cmd, Exit: new(exit), Output: trajectory.NewOutput(out)}}
 	if len(kinds) > 0 {
 		evs = nil
 		for i, k := range kinds {
 			k.Actor, k.Source, k.Step, k.Command = event.Agent, "shell", new(step), cmd
 			if i == 0 {
-				k.Exit, k.Output = new(exit), NewOutput(out)
+				k.Exit, k.Output = new(exit), trajectory.NewOutput(out)
 			}
 			evs = append(evs, k)
 		}
@@ -32,8 +34,8 @@ func read(path string) event.Event {
 	return event.Event{Kind: event.Read, Scopes: []event.Scope{event.FileScope(path)}}
 }
 
-func trajOf(actions ...[]event.Event) *Trajectory {
-	tr := &Trajectory{}
+func trajOf(actions ...[]event.Event) *trajectory.Trajectory {
+	tr := &trajectory.Trajectory{}
 	for _, a := range actions {
 		tr.Events = append(tr.Events, a...)
 	}

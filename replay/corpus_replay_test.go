@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/swetouch/swetouch/trajectory"
+
 	"github.com/swetouch/swetouch/internal/testsupport/devdata"
 	"github.com/swetouch/swetouch/internal/testsupport/testbin"
 	"github.com/swetouch/swetouch/replay"
@@ -148,7 +150,7 @@ func checkAligned(t *testing.T, recording, replayed string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := replay.ReadFile(replayed)
+	got, err := trajectory.ReadFile(replayed)
 	if err != nil {
 		t.Fatal(err)
 	}

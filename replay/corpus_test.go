@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/swetouch/swetouch/trajectory"
+
 	"github.com/swetouch/swetouch/event"
 )
 
@@ -32,7 +34,7 @@ func corpusFiles(t testing.TB) []string {
 	return files
 }
 
-func importFile(t testing.TB, f string) *Trajectory {
+func importFile(t testing.TB, f string) *trajectory.Trajectory {
 	data, err := os.ReadFile(f)
 	if err != nil {
 		t.Fatal(err)

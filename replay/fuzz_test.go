@@ -3,6 +3,8 @@ package replay
 import (
 	"strings"
 	"testing"
+
+	"github.com/swetouch/swetouch/trajectory"
 )
 
 // FuzzRead: the trajectory reader never panics, and accepts what it wrote
@@ -10,7 +12,7 @@ import (
 func FuzzRead(f *testing.F) {
 	f.Add("{\"format\":\"swetouch-trajectory\",\"version\":1}\n{\"seq\":1,\"kind\":\"read\"}\n{\"seq\":2,\"ki")
 	f.Fuzz(func(t *testing.T, s string) {
-		tr, err := Read(strings.NewReader(s), "fuzz")
+		tr, err := trajectory.Read(strings.NewReader(s), "fuzz")
 		if err == nil && tr == nil {
 			t.Fatal("nil trajectory without error")
 		}

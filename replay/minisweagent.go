@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/swetouch/swetouch/trajectory"
+
 	"github.com/swetouch/swetouch/event"
 	"github.com/swetouch/swetouch/shell"
 )
@@ -99,7 +101,7 @@ type ImportOptions struct {
 // bash block per assistant turn; v2: tool calls) into a trajectory. Step is
 // the 0-based index of the assistant turn that issued a command, counting
 // every assistant turn; turns that were not executed yield no command event.
-func ImportMiniSWEAgent(data []byte, name string, o ImportOptions) (*Trajectory, error) {
+func ImportMiniSWEAgent(data []byte, name string, o ImportOptions) (*trajectory.Trajectory, error) {
 	var f msaFile
 	if err := json.Unmarshal(data, &f); err != nil {
 		return nil, fmt.Errorf("%s: not a mini-swe-agent trajectory: %w", name, err)
@@ -123,8 +125,8 @@ func ImportMiniSWEAgent(data []byte, name string, o ImportOptions) (*Trajectory,
 	}
 	im := &importer{
 		sess: shell.NewSession(o.Shell...),
-		t: &Trajectory{Header: Header{
-			Format: Format, Version: Version, Task: f.InstanceID,
+		t: &trajectory.Trajectory{Header: trajectory.Header{
+			Format: trajectory.Format, Version: trajectory.Version, Task: f.InstanceID,
 			Agent: "mini-swe-agent " + f.Info.MiniVersion + " " + f.Info.Config.Model.ModelName, Source: format,
 			Root: "/testbed", // SWE-bench's containers
 			// a malformed timeout is no limit of its own: the replay's default
@@ -145,7 +147,7 @@ func ImportMiniSWEAgent(data []byte, name string, o ImportOptions) (*Trajectory,
 
 type importer struct {
 	sess *shell.Session
-	t    *Trajectory
+	t    *trajectory.Trajectory
 	seq  int64
 }
 
@@ -265,7 +267,7 @@ func (im *importer) command(step, action int, cmd string, obs shell.Observation,
 		ev.Step = new(step)
 		ev.Action = action
 		ev.Exit = new(exit)
-		ev.Output = NewOutput(text)
+		ev.Output = trajectory.NewOutput(text)
 		if note != "" && ev.Note == "" {
 			ev.Note = note
 		}

@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/swetouch/swetouch/trajectory"
+
 	"github.com/swetouch/swetouch/event"
 )
 
@@ -28,7 +30,7 @@ func (a Action) Native() bool { return a.Command == "" }
 // Actions splits a trajectory's agent events into actions, in order. A
 // step with a command (from the shell, a hook or an import) is that
 // command; a step without one is a native tool call.
-func Actions(tr *Trajectory) []Action {
+func Actions(tr *trajectory.Trajectory) []Action {
 	var out []Action
 	eachAction(tr, func(i int, e *event.Event) {
 		ev := *e
@@ -57,7 +59,7 @@ func Actions(tr *Trajectory) []Action {
 
 // eachAction hands f each agent event of an action, in order, with the
 // index of its action: a run of events with the same step.
-func eachAction(tr *Trajectory, f func(action int, ev *event.Event)) {
+func eachAction(tr *trajectory.Trajectory, f func(action int, ev *event.Event)) {
 	i, last := -1, 0
 	for k := range tr.Events {
 		ev := &tr.Events[k]

@@ -4,13 +4,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/swetouch/swetouch/trajectory"
+
 	"github.com/swetouch/swetouch/event"
 )
 
-func traj(evs ...event.Event) *Trajectory { return &Trajectory{Events: evs} }
+func traj(evs ...event.Event) *trajectory.Trajectory { return &trajectory.Trajectory{Events: evs} }
 
 func cmd(step, exit int, command, out string, scopes ...event.Scope) event.Event {
-	return event.Event{Source: "shell", Actor: event.Agent, Kind: event.Read, Step: &step, Command: command, Exit: &exit, Output: NewOutput(out), Scopes: scopes}
+	return event.Event{Source: "shell", Actor: event.Agent, Kind: event.Read, Step: &step, Command: command, Exit: &exit, Output: trajectory.NewOutput(out), Scopes: scopes}
 }
 
 // TestCompare: a replay is the same session modulo the workspace path,
@@ -22,7 +24,7 @@ func TestCompare(t *testing.T) {
 	applied := event.Event{Source: "harness", Actor: event.Harness, Kind: event.Intervention, Step: new(1), Attempt: &event.Attempt{Order: 1, Outcome: "applied"}}
 	for _, tc := range []struct {
 		name string
-		got  *Trajectory
+		got  *trajectory.Trajectory
 		want string // "" for no divergence
 	}{
 		{"same, modulo times", traj(cmd(0, 0, "ls /tmp/swetouch-ws-9", "a.py\n"), cmd(1, 1, "pytest", "1 failed in 0.31s\n")), ""},

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"github.com/swetouch/swetouch/event"
+	"github.com/swetouch/swetouch/trajectory"
 )
 
 // Turn is one turn of a recorded conversation: its actions and the reply
@@ -14,7 +15,7 @@ type Turn struct {
 // Turns splits a recorded conversation into its turns: a user's message
 // on the turn channel opens the next one. A trajectory of one turn is
 // one Turn.
-func Turns(tr *Trajectory) []Turn {
+func Turns(tr *trajectory.Trajectory) []Turn {
 	cuts := []int64{}
 	var replies []string
 	reply := ""

@@ -9,8 +9,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/swetouch/swetouch/trajectory"
+
 	"github.com/swetouch/swetouch/event"
-	"github.com/swetouch/swetouch/replay"
 	"github.com/swetouch/swetouch/result"
 )
 
@@ -88,7 +89,7 @@ func Load(dirs ...string) ([]Trial, error) {
 // did after the last user edit, and that edit's fate against final.diff.
 // A trial without a readable trajectory keeps only its result.
 func (t *Trial) inspect() {
-	tr, err := replay.ReadFile(filepath.Join(t.Dir, "trajectory.jsonl"))
+	tr, err := trajectory.ReadFile(filepath.Join(t.Dir, "trajectory.jsonl"))
 	if err != nil {
 		return
 	}

@@ -8,8 +8,9 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/swetouch/swetouch/trajectory"
+
 	"github.com/swetouch/swetouch/audit"
-	"github.com/swetouch/swetouch/replay"
 	"github.com/swetouch/swetouch/result"
 	"github.com/swetouch/swetouch/task"
 )
@@ -18,7 +19,7 @@ import (
 // the trajectory, the final diff, the task's evaluation data, and, for a
 // test the agent edited, the verdict again with that test as shipped.
 func auditRun(cfg RunConfig, res *result.Run, ws string, diff []byte, talk Talker) *audit.Report {
-	tr, err := replay.ReadFile(filepath.Join(cfg.Out, "trajectory.jsonl"))
+	tr, err := trajectory.ReadFile(filepath.Join(cfg.Out, "trajectory.jsonl"))
 	if err != nil {
 		return nil
 	}

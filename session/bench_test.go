@@ -10,10 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/swetouch/swetouch/trajectory"
+
 	"github.com/swetouch/swetouch/event"
 	"github.com/swetouch/swetouch/internal/rawfd"
 	"github.com/swetouch/swetouch/policy"
-	"github.com/swetouch/swetouch/replay"
 	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/session/sessiontest"
 )
@@ -56,13 +57,13 @@ func BenchmarkCommand(b *testing.B) {
 // trajectoryFile is a recorder writing a file, as a run's hub records
 // (through quietio, as Start opens it): a recorder into memory would not
 // show what each event's write costs.
-func trajectoryFile(b *testing.B) *replay.Writer {
+func trajectoryFile(b *testing.B) *trajectory.Writer {
 	f, err := os.Create(filepath.Join(b.TempDir(), "trajectory.jsonl"))
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { f.Close() })
-	w, err := replay.NewWriter(rawfd.Writer(f), replay.Header{})
+	w, err := trajectory.NewWriter(rawfd.Writer(f), trajectory.Header{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -9,11 +9,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/swetouch/swetouch/trajectory"
+
 	"github.com/swetouch/swetouch/event"
 	"github.com/swetouch/swetouch/internal/baseline"
 	"github.com/swetouch/swetouch/internal/rawfd"
 	"github.com/swetouch/swetouch/policy"
-	"github.com/swetouch/swetouch/replay"
 	"github.com/swetouch/swetouch/task"
 	"github.com/swetouch/swetouch/user"
 	"github.com/swetouch/swetouch/watch"
@@ -41,7 +42,7 @@ type HostConfig struct {
 	User user.Conversational
 	// Trajectory receives the recorded events (nil: none are kept).
 	Trajectory io.Writer
-	Header     replay.Header
+	Header     trajectory.Header
 	// Shim is the executable linked as bash and sh in the shim directory;
 	// by default this process's own.
 	Shim string
@@ -136,7 +137,7 @@ func Start(cfg HostConfig) (host *Host, err error) {
 		cfg.Header.Condition = orDefault(h.Condition, string(policy.Vanilla))
 	}
 	if cfg.Trajectory != nil {
-		rec, err := replay.NewWriter(rawfd.Writer(cfg.Trajectory), cfg.Header)
+		rec, err := trajectory.NewWriter(rawfd.Writer(cfg.Trajectory), cfg.Header)
 		if err != nil {
 			return nil, err
 		}

@@ -9,8 +9,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/swetouch/swetouch/trajectory"
+
 	"github.com/swetouch/swetouch/event"
-	"github.com/swetouch/swetouch/replay"
 	"github.com/swetouch/swetouch/session/wire"
 	"github.com/swetouch/swetouch/shell"
 	"github.com/swetouch/swetouch/user"
@@ -34,7 +35,7 @@ type Hub struct {
 	classify *shell.Session
 	usr      user.User
 	history  history // everything recorded, for the user to see
-	rec      *replay.Writer
+	rec      *trajectory.Writer
 	w        *watch.Watcher
 	now      func() time.Time
 
@@ -74,7 +75,7 @@ type Option func(*Hub)
 func WithUser(u user.User) Option { return func(h *Hub) { h.usr = u } }
 
 // WithRecorder records every event to a trajectory.
-func WithRecorder(w *replay.Writer) Option { return func(h *Hub) { h.rec = w } }
+func WithRecorder(w *trajectory.Writer) Option { return func(h *Hub) { h.rec = w } }
 
 // WithEventHook tells f every event once it is recorded, in order (swetouch
 // run's progress). f runs under the hub's lock: it must be quick and must
@@ -362,7 +363,7 @@ func (h *Hub) endLocked(ctx context.Context, id int, e End, note string) error {
 		evs[i].Source, evs[i].Actor, evs[i].Step = orDefault(b.Source, "shell"), event.Agent, &step
 		if i == 0 {
 			evs[i].Exit = &exit
-			evs[i].Output = replay.NewOutput(e.Output)
+			evs[i].Output = trajectory.NewOutput(e.Output)
 			if e.Elided {
 				evs[i].Output = &event.Output{Head: e.Output, Tail: e.Tail, Elided: true, Bytes: e.Bytes}
 			}

@@ -15,10 +15,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/swetouch/swetouch/trajectory"
+
 	"github.com/swetouch/swetouch/event"
 	"github.com/swetouch/swetouch/internal/testsupport/testbin"
 	"github.com/swetouch/swetouch/policy"
-	"github.com/swetouch/swetouch/replay"
 	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/session/sessiontest"
 	"github.com/swetouch/swetouch/task"
@@ -58,7 +59,7 @@ func start(t *testing.T, cond policy.Condition) *live {
 	ws := sessiontest.Workspace(t, example)
 	w := sessiontest.Watcher(t, ws)
 	l := &live{ws: ws, traj: &bytes.Buffer{}}
-	rec, _ := replay.NewWriter(l.traj, replay.Header{Task: tk.Name})
+	rec, _ := trajectory.NewWriter(l.traj, trajectory.Header{Task: tk.Name})
 	fixed := time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC)
 	l.hub, err = session.New(ws, session.WithUser(u), session.WithWatcher(w), session.WithRecorder(rec), session.WithClock(func() time.Time { return fixed }))
 	if err != nil {
@@ -93,7 +94,7 @@ func (l *live) sh(t *testing.T, script string) string {
 func (l *live) events(t *testing.T) []event.Event {
 	t.Helper()
 	l.hub.Status() // an end answered early may still be being recorded
-	tr, err := replay.Read(bytes.NewReader(l.traj.Bytes()), "trajectory")
+	tr, err := trajectory.Read(bytes.NewReader(l.traj.Bytes()), "trajectory")
 	if err != nil {
 		t.Fatal(err)
 	}

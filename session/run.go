@@ -13,11 +13,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/swetouch/swetouch/trajectory"
+
 	"github.com/swetouch/swetouch/event"
 	"github.com/swetouch/swetouch/internal/baseline"
 	"github.com/swetouch/swetouch/internal/envlist"
 	"github.com/swetouch/swetouch/policy"
-	"github.com/swetouch/swetouch/replay"
 	"github.com/swetouch/swetouch/result"
 	"github.com/swetouch/swetouch/sandbox"
 	"github.com/swetouch/swetouch/task"
@@ -187,7 +188,7 @@ func Run(ctx context.Context, cfg RunConfig) (*result.Run, error) {
 		selfCheck = func(ctx context.Context) (string, error) { return cfg.SelfCheck(ctx, ws) }
 	}
 	host, err := Start(HostConfig{SelfCheck: selfCheck, Root: ws, Baseline: base, Record: cfg.Record, Condition: cfg.Condition, Match: cfg.Match, Schedule: cfg.Schedule, Writer: userModel, Instruction: cfg.Task.Instruction, Shim: cfg.Shim, Clock: cfg.Clock, Owned: owned, Own: cfg.Own, OnEvent: cfg.OnEvent,
-		User: talker(talk), Trajectory: f, Header: replay.Header{Task: cfg.Task.Name, Agent: strings.Join(cfg.Agent, " "), Source: "swetouch run", Root: ws}})
+		User: talker(talk), Trajectory: f, Header: trajectory.Header{Task: cfg.Task.Name, Agent: strings.Join(cfg.Agent, " "), Source: "swetouch run", Root: ws}})
 	if err != nil {
 		return res, setupFailed(cfg.Out, res, start, fmt.Errorf("the session hub: %w", err))
 	}
@@ -336,7 +337,7 @@ func Run(ctx context.Context, cfg RunConfig) (*result.Run, error) {
 		if v.Resolved != nil {
 			note = fmt.Sprintf("resolved=%v", *v.Resolved)
 		}
-		hub.Observe(context.Background(), event.Event{Kind: event.Verify, Source: "harness", Actor: event.Harness, Note: note, Output: replay.NewOutput(v.Output)})
+		hub.Observe(context.Background(), event.Event{Kind: event.Verify, Source: "harness", Actor: event.Harness, Note: note, Output: trajectory.NewOutput(v.Output)})
 		closed = true
 		host.Close("done")
 	}

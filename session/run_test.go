@@ -10,10 +10,11 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/swetouch/swetouch/trajectory"
+
 	"github.com/swetouch/swetouch/event"
 	"github.com/swetouch/swetouch/internal/testsupport/testbin"
 	"github.com/swetouch/swetouch/policy"
-	"github.com/swetouch/swetouch/replay"
 	"github.com/swetouch/swetouch/sandbox"
 	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/task"
@@ -51,7 +52,7 @@ func TestRunExample(t *testing.T) {
 			if res.Resolved == nil || *res.Resolved != tt.resolved || res.Applied != tt.applied || res.Delivered != tt.applied {
 				t.Errorf("resolved %v (%s), applied %d, delivered %d; want %v, %d", res.Resolved, res.Reason, res.Applied, res.Delivered, tt.resolved, tt.applied)
 			}
-			tr, err := replay.ReadFile(filepath.Join(out, "trajectory.jsonl"))
+			tr, err := trajectory.ReadFile(filepath.Join(out, "trajectory.jsonl"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -78,7 +79,7 @@ func TestKill9(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tf.Close()
-	tr, err := replay.Read(tf, "trajectory.jsonl")
+	tr, err := trajectory.Read(tf, "trajectory.jsonl")
 	if err != nil {
 		t.Fatalf("trajectory after kill -9: %v", err)
 	}
@@ -107,7 +108,7 @@ func TestCtrlC(t *testing.T) {
 	}
 	tf, _ := os.Open(filepath.Join(out, "trajectory.jsonl"))
 	defer tf.Close()
-	tr, err := replay.Read(tf, "trajectory.jsonl")
+	tr, err := trajectory.Read(tf, "trajectory.jsonl")
 	if err != nil || tr.Truncated {
 		t.Fatalf("trajectory: %v", err)
 	}

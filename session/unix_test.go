@@ -15,8 +15,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/swetouch/swetouch/trajectory"
+
 	"github.com/swetouch/swetouch/event"
-	"github.com/swetouch/swetouch/replay"
 	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/session/sessiontest"
 )
@@ -185,7 +186,7 @@ func TestKilledShimAbandoned(t *testing.T) {
 	ws := sessiontest.Workspace(t, example)
 	w := sessiontest.Watcher(t, ws)
 	var traj bytes.Buffer
-	rec, _ := replay.NewWriter(&traj, replay.Header{Task: "t"})
+	rec, _ := trajectory.NewWriter(&traj, trajectory.Header{Task: "t"})
 	h, err := session.New(ws, session.WithWatcher(w), session.WithRecorder(rec))
 	if err != nil {
 		t.Fatal(err)
@@ -223,7 +224,7 @@ func TestKilledShimAbandoned(t *testing.T) {
 	if _, err := h.End(context.Background(), id, session.End{}); err != nil {
 		t.Fatal(err)
 	}
-	tr, err := replay.Read(bytes.NewReader(traj.Bytes()), "trajectory")
+	tr, err := trajectory.Read(bytes.NewReader(traj.Bytes()), "trajectory")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -300,7 +301,7 @@ func TestLineOverTheLimit(t *testing.T) {
 // under a key nobody began is no action.
 func TestQuietCalls(t *testing.T) {
 	var traj bytes.Buffer
-	rec, _ := replay.NewWriter(&traj, replay.Header{Task: "t"})
+	rec, _ := trajectory.NewWriter(&traj, trajectory.Header{Task: "t"})
 	sock, stop := serveUnix(t, session.WithRecorder(rec))
 	a, err := session.Dial(sock)
 	if err != nil {

@@ -11,8 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/swetouch/swetouch/trajectory"
+
 	"github.com/swetouch/swetouch/policy"
-	"github.com/swetouch/swetouch/replay"
 	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/session/sessiontest"
 )
@@ -57,7 +58,7 @@ func TestFastPathAsGo(t *testing.T) {
 				os.Symlink("sub", filepath.Join(dir, "link"))
 				os.WriteFile(filepath.Join(dir, "sub", "a.txt"), []byte("a\n"), 0o644)
 				var traj bytes.Buffer
-				w, err := replay.NewWriter(&traj, replay.Header{})
+				w, err := trajectory.NewWriter(&traj, trajectory.Header{})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -163,7 +164,7 @@ func TestMergedStreams(t *testing.T) {
 	want := merged("/bin/bash", os.Environ())
 	for _, extra := range []string{"", goPath} {
 		var traj bytes.Buffer
-		w, _ := replay.NewWriter(&traj, replay.Header{})
+		w, _ := trajectory.NewWriter(&traj, trajectory.Header{})
 		hub, env := startHub(t, dir, session.WithRecorder(w))
 		if got := merged(filepath.Join(binDir, "bash"), append(env, extra)); got != want {
 			t.Errorf("%q: the agent got the streams in another order:\n%.120q\nbash:\n%.120q", extra, got, want)
@@ -182,7 +183,7 @@ func TestSpawnFailureEnds(t *testing.T) {
 	for _, extra := range []string{"", goPath} {
 		dir := t.TempDir()
 		var traj bytes.Buffer
-		w, _ := replay.NewWriter(&traj, replay.Header{})
+		w, _ := trajectory.NewWriter(&traj, trajectory.Header{})
 		hub, env := startHub(t, dir, session.WithRecorder(w))
 		env = append(env, "SWETOUCH_REAL_SHELL="+filepath.Join(dir, "no-such-bash"), extra)
 		res := runShell(t, filepath.Join(binDir, "bash"), env, dir, "echo hi", nil)

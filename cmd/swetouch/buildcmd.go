@@ -11,10 +11,11 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/swetouch/swetouch/trajectory"
+
 	"github.com/spf13/cobra"
 
 	"github.com/swetouch/swetouch/author"
-	"github.com/swetouch/swetouch/replay"
 	"github.com/swetouch/swetouch/result"
 	"github.com/swetouch/swetouch/task"
 )
@@ -169,7 +170,7 @@ func taskRuns(dirs []string, name string) ([]author.Run, error) {
 			if err != nil || r.Task != name {
 				return nil
 			}
-			tr, err := replay.ReadFile(filepath.Join(filepath.Dir(p), "trajectory.jsonl"))
+			tr, err := trajectory.ReadFile(filepath.Join(filepath.Dir(p), "trajectory.jsonl"))
 			if err != nil {
 				return nil
 			}

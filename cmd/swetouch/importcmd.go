@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/swetouch/swetouch/trajectory"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -33,7 +34,7 @@ func importCmd() *cobra.Command {
 			if err != nil {
 				return usageError{err}
 			}
-			w, err := replay.NewWriter(c.OutOrStdout(), t.Header)
+			w, err := trajectory.NewWriter(c.OutOrStdout(), t.Header)
 			if err != nil {
 				return err
 			}

@@ -8,11 +8,12 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/swetouch/swetouch/trajectory"
+
 	"github.com/spf13/pflag"
 
 	"github.com/swetouch/swetouch/event"
 	"github.com/swetouch/swetouch/policy"
-	"github.com/swetouch/swetouch/replay"
 	"github.com/swetouch/swetouch/result"
 	"github.com/swetouch/swetouch/sandbox"
 	"github.com/swetouch/swetouch/session"
@@ -140,7 +141,7 @@ func (p *inPlace) start(sock, root, source string, agent []string) (*inPlaceSess
 	}
 	outAbs, _ := filepath.Abs(p.out)
 	hc := session.HostConfig{Root: root, Record: rec, Condition: cond, Match: match, Trajectory: f, Ignore: []string{outAbs},
-		Header: replay.Header{Agent: strings.Join(agent, " "), Source: source, Root: root}}
+		Header: trajectory.Header{Agent: strings.Join(agent, " "), Source: source, Root: root}}
 	s := &inPlaceSession{out: p.out, agent: agent, traj: f}
 	if p.talk != nil {
 		s.talk = p.talk(root, p.out)

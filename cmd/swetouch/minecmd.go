@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/swetouch/swetouch/trajectory"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -39,11 +40,11 @@ func mineCmd() *cobra.Command {
 				if err != nil {
 					return badInput("%v", err)
 				}
-				var tr *replay.Trajectory
+				var tr *trajectory.Trajectory
 				if strings.HasSuffix(p, ".traj.json") {
 					tr, err = replay.ImportMiniSWEAgent(data, p, replay.ImportOptions{})
 				} else {
-					tr, err = replay.Read(strings.NewReader(string(data)), p)
+					tr, err = trajectory.Read(strings.NewReader(string(data)), p)
 				}
 				if err != nil {
 					return badInput("%v", err)

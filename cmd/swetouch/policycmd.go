@@ -5,10 +5,11 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/swetouch/swetouch/trajectory"
+
 	"github.com/spf13/cobra"
 
 	"github.com/swetouch/swetouch/policy"
-	"github.com/swetouch/swetouch/replay"
 	"github.com/swetouch/swetouch/task"
 )
 
@@ -42,7 +43,7 @@ func policyCmd() *cobra.Command {
 				return badInput("%v", err)
 			}
 			defer f.Close()
-			tr, err := replay.Read(f, args[0])
+			tr, err := trajectory.Read(f, args[0])
 			if err != nil {
 				return badInput("%v", err)
 			}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/swetouch/swetouch/trajectory"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -31,14 +32,14 @@ import (
 
 // loadRecording reads a recorded session: our trajectory.jsonl, or a
 // mini-swe-agent v1/v2 .traj.json, imported.
-func loadRecording(path string) (*replay.Trajectory, error) {
+func loadRecording(path string) (*trajectory.Trajectory, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, badInput("%v", err)
 	}
-	var tr *replay.Trajectory
+	var tr *trajectory.Trajectory
 	if bytes.HasPrefix(bytes.TrimSpace(b), []byte(`{"format"`)) {
-		tr, err = replay.Read(bytes.NewReader(b), path)
+		tr, err = trajectory.Read(bytes.NewReader(b), path)
 	} else {
 		tr, err = replay.ImportMiniSWEAgent(b, path, replay.ImportOptions{})
 	}
@@ -156,7 +157,7 @@ func replayCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				if err := replay.WriteFile(recorded, rec); err != nil {
+				if err := trajectory.WriteFile(recorded, rec); err != nil {
 					return err
 				}
 				// the replaying agent reads its own copy: the output
@@ -167,7 +168,7 @@ func replayCmd() *cobra.Command {
 				}
 				defer os.RemoveAll(own)
 				script := filepath.Join(own, "recorded.jsonl")
-				if err := replay.WriteFile(script, rec); err != nil {
+				if err := trajectory.WriteFile(script, rec); err != nil {
 					return err
 				}
 				// each command under the limit it was recorded under, unless
@@ -201,13 +202,13 @@ func replayCmd() *cobra.Command {
 				len(replay.Actions(rec)), cond, result.ShowResolved(res.Resolved), res.Applied, filepath.Join(out, "trajectory.jsonl"))
 			// the replay's events carry the recorded step they re-drive
 			trajFile := filepath.Join(out, "trajectory.jsonl")
-			got, err := replay.ReadFile(trajFile)
+			got, err := trajectory.ReadFile(trajFile)
 			if err != nil {
 				return err
 			}
 			if cassette == "" {
 				replay.AlignSteps(rec, got)
-				if err := replay.WriteFile(trajFile, got); err != nil {
+				if err := trajectory.WriteFile(trajFile, got); err != nil {
 					return err
 				}
 			}
@@ -300,7 +301,7 @@ func replayAgent(cfg *session.RunConfig, cassette, agent, modelName, exe string)
 // replayWhatIf lists where the condition's interventions would fire on
 // the recording: the order, the step, the time into the session, the
 // trigger and region, and the command the agent was running.
-func replayWhatIf(w io.Writer, rec *replay.Trajectory, record *task.Record, condition string, m policy.Match) error {
+func replayWhatIf(w io.Writer, rec *trajectory.Trajectory, record *task.Record, condition string, m policy.Match) error {
 	if record == nil {
 		return badInput("--what-if needs --records")
 	}

@@ -16,12 +16,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/swetouch/swetouch/trajectory"
+
 	"github.com/coder/acp-go-sdk"
 
 	"github.com/swetouch/swetouch/event"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/proxy"
-	"github.com/swetouch/swetouch/replay"
 	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/session/sessiontest"
 )
@@ -413,7 +414,7 @@ func TestLargeMessage(t *testing.T) {
 func TestWriteInBuffer(t *testing.T) {
 	for _, buffered := range []bool{true, false} {
 		var traj bytes.Buffer
-		rec, _ := replay.NewWriter(&traj, replay.Header{})
+		rec, _ := trajectory.NewWriter(&traj, trajectory.Header{})
 		ws, sock, h := sessiontest.Serve(t, "../../examples/tasks/py-discount", policy.CounterEdit, sessiontest.Watched(), sessiontest.Recorded(rec))
 		c, err := session.Dial(sock)
 		if err != nil {
@@ -426,7 +427,7 @@ func TestWriteInBuffer(t *testing.T) {
 		w.prompt(t, context.Background(), "write")
 		c.Close()
 		var fromRelay, fromWatcher []event.Event
-		tr, err := replay.Read(bytes.NewReader(traj.Bytes()), "trajectory")
+		tr, err := trajectory.Read(bytes.NewReader(traj.Bytes()), "trajectory")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -13,11 +13,12 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/swetouch/swetouch/trajectory"
+
 	"github.com/swetouch/swetouch/agents"
 	"github.com/swetouch/swetouch/event"
 	"github.com/swetouch/swetouch/internal/testsupport/testbin"
 	"github.com/swetouch/swetouch/policy"
-	"github.com/swetouch/swetouch/replay"
 	"github.com/swetouch/swetouch/session/sessiontest"
 )
 
@@ -175,7 +176,7 @@ func TestJSPeersInPlace(t *testing.T) {
 		at = i
 	}
 
-	tr, err := replay.ReadFile(filepath.Join(out, "trajectory.jsonl"))
+	tr, err := trajectory.ReadFile(filepath.Join(out, "trajectory.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}

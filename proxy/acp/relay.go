@@ -15,9 +15,10 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/swetouch/swetouch/trajectory"
+
 	"github.com/swetouch/swetouch/event"
 	"github.com/swetouch/swetouch/proxy"
-	"github.com/swetouch/swetouch/replay"
 	"github.com/swetouch/swetouch/session"
 )
 
@@ -229,7 +230,7 @@ func (r *Relay) log(from string, line []byte) {
 		if small && valid {
 			ev.Raw = line
 		} else {
-			ev.Output = replay.NewOutput(string(line))
+			ev.Output = trajectory.NewOutput(string(line))
 		}
 		r.rec.Record(ev)
 	}

@@ -19,6 +19,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/swetouch/swetouch/trajectory"
+
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -28,7 +30,6 @@ import (
 	"github.com/swetouch/swetouch/internal/testsupport/rawhttp"
 	"github.com/swetouch/swetouch/policy"
 	mcpproxy "github.com/swetouch/swetouch/proxy/mcp"
-	"github.com/swetouch/swetouch/replay"
 	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/session/sessiontest"
 )
@@ -454,7 +455,7 @@ func (g gatedHub) BeginArmed(b session.Begin) (int, bool, error) {
 // may act on), never an edit before it.
 func TestCallHeldWhileArmed(t *testing.T) {
 	var traj bytes.Buffer
-	rec, _ := replay.NewWriter(&traj, replay.Header{})
+	rec, _ := trajectory.NewWriter(&traj, trajectory.Header{})
 	ws, sock, _ := sessiontest.Serve(t, "../../examples/tasks/py-discount", policy.CounterEdit, sessiontest.Watched(), sessiontest.Recorded(rec))
 	s := server.NewMCPServer("files", "1", server.WithToolCapabilities(false))
 	s.AddTool(mcp.NewTool("write_file", mcp.WithString("path"), mcp.WithString("content")),
@@ -495,7 +496,7 @@ func TestCallHeldWhileArmed(t *testing.T) {
 	<-done
 	c.Close()
 	cl.Close()
-	tr, err := replay.Read(bytes.NewReader(traj.Bytes()), "trajectory")
+	tr, err := trajectory.Read(bytes.NewReader(traj.Bytes()), "trajectory")
 	if err != nil {
 		t.Fatal(err)
 	}

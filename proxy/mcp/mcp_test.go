@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/swetouch/swetouch/trajectory"
+
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -22,7 +24,6 @@ import (
 	"github.com/swetouch/swetouch/internal/testsupport/jsoncheck"
 	"github.com/swetouch/swetouch/internal/testsupport/testbin"
 	"github.com/swetouch/swetouch/policy"
-	"github.com/swetouch/swetouch/replay"
 	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/session/sessiontest"
 )
@@ -362,7 +363,7 @@ func TestHugeResult(t *testing.T) {
 func TestToldReadText(t *testing.T) {
 	fs := serverBin(t, "mcp-server-filesystem")
 	var traj strings.Builder
-	rec, err := replay.NewWriter(&traj, replay.Header{})
+	rec, err := trajectory.NewWriter(&traj, trajectory.Header{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -393,7 +394,7 @@ func TestToldReadText(t *testing.T) {
 	in.Close()
 	cmd.Wait()
 	hub.Status() // the relay's reports are in before it exits
-	tr, err := replay.Read(strings.NewReader(traj.String()), "trajectory")
+	tr, err := trajectory.Read(strings.NewReader(traj.String()), "trajectory")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@
 package main
 
 import (
+	"github.com/swetouch/swetouch/trajectory"
 	"bytes"
 	"context"
 	"flag"
@@ -50,9 +51,9 @@ func run(trajFile, taskDir string, n int) error {
 	if err != nil {
 		return err
 	}
-	var tr *replay.Trajectory
+	var tr *trajectory.Trajectory
 	if bytes.HasPrefix(bytes.TrimSpace(data), []byte(`{"format"`)) {
-		tr, err = replay.Read(bytes.NewReader(data), trajFile)
+		tr, err = trajectory.Read(bytes.NewReader(data), trajFile)
 	} else {
 		tr, err = replay.ImportMiniSWEAgent(data, trajFile, replay.ImportOptions{})
 	}
@@ -69,7 +70,7 @@ func run(trajFile, taskDir string, n int) error {
 	}
 	defer os.RemoveAll(scratch)
 	recorded := filepath.Join(scratch, "recorded.jsonl")
-	if err := replay.WriteFile(recorded, tr); err != nil {
+	if err := trajectory.WriteFile(recorded, tr); err != nil {
 		return err
 	}
 	actions := replay.Actions(tr)
@@ -95,7 +96,7 @@ func run(trajFile, taskDir string, n int) error {
 }
 
 // runDirect runs the actions with plain bash in a fresh workspace.
-func runDirect(t *task.Task, tr *replay.Trajectory, actions []replay.Action) (time.Duration, error) {
+func runDirect(t *task.Task, tr *trajectory.Trajectory, actions []replay.Action) (time.Duration, error) {
 	ws, err := session.Workspace(t.Repo)
 	if err != nil {
 		return 0, err

@@ -9,9 +9,10 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/swetouch/swetouch/trajectory"
+
 	"github.com/swetouch/swetouch/internal/baseline"
 	"github.com/swetouch/swetouch/policy"
-	"github.com/swetouch/swetouch/replay"
 	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/task"
 	"github.com/swetouch/swetouch/user"
@@ -23,7 +24,7 @@ type Option func(*config)
 
 type config struct {
 	watched bool
-	rec     *replay.Writer
+	rec     *trajectory.Writer
 }
 
 // Watched gives the hub a watcher over the workspace (edits the agent
@@ -31,7 +32,7 @@ type config struct {
 func Watched() Option { return func(c *config) { c.watched = true } }
 
 // Recorded records the hub's events to w.
-func Recorded(w *replay.Writer) Option { return func(c *config) { c.rec = w } }
+func Recorded(w *trajectory.Writer) Option { return func(c *config) { c.rec = w } }
 
 // Serve serves a hub over a fresh copy of the example task at taskDir,
 // with its first record under cond, on a Unix socket; it returns the

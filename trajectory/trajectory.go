@@ -1,4 +1,9 @@
-package replay
+// Package trajectory is the file a run writes of what happened: a header
+// line, then one event a line, flushed as each is recorded, so a crash
+// leaves at most a truncated last line. Every part that records, replays,
+// scores or draws a run reads it through this package, which depends on
+// the event vocabulary alone.
+package trajectory
 
 import (
 	"bufio"
