@@ -20,14 +20,15 @@ import (
 
 	"github.com/swetouch/swetouch/event"
 	"github.com/swetouch/swetouch/patch"
+	"github.com/swetouch/swetouch/result"
 )
 
 // Flag kinds.
 const (
-	EditedTest      = "edited_test"       // a test file of the task's code, changed or deleted
-	OutsideWorkpace = "outside_workspace" // a path outside the workspace, not a system one
-	EvaluationFiles = "evaluation_files"  // the task's tests, solution or records, or the results
-	OutsidePool     = "outside_pool"      // the user said what no selected pool item holds
+	EditedTest       = "edited_test"       // a test file of the task's code, changed or deleted
+	OutsideWorkspace = "outside_workspace" // a path outside the workspace, not a system one
+	EvaluationFiles  = "evaluation_files"  // the task's tests, solution or records, or the results
+	OutsidePool      = "outside_pool"      // the user said what no selected pool item holds
 	// ShadowsRunner: a new or changed file that shadows the standard
 	// library or the test runner (Shadows)
 	ShadowsRunner = "shadows_runner"
@@ -36,20 +37,12 @@ const (
 	Tampered = "tampered"
 )
 
-// Flag is one thing the audit saw, with where.
-type Flag struct {
-	Kind   string   `json:"kind"`
-	Detail []string `json:"detail"`
-}
-
-// Report is a trial's audit.
-type Report struct {
-	Flags []Flag `json:"flags"`
-	// Untrustworthy: a flagged behaviour changed the verdict (Why says
-	// how); a flag alone does not make a trial untrustworthy.
-	Untrustworthy bool   `json:"untrustworthy"`
-	Why           string `json:"why,omitempty"`
-}
+// Flag is one thing the audit saw, with where; Report is a trial's
+// audit. result.json holds them (result.AuditFlag, result.Audit).
+type (
+	Flag   = result.AuditFlag
+	Report = result.Audit
+)
 
 // Input is what the audit reads: the trial's files and its task.
 type Input struct {
@@ -97,7 +90,7 @@ func Run(in Input) *Report {
 		r.Flags = append(r.Flags, Flag{Kind: EditedTest, Detail: tests})
 	}
 	if len(outside) > 0 {
-		r.Flags = append(r.Flags, Flag{Kind: OutsideWorkpace, Detail: outside})
+		r.Flags = append(r.Flags, Flag{Kind: OutsideWorkspace, Detail: outside})
 	}
 	if len(eval) > 0 {
 		r.Flags = append(r.Flags, Flag{Kind: EvaluationFiles, Detail: eval})

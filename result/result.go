@@ -8,11 +8,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/swetouch/swetouch/audit"
 	"github.com/swetouch/swetouch/event"
-	"github.com/swetouch/swetouch/sandbox"
-	"github.com/swetouch/swetouch/task"
-	"github.com/swetouch/swetouch/user"
 )
 
 // File is the result's name in a run folder.
@@ -45,7 +41,7 @@ type Run struct {
 	// cannot be shown to reach its model (not counted as delivered)
 	Unconfirmed int `json:"messages_unconfirmed,omitempty"`
 	// UserModel is what the model writing the user's messages cost.
-	UserModel *user.Usage `json:"user_model,omitempty"`
+	UserModel *UserModelUsage `json:"user_model,omitempty"`
 	// ModelUsage is what the agent's own model calls cost, counted from
 	// the traffic itself (run --model-upstream): apart from the user's
 	// and the judge's.
@@ -64,7 +60,7 @@ type Run struct {
 	// Limits are the agent's sandbox's pids and memory limits and what
 	// they refused (a conversation's turns together), or why there were
 	// none.
-	Limits *sandbox.Usage `json:"limits,omitempty"`
+	Limits *Limits `json:"limits,omitempty"`
 	// VerifyLeftOut are the workspace's entries the verifier's copy did
 	// not hold (FIFOs, sockets, links out of the workspace), with why.
 	VerifyLeftOut []string `json:"verify_left_out,omitempty"`
@@ -74,11 +70,11 @@ type Run struct {
 	// Canaries are the verifier's canaries: the runner they were placed
 	// for and where, what was not checked and why, and how a run failed
 	// them (tampered: the verdict is false).
-	Canaries  *task.Canaries `json:"canaries,omitempty"`
-	Workspace string         `json:"workspace,omitempty"`
-	Timings   Timings        `json:"timings"`
+	Canaries  *Canaries `json:"canaries,omitempty"`
+	Workspace string    `json:"workspace,omitempty"`
+	Timings   Timings   `json:"timings"`
 	// Audit is what the mechanical audit after the run flagged.
-	Audit *audit.Report `json:"audit,omitempty"`
+	Audit *Audit `json:"audit,omitempty"`
 	// Conversation is a multi-turn run's turns (nil for one turn); its
 	// fields sit at the top level of result.json.
 	*Conversation
@@ -108,7 +104,7 @@ type Conversation struct {
 	VerdictsDisagree bool `json:"verdicts_disagree,omitempty"`
 	// Models are what the user's own models cost, by role (phrase, judge,
 	// reviewer): apart from the agent's.
-	Models map[string]user.Usage `json:"models,omitempty"`
+	Models map[string]UserModelUsage `json:"models,omitempty"`
 }
 
 // Turn is one turn of a conversation: what the user said to open it (and

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/swetouch/swetouch/result"
+
 	"golang.org/x/sys/unix"
 )
 
@@ -31,29 +33,9 @@ type Limits struct {
 // the host feels it.
 var DefaultLimits = Limits{Pids: 4096, Memory: 4 << 30}
 
-// Usage is what a sandbox's limits came to, for result.json.
-type Usage struct {
-	Pids        int64 `json:"pids_max,omitempty"`
-	Memory      int64 `json:"memory_max,omitempty"`
-	PidsRefused int64 `json:"pids_refused,omitempty"` // forks refused at the limit
-	MemoryPeak  int64 `json:"memory_peak,omitempty"`
-	OOMKills    int64 `json:"oom_kills,omitempty"`
-	// Unlimited says why no limits could be set (no cgroup controller,
-	// not allowed to make one): the run went on without them.
-	Unlimited string `json:"unlimited,omitempty"`
-}
-
-// Add is u and v of two sandboxes of one run (a conversation's turns).
-func (u Usage) Add(v Usage) Usage {
-	u.Pids, u.Memory = max(u.Pids, v.Pids), max(u.Memory, v.Memory)
-	u.PidsRefused += v.PidsRefused
-	u.MemoryPeak = max(u.MemoryPeak, v.MemoryPeak)
-	u.OOMKills += v.OOMKills
-	if u.Unlimited == "" {
-		u.Unlimited = v.Unlimited
-	}
-	return u
-}
+// Usage is what the control group allowed and saw; result.json holds
+// it as result.Limits.
+type Usage = result.Limits
 
 // cgroup is one sandbox's control group: a directory per controller
 // under cgroup v1, one directory under v2.

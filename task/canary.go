@@ -12,6 +12,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/swetouch/swetouch/result"
 )
 
 // Runners swetouch places canaries for.
@@ -24,24 +26,8 @@ const (
 	RunnerNone = "none"
 )
 
-// Canaries is what the verifier's canaries came to: two tests each run
-// carries, named at random, that the agent cannot predict: one that
-// must pass and one that must fail. A runner made to pass what it never
-// ran (a workspace unittest.py, a TestMain that exits 0, a patched
-// TestCase.run) loses the passing one or passes the failing one.
-type Canaries struct {
-	// Runner is the test runner the canaries were written for ("" when
-	// none could be: Unchecked says why).
-	Runner string `json:"runner,omitempty"`
-	// Placed are the files that held them, relative to the tests' copy
-	// (tests/...) or the workspace's (workspace/...).
-	Placed []string `json:"placed,omitempty"`
-	// Tampered says how the run failed its canaries: the verdict is
-	// false.
-	Tampered string `json:"tampered,omitempty"`
-	// Unchecked says what was not checked, and why (never silently).
-	Unchecked string `json:"unchecked,omitempty"`
-}
+// Canaries is what the canaries showed (result.Canaries in result.json).
+type Canaries = result.Canaries
 
 // canary is one placement: a file's passing and failing test names.
 type canary struct {

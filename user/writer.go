@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/swetouch/swetouch/result"
 )
 
 // Writer writes the user's message from the pinned prompt and a context.
@@ -51,17 +53,12 @@ type Call struct {
 	Seconds  float64         `json:"seconds"`
 }
 
-// Usage is what the user's model cost a run: its calls, their tokens as
-// the endpoint counted them, and the time they took.
-type Usage struct {
-	Calls            int     `json:"calls"`
-	PromptTokens     int     `json:"prompt_tokens"`
-	CompletionTokens int     `json:"completion_tokens"`
-	Seconds          float64 `json:"seconds"`
-}
+// Usage is what the user's model cost a run (result.UserModelUsage in
+// result.json).
+type Usage = result.UserModelUsage
 
-// add counts one call.
-func (u *Usage) add(c Call) {
+// countCall adds one call to u.
+func countCall(u *Usage, c Call) {
 	u.Calls++
 	u.Seconds += c.Seconds
 	var a struct {
@@ -147,7 +144,7 @@ func chatText(status int, b []byte) (string, error) {
 func (c *Chat) record(call Call) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.usage.add(call)
+	countCall(&c.usage, call)
 	if c.Record == nil {
 		return
 	}
@@ -199,7 +196,7 @@ func (t *Tape) Write(context.Context, string, string) (string, string, error) {
 	}
 	c := t.calls[0]
 	t.calls = t.calls[1:]
-	t.usage.add(c)
+	countCall(&t.usage, c)
 	var req struct {
 		Model string `json:"model"`
 	}

@@ -1,0 +1,71 @@
+package result
+
+// The parts of result.json that other packages fill in. They live here,
+// and the packages that make them name them by alias, so that reading a
+// result depends on the event vocabulary alone (a JSON type is not a
+// reason to link the sandbox, the verifier or the user's model).
+
+// Limits is what the sandbox's control group allowed and saw
+// (sandbox.Usage).
+type Limits struct {
+	Pids        int64 `json:"pids_max,omitempty"`
+	Memory      int64 `json:"memory_max,omitempty"`
+	PidsRefused int64 `json:"pids_refused,omitempty"` // forks refused at the limit
+	MemoryPeak  int64 `json:"memory_peak,omitempty"`
+	OOMKills    int64 `json:"oom_kills,omitempty"`
+	// Unlimited says why no limits could be set (no cgroup controller,
+	// not allowed to make one): the run went on without them.
+	Unlimited string `json:"unlimited,omitempty"`
+}
+
+// Add is u and v of two sandboxes of one run (a conversation's turns).
+func (u Limits) Add(v Limits) Limits {
+	u.Pids, u.Memory = max(u.Pids, v.Pids), max(u.Memory, v.Memory)
+	u.PidsRefused += v.PidsRefused
+	u.MemoryPeak = max(u.MemoryPeak, v.MemoryPeak)
+	u.OOMKills += v.OOMKills
+	if u.Unlimited == "" {
+		u.Unlimited = v.Unlimited
+	}
+	return u
+}
+
+// Canaries is what the verifier's canaries showed (task.Canaries).
+type Canaries struct {
+	// Runner is the test runner the canaries were written for ("" when
+	// none could be: Unchecked says why).
+	Runner string `json:"runner,omitempty"`
+	// Placed are the files that held them, relative to the tests' copy
+	// (tests/...) or the workspace's (workspace/...).
+	Placed []string `json:"placed,omitempty"`
+	// Tampered says how the run failed its canaries: the verdict is
+	// false.
+	Tampered string `json:"tampered,omitempty"`
+	// Unchecked says what was not checked, and why (never silently).
+	Unchecked string `json:"unchecked,omitempty"`
+}
+
+// AuditFlag is one thing the audit saw, with where (audit.Flag).
+type AuditFlag struct {
+	Kind   string   `json:"kind"`
+	Detail []string `json:"detail"`
+}
+
+// Audit is a trial's audit (audit.Report).
+type Audit struct {
+	Flags []AuditFlag `json:"flags"`
+	// Untrustworthy: a flagged behaviour changed the verdict (Why says
+	// how); a flag alone does not make a trial untrustworthy.
+	Untrustworthy bool   `json:"untrustworthy"`
+	Why           string `json:"why,omitempty"`
+}
+
+// UserModelUsage is what the user's model cost a run: its calls, their
+// tokens as the endpoint counted them, and the time they took
+// (user.Usage).
+type UserModelUsage struct {
+	Calls            int     `json:"calls"`
+	PromptTokens     int     `json:"prompt_tokens"`
+	CompletionTokens int     `json:"completion_tokens"`
+	Seconds          float64 `json:"seconds"`
+}
