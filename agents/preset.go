@@ -36,7 +36,7 @@ type Preset struct {
 	// model (nil: none); the trajectory keeps them apart from its actions.
 	Own func(command string) bool
 	// Unreached reads a line of the agent's output for its own report
-	// that its model could not be reached (session.RunConfig.Unreached).
+	// that its model could not be reached (run.Config.Unreached).
 	Unreached func(line []byte) string
 	// OfflineModel is the model asked for when an endpoint is given and
 	// no model is: one the scripted server plays, where the agent's own

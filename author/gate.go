@@ -7,8 +7,9 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/swetouch/swetouch/run"
+
 	"github.com/swetouch/swetouch/patch"
-	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/task"
 )
 
@@ -61,7 +62,7 @@ func (c Candidate) Passes() *bool {
 func Gate(ctx context.Context, t *task.Task, instance, candidate, diff, logDir string, opts ...task.VerifyOption) Candidate {
 	c := Candidate{InstanceID: instance, CandidateID: candidate}
 	state := func(name string, userEdit, reference bool) Outcome {
-		ws, err := session.Workspace(t.Repo)
+		ws, err := run.Workspace(t.Repo)
 		if err != nil {
 			return Outcome{}.failed(err)
 		}

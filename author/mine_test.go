@@ -6,12 +6,13 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/swetouch/swetouch/run"
+
 	"github.com/swetouch/swetouch/trajectory"
 
 	"github.com/swetouch/swetouch/event"
 	"github.com/swetouch/swetouch/internal/testsupport/testbin"
 	"github.com/swetouch/swetouch/policy"
-	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/task"
 )
 
@@ -76,7 +77,7 @@ func TestMineRecoversRegion(t *testing.T) {
 	var runs []Run
 	for _, b := range []string{"naive", "careful"} {
 		out := t.TempDir()
-		if _, err := session.Run(context.Background(), session.RunConfig{Task: tk, Condition: policy.Vanilla, Out: out, Shim: filepath.Join(bin, "swetouch-shim"),
+		if _, err := run.Trial(context.Background(), run.Config{Task: tk, Condition: policy.Vanilla, Out: out, Shim: filepath.Join(bin, "swetouch-shim"),
 			Agent: []string{exe, "agent", "script", "--plan", plan, "--behaviour", b}}); err != nil {
 			t.Fatal(err)
 		}

@@ -12,11 +12,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/swetouch/swetouch/run"
+
 	"github.com/swetouch/swetouch/event"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/result"
 	"github.com/swetouch/swetouch/sandbox"
-	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/task"
 	"github.com/swetouch/swetouch/user"
 )
@@ -29,10 +30,10 @@ type Agent struct {
 	// modelURL is the endpoint to point it at ("" for its own, or the
 	// agent's preset default): a recorder's, with Config.Upstream.
 	Command func(t *task.Task, scratch, modelURL string) (args, env []string, err error)
-	// Own names the agent's own commands (session.RunConfig.Own)
+	// Own names the agent's own commands (run.Config.Own)
 	Own func(command string) bool
 	// Unreached reads the agent's output for its model being out of
-	// reach (session.RunConfig.Unreached)
+	// reach (run.Config.Unreached)
 	Unreached func(line []byte) string
 	// Observe reads the agent's output for events (nil for none).
 	Observe func(ws string, line []byte) []event.Event
@@ -41,9 +42,9 @@ type Agent struct {
 	Visible func(t *task.Task) []string
 	// Turns is how the agent resumes its session in a conversation: its
 	// Session, Reply and Resume (nil: the line protocol and {session}).
-	Turns *session.Conversation
+	Turns *run.Conversation
 	// Probe asks whether the agent's model endpoint can be reached
-	// before each trial (session.RunConfig.Probe; nil: not asked).
+	// before each trial (run.Config.Probe; nil: not asked).
 	Probe func(ctx context.Context) error
 }
 
@@ -61,7 +62,7 @@ type Config struct {
 	Records func(t *task.Task) (*task.Record, error)
 	// Conversation is a multi-turn task's conversation (its user and
 	// opening), nil for a single-turn task; nil: every task is one.
-	Conversation func(t *task.Task) (*session.Conversation, error)
+	Conversation func(t *task.Task) (*run.Conversation, error)
 	// Upstream, when set, starts a recorder in front of the agents'
 	// provider for one trial, writing its cassette into the trial's
 	// folder (run --model-upstream, per trial).
@@ -77,7 +78,7 @@ type Config struct {
 	Out       string
 	Shim      string
 	// Sandbox isolates every trial's agent and tests, as
-	// session.RunConfig's does (a nil Runner: none).
+	// run.Config's does (a nil Runner: none).
 	Sandbox sandbox.Setup
 	// Verify are added to every trial's verifier runs (a budget).
 	Verify []task.VerifyOption
@@ -87,7 +88,7 @@ type Config struct {
 	ModelURL    string
 	HostNetwork bool
 	// AgentTimeout is each trial's limit on its agent, as
-	// session.RunConfig's (0: the task's, else an hour).
+	// run.Config's (0: the task's, else an hour).
 	AgentTimeout time.Duration
 	// Hidden are host paths no agent may see besides the tasks and Out
 	// (a shared records file).
@@ -97,7 +98,7 @@ type Config struct {
 	// count is each trial's paired vanilla run's (Conditions must hold
 	// vanilla).
 	Schedule policy.Schedule
-	// UserModel writes the user's messages (session.RunConfig.UserModel);
+	// UserModel writes the user's messages (run.Config.UserModel);
 	// each trial records its calls in its own folder.
 	UserModel user.Writer
 	// Bar draws a progress bar under the finished trials' lines, for a
@@ -328,7 +329,7 @@ func runTrial(ctx context.Context, cfg Config, a Agent, c policy.Condition, t *t
 	if err != nil {
 		return nil, err
 	}
-	rc := session.RunConfig{Task: t, Condition: c, Schedule: sched, UserModel: cfg.UserModel, Out: dir, Agent: args, Env: env, AgentName: a.Name, Shim: cfg.Shim, Observe: a.Observe, Own: a.Own, Unreached: a.Unreached, ModelUsage: usage,
+	rc := run.Config{Task: t, Condition: c, Schedule: sched, UserModel: cfg.UserModel, Out: dir, Agent: args, Env: env, AgentName: a.Name, Shim: cfg.Shim, Observe: a.Observe, Own: a.Own, Unreached: a.Unreached, ModelUsage: usage,
 		Sandbox: cfg.Sandbox, Scratch: []string{scratch}, Hidden: hidden(cfg), Verify: cfg.Verify, ModelURL: modelURL, HostNetwork: cfg.HostNetwork, AgentTimeout: cfg.AgentTimeout}
 	if a.Visible != nil {
 		rc.Visible = a.Visible(t)
@@ -349,8 +350,8 @@ func runTrial(ctx context.Context, cfg Config, a Agent, c policy.Condition, t *t
 			rc.Conversation.Session, rc.Conversation.Reply, rc.Conversation.Resume = a.Turns.Session, a.Turns.Reply, a.Turns.Resume
 		}
 	}
-	res, err := session.Run(ctx, rc)
-	if errors.Is(err, session.ErrAgentStart) || errors.Is(err, session.ErrSetup) {
+	res, err := run.Trial(ctx, rc)
+	if errors.Is(err, run.ErrAgentStart) || errors.Is(err, run.ErrSetup) {
 		err = nil // a result, resolved null with the reason
 	}
 	return res, err

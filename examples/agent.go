@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/swetouch/swetouch/session"
+	"github.com/swetouch/swetouch/run"
 )
 
 // Plan is what a scripted agent does on one task: its steps, and for the
@@ -95,7 +95,7 @@ func RunScripted(ctx context.Context, p *Plan, behaviour string, log io.Writer) 
 // agent reported at its last turn's end ("" for the first turn), message
 // what the user said since. It plays the first turn from the session's on
 // whose When the message holds, then reports its reply and its session
-// on the line protocol (session.ReplyKey, session.SessionKey) that
+// on the line protocol (run.ReplyKey, run.SessionKey) that
 // swetouch run reads from an agent it has no preset for.
 func RunTurn(ctx context.Context, p *Plan, behaviour, sess, message string, log io.Writer) error {
 	from := 0
@@ -118,8 +118,8 @@ func RunTurn(ctx context.Context, p *Plan, behaviour, sess, message string, log 
 		reply, next = t.Reply, i+1
 		break
 	}
-	fmt.Fprintf(log, "%s\n", protocolLine(session.ReplyKey, reply))
-	fmt.Fprintf(log, "%s\n", protocolLine(session.SessionKey, fmt.Sprintf("turn-%d", next)))
+	fmt.Fprintf(log, "%s\n", protocolLine(run.ReplyKey, reply))
+	fmt.Fprintf(log, "%s\n", protocolLine(run.SessionKey, fmt.Sprintf("turn-%d", next)))
 	return nil
 }
 

@@ -11,15 +11,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/swetouch/swetouch/run"
+
 	"github.com/coder/acp-go-sdk"
 
 	"github.com/swetouch/swetouch/agents"
-	"github.com/swetouch/swetouch/user/conversation"
 	"github.com/swetouch/swetouch/internal/testsupport/testbin"
 	"github.com/swetouch/swetouch/modelserver"
 	"github.com/swetouch/swetouch/result"
-	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/task"
+	"github.com/swetouch/swetouch/user/conversation"
 )
 
 // runConversation runs `swetouch run` on an example conversation with the
@@ -287,7 +288,7 @@ func TestACPConversation(t *testing.T) {
 			ts := httptest.NewServer(srv)
 			defer ts.Close()
 			tk, _ := task.Load(filepath.Join("conversations", "talk-discount"))
-			ws, err := session.Workspace(tk.Repo)
+			ws, err := run.Workspace(tk.Repo)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/swetouch/swetouch/run"
+
 	"github.com/swetouch/swetouch/trajectory"
 
 	"github.com/swetouch/swetouch/agents"
@@ -16,7 +18,6 @@ import (
 	"github.com/swetouch/swetouch/internal/testsupport/testbin"
 	"github.com/swetouch/swetouch/modelserver"
 	"github.com/swetouch/swetouch/policy"
-	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/task"
 )
 
@@ -71,7 +72,7 @@ func mcpSession(t *testing.T, shimDir, agent string, servers []agents.MCPServer)
 	}
 	sb := sandboxed(t, swetouch)
 	out := t.TempDir()
-	res, err := session.Run(context.Background(), session.RunConfig{
+	res, err := run.Trial(context.Background(), run.Config{
 		Task: tk, Record: recs[0], Condition: policy.CounterEdit, Out: out, Shim: filepath.Join(shimDir, "swetouch-shim"),
 		Agent: st.Argv, Env: st.Env, Visible: st.Visible, Observe: p.Observe, Own: p.Own, Sandbox: sb, Scratch: []string{scratch}, Stderr: testWriter{t}, ModelURL: ts.URL,
 	})

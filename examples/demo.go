@@ -8,12 +8,13 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/swetouch/swetouch/run"
+
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/report"
 	"github.com/swetouch/swetouch/result"
 	"github.com/swetouch/swetouch/sandbox"
 	"github.com/swetouch/swetouch/score"
-	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/task"
 	"github.com/swetouch/swetouch/user"
 )
@@ -28,7 +29,7 @@ type DemoConfig struct {
 	Shim string
 	Log  io.Writer
 	// Sandbox isolates each run's agent and tests, as
-	// session.RunConfig's does (a nil Runner: none).
+	// run.Config's does (a nil Runner: none).
 	Sandbox sandbox.Setup
 	// UserModel writes the user's messages (nil: the records' own text).
 	UserModel user.Writer
@@ -138,7 +139,7 @@ func demoTasks(ctx context.Context, cfg DemoConfig) ([]DemoRun, error) {
 			for _, agent := range []string{Naive, Careful} {
 				out := filepath.Join(cfg.Report, "runs", t.Name, string(cond), agent)
 				fmt.Fprintf(cfg.Log, "%-12s %-12s %-8s ", t.Name, cond, agent)
-				r, err := session.Run(ctx, session.RunConfig{
+				r, err := run.Trial(ctx, run.Config{
 					Task: t, Record: rec, Condition: cond, Out: out, Shim: cfg.Shim, KeepWorkspace: true, AgentName: agent,
 					Agent:   []string{cfg.Swetouch, "agent", "script", "--plan", plan, "--behaviour", agent},
 					Sandbox: cfg.Sandbox, Visible: []string{plan}, Hidden: []string{cfg.Report}, UserModel: cfg.UserModel,

@@ -7,10 +7,11 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/swetouch/swetouch/user/conversation"
+	"github.com/swetouch/swetouch/run"
+
 	"github.com/swetouch/swetouch/result"
-	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/task"
+	"github.com/swetouch/swetouch/user/conversation"
 )
 
 // demoConversations holds every example conversation with both scripted
@@ -47,9 +48,9 @@ func demoConversations(ctx context.Context, cfg DemoConfig) error {
 		for _, agent := range []string{Naive, Careful} {
 			out := filepath.Join(root, t.Name, agent)
 			fmt.Fprintf(cfg.Log, "%-12s %-12s %-8s ", t.Name, "conversation", agent)
-			conv := &session.Conversation{Opening: ct.Package.Opening,
-				User: func(ws, out string) session.Talker { return ct.User(ws, out, task.WithSandbox(cfg.Sandbox)) }}
-			r, err := session.Run(ctx, session.RunConfig{
+			conv := &run.Conversation{Opening: ct.Package.Opening,
+				User: func(ws, out string) run.Talker { return ct.User(ws, out, task.WithSandbox(cfg.Sandbox)) }}
+			r, err := run.Trial(ctx, run.Config{
 				Task: t, Out: out, Shim: cfg.Shim, AgentName: agent, Conversation: conv,
 				Agent: []string{cfg.Swetouch, "agent", "script", "--plan", plan, "--behaviour", agent,
 					"--session", "{session}", "--message", "{instruction}"},

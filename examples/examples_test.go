@@ -7,8 +7,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/swetouch/swetouch/run"
+
 	"github.com/swetouch/swetouch/patch"
-	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/task"
 )
 
@@ -51,7 +52,7 @@ func TestExamplesValidated(t *testing.T) {
 				{"user edit + reference", []string{ce}, true, false},
 				{"co-edit + reference", []string{help}, true, true},
 			} {
-				ws, err := session.Workspace(tk.Repo)
+				ws, err := run.Workspace(tk.Repo)
 				if err != nil {
 					t.Fatal(err)
 				}

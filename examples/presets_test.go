@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/swetouch/swetouch/run"
+
 	"github.com/swetouch/swetouch/trajectory"
 
 	"github.com/swetouch/swetouch/agents"
@@ -22,7 +24,6 @@ import (
 	"github.com/swetouch/swetouch/modelserver"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/sandbox"
-	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/shell"
 	"github.com/swetouch/swetouch/task"
 )
@@ -78,7 +79,7 @@ func agentSession(t *testing.T, shimDir, agent, modelName, readTool string, deli
 	out, scratch := t.TempDir(), t.TempDir()
 	// sandboxed, as swetouch run runs it, where the sandbox can run
 	sb := sandboxed(t, filepath.Join(shimDir, "swetouch"))
-	res, err := session.Run(context.Background(), session.RunConfig{
+	res, err := run.Trial(context.Background(), run.Config{
 		Task: tk, Record: recs[0], Condition: policy.CounterEdit, Out: out, Shim: filepath.Join(shimDir, "swetouch-shim"),
 		Agent: p.Command(bin, "{instruction}", modelName, filepath.Join(shimDir, "swetouch")), Env: p.Env(recorded.URL, filepath.Join(shimDir, "swetouch"), scratch), Observe: p.Observe, Own: p.Own,
 		Sandbox: sb, Scratch: []string{scratch}, ModelURL: recorded.URL,
@@ -204,7 +205,7 @@ func TestClaudeNativeReadMessage(t *testing.T) {
 	tk, _ := task.Load(filepath.Join("tasks", "py-discount"))
 	recs, _ := task.LoadRecords(filepath.Join("tasks", "py-discount", "records.jsonl"))
 	swetouch := filepath.Join(shimDir, "swetouch")
-	res, err := session.Run(context.Background(), session.RunConfig{
+	res, err := run.Trial(context.Background(), run.Config{
 		Task: tk, Record: recs[0], Condition: policy.CounterEdit, Out: t.TempDir(), Shim: swetouch,
 		Agent: p.Command(bin, "{instruction}", "claude-sonnet-4-5", swetouch), Env: p.Env(ts.URL, swetouch, t.TempDir()), Observe: p.Observe, Own: p.Own,
 	})

@@ -9,10 +9,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/swetouch/swetouch/run"
+
 	"github.com/swetouch/swetouch/agents"
 	"github.com/swetouch/swetouch/internal/testsupport/testbin"
 	"github.com/swetouch/swetouch/policy"
-	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/task"
 )
 
@@ -52,12 +53,12 @@ func TestUnreached(t *testing.T) {
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 3*60e9)
 			defer cancel()
-			res, err := session.Run(ctx, session.RunConfig{Task: tk, Condition: policy.Vanilla, Out: out, Shim: filepath.Join(shimDir, "swetouch-shim"),
+			res, err := run.Trial(ctx, run.Config{Task: tk, Condition: policy.Vanilla, Out: out, Shim: filepath.Join(shimDir, "swetouch-shim"),
 				Agent: st.Argv, Env: st.Env, Observe: p.Observe, Own: p.Own, Unreached: p.Unreached, Scratch: []string{scratch}})
 			if err != nil {
 				t.Fatal(err)
 			}
-			log, _ := os.ReadFile(filepath.Join(out, session.AgentLog))
+			log, _ := os.ReadFile(filepath.Join(out, run.AgentLog))
 			if res.Resolved != nil || !strings.HasPrefix(res.Reason, "the agent never reached its model: ") {
 				t.Errorf("resolved %v, reason %q; agent.log:\n%.2000s", showResolved(res.Resolved), res.Reason, log)
 			}

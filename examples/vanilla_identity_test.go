@@ -14,11 +14,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/swetouch/swetouch/run"
+
 	"github.com/swetouch/swetouch/agents"
 	"github.com/swetouch/swetouch/internal/testsupport/testbin"
 	"github.com/swetouch/swetouch/modelserver"
 	"github.com/swetouch/swetouch/policy"
-	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/task"
 )
 
@@ -51,7 +52,7 @@ func vanillaIdentity(t *testing.T, shimDir, agent, modelName string) {
 		defer ts.Close()
 		if through {
 			out := t.TempDir()
-			res, err := session.Run(context.Background(), session.RunConfig{
+			res, err := run.Trial(context.Background(), run.Config{
 				Task: tk, Condition: policy.Vanilla, Out: out, Shim: filepath.Join(shimDir, "swetouch-shim"), KeepWorkspace: true,
 				Agent: p.Command(bin, "{instruction}", modelName, filepath.Join(shimDir, "swetouch")), Env: p.Env(ts.URL, filepath.Join(shimDir, "swetouch"), t.TempDir()), Observe: p.Observe, Own: p.Own,
 			})
@@ -61,7 +62,7 @@ func vanillaIdentity(t *testing.T, shimDir, agent, modelName string) {
 			ws = res.Workspace
 			agentTime[0] = time.Duration(res.Timings.Agent * float64(time.Second))
 		} else {
-			ws, err = session.Workspace(tk.Repo)
+			ws, err = run.Workspace(tk.Repo)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -70,8 +70,8 @@ func acpCmd() *cobra.Command {
 			opts := []acpproxy.Option{acpproxy.WithRoot(root), acpproxy.WithDelivery(delivery)}
 			if own != nil {
 				agent.Env = own.Env(os.Environ()) // its shell through the shim
-				if own.talk != nil {
-					opts = append(opts, acpproxy.WithTurns(own.turns(ctx)))
+				if own.Conversing() {
+					opts = append(opts, acpproxy.WithTurns(own.Turns(ctx)))
 				}
 			}
 			if noTrafficEvents {

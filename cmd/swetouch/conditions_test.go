@@ -18,7 +18,7 @@ func TestConditionNeedsRecord(t *testing.T) {
 	for _, cond := range []string{"counter-edit", "co-edit", "message-only", "code-only"} {
 		out := filepath.Join(t.TempDir(), "out")
 		var stdout, stderr bytes.Buffer
-		code := run([]string{"run", "--task", task, "--condition", cond, "--out", out, "--", "/bin/true"}, nil, &stdout, &stderr)
+		code := execute([]string{"run", "--task", task, "--condition", cond, "--out", out, "--", "/bin/true"}, nil, &stdout, &stderr)
 		if code != 2 || !strings.Contains(stderr.String(), "--condition "+cond+" needs --records") {
 			t.Errorf("--condition %s without --records: exit %d, %s", cond, code, stderr.String())
 		}
@@ -35,7 +35,7 @@ func TestDefaultConditionSaysVanilla(t *testing.T) {
 	task := filepath.Join("..", "..", "examples", "tasks", "py-discount")
 	out := filepath.Join(t.TempDir(), "out")
 	var stdout, stderr bytes.Buffer
-	code := run([]string{"run", "--task", task, "--out", out, "--", "/bin/true"}, nil, &stdout, &stderr)
+	code := execute([]string{"run", "--task", task, "--out", out, "--", "/bin/true"}, nil, &stdout, &stderr)
 	b, _ := os.ReadFile(filepath.Join(out, "result.json"))
 	if code != 0 || !strings.Contains(stderr.String(), "condition=vanilla") || !strings.Contains(string(b), `"condition": "vanilla"`) {
 		t.Errorf("exit %d\n%s\n%s", code, stderr.String(), b)
@@ -61,7 +61,7 @@ func TestEvalWithoutLogin(t *testing.T) {
 	tasks := filepath.Join("..", "..", "examples", "tasks")
 	out := filepath.Join(t.TempDir(), "out")
 	var stdout, stderr bytes.Buffer
-	code := run([]string{"eval", "--tasks", tasks, "--agent", "claude", "--conditions", "vanilla", "--out", out}, nil, &stdout, &stderr)
+	code := execute([]string{"eval", "--tasks", tasks, "--agent", "claude", "--conditions", "vanilla", "--out", out}, nil, &stdout, &stderr)
 	if code != 2 || !strings.Contains(stderr.String(), "no login of its own found (looked for "+filepath.Join(home, ".claude", ".credentials.json")) {
 		t.Errorf("exit %d:\n%s", code, stderr.String())
 	}

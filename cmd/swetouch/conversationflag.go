@@ -4,14 +4,15 @@ import (
 	"context"
 	"slices"
 
+	"github.com/swetouch/swetouch/run"
+
 	"github.com/spf13/cobra"
 
 	"github.com/swetouch/swetouch/agents"
-	"github.com/swetouch/swetouch/user/conversation"
 	"github.com/swetouch/swetouch/sandbox"
-	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/task"
 	"github.com/swetouch/swetouch/user"
+	"github.com/swetouch/swetouch/user/conversation"
 )
 
 // conversationFor is the run's conversation when the task is a
@@ -20,7 +21,7 @@ import (
 // testing in sb; and how the agent resumes its session: the preset's
 // way, or, for a command of the user's own (p nil), the line protocol
 // and {session}.
-func conversationFor(t *task.Task, m *conversation.Model, models conversation.Models, p *agents.Preset, sb sandbox.Setup, opts ...conversation.LoadOption) (*session.Conversation, error) {
+func conversationFor(t *task.Task, m *conversation.Model, models conversation.Models, p *agents.Preset, sb sandbox.Setup, opts ...conversation.LoadOption) (*run.Conversation, error) {
 	ct, err := conversation.LoadTask(t, m, opts...)
 	if err != nil {
 		return nil, badInput("--task: %v", err)
@@ -29,8 +30,8 @@ func conversationFor(t *task.Task, m *conversation.Model, models conversation.Mo
 		return nil, nil
 	}
 	ct.Models = models
-	conv := &session.Conversation{Opening: ct.Package.Opening,
-		User: func(ws, out string) session.Talker { return ct.User(ws, out, task.WithSandbox(sb)) }}
+	conv := &run.Conversation{Opening: ct.Package.Opening,
+		User: func(ws, out string) run.Talker { return ct.User(ws, out, task.WithSandbox(sb)) }}
 	if p != nil {
 		if p.Turns == nil {
 			return nil, badInput("--agent %s: swetouch cannot resume its session yet, so it cannot hold a conversation (%s)", p.Name, t.Dir)
@@ -69,7 +70,7 @@ func personasFlag(c *cobra.Command, personas *string) {
 // relayConversation is the user of a multi-turn task for a relay that
 // plays it in place (the tests run unsandboxed: the editor started the
 // agent, and the session says sandbox none).
-func relayConversation(dir string) (func(workspace, out string) session.Talker, error) {
+func relayConversation(dir string) (func(workspace, out string) run.Talker, error) {
 	t, err := task.Load(dir)
 	if err != nil {
 		return nil, badInput("--conversation: %v", err)
@@ -81,7 +82,7 @@ func relayConversation(dir string) (func(workspace, out string) session.Talker, 
 	case ct == nil:
 		return nil, badInput("--conversation: %s has no %s", dir, conversation.File)
 	}
-	return func(ws, out string) session.Talker { return ct.User(ws, out) }, nil
+	return func(ws, out string) run.Talker { return ct.User(ws, out) }, nil
 }
 
 // roleFlags name the models a conversation's user may call besides the

@@ -10,11 +10,12 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/swetouch/swetouch/run"
+
 	"github.com/spf13/cobra"
 
-	"github.com/swetouch/swetouch/user/conversation"
-	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/task"
+	"github.com/swetouch/swetouch/user/conversation"
 )
 
 func convertCmd() *cobra.Command {
@@ -106,7 +107,7 @@ func convertCmd() *cobra.Command {
 // testResults are the task's per-test results on its code, or with its
 // solution applied.
 func testResults(t *task.Task, solve bool, opts ...task.VerifyOption) (map[string]string, error) {
-	ws, err := session.Workspace(t.Repo)
+	ws, err := run.Workspace(t.Repo)
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/swetouch/swetouch/run"
+
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
@@ -21,7 +23,6 @@ import (
 	"github.com/swetouch/swetouch/examples"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/sandbox"
-	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/task"
 	"github.com/swetouch/swetouch/user"
 )
@@ -149,7 +150,7 @@ func evalCmd() *cobra.Command {
 			} else if upstream.prices != "" {
 				return badInput("--prices needs --model-upstream")
 			}
-			cfg.Conversation = func(t *task.Task) (*session.Conversation, error) {
+			cfg.Conversation = func(t *task.Task) (*run.Conversation, error) {
 				return conversationFor(t, m, models, nil, cfg.Sandbox)
 			}
 			exe, err := os.Executable()
@@ -287,9 +288,9 @@ func evalAgent(name, plans, exe, modelURL, modelName string, agentArgs []string,
 	for _, s := range servers {
 		visible = append(visible, s.Install()...)
 	}
-	var turns *session.Conversation
+	var turns *run.Conversation
 	if p.Turns != nil {
-		turns = &session.Conversation{Session: p.Turns.Session, Reply: p.Turns.Reply, Resume: p.Turns.Resume}
+		turns = &run.Conversation{Session: p.Turns.Session, Reply: p.Turns.Reply, Resume: p.Turns.Resume}
 	}
 	var probe func(context.Context) error
 	if modelURL != "" {

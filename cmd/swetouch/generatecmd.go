@@ -11,13 +11,14 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/swetouch/swetouch/run"
+
 	"github.com/spf13/cobra"
 
 	"github.com/swetouch/swetouch/agents"
 	"github.com/swetouch/swetouch/author"
 	"github.com/swetouch/swetouch/event"
 	"github.com/swetouch/swetouch/sandbox"
-	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/task"
 )
 
@@ -233,7 +234,7 @@ func generateOnce(ctx context.Context, t *task.Task, kind string, regions []task
 	for i, a := range gen.argv {
 		cmd[i] = strings.ReplaceAll(a, "{attempt}", strconv.Itoa(n))
 	}
-	res, err := session.Run(ctx, session.RunConfig{Task: &gt, Out: dir, Agent: cmd, Env: gen.env, Observe: gen.observe, Own: gen.own,
+	res, err := run.Trial(ctx, run.Config{Task: &gt, Out: dir, Agent: cmd, Env: gen.env, Observe: gen.observe, Own: gen.own,
 		AgentName: "generator", KeepWorkspace: true, Sandbox: sb, ModelURL: gen.modelURL, HostNetwork: gen.hostNetwork,
 		SelfCheck: func(ctx context.Context, ws string) (string, error) {
 			diff, err := author.WorkspaceDiff(t.Repo, ws)

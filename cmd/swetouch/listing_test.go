@@ -29,7 +29,7 @@ func TestTypoedTestID(t *testing.T) {
 	os.WriteFile(pkg, []byte(typo), 0o644)
 	out := filepath.Join(t.TempDir(), "out")
 	var stdout, stderr bytes.Buffer
-	code := run([]string{"run", "--task", dir, "--out", out, "--", "/bin/true"}, nil, &stdout, &stderr)
+	code := execute([]string{"run", "--task", dir, "--out", out, "--", "/bin/true"}, nil, &stdout, &stderr)
 	want := pkg + `: field phases[0].acceptance[0]: no test "test_quantiy"`
 	if code != 2 || !strings.Contains(stderr.String(), want) {
 		t.Errorf("exit %d, want 2 and %q:\n%s", code, want, stderr.String())

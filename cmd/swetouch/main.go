@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/swetouch/swetouch/internal/gocache"
+	"github.com/swetouch/swetouch/run"
 	"github.com/swetouch/swetouch/sandbox"
 	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/shim"
@@ -39,7 +40,7 @@ func main() {
 		shim.Exit(shim.Main(os.Args[0], os.Args[1:]))
 	case len(os.Args) > 1 && os.Args[1] == "shell":
 		shim.Exit(shim.Main("bash", os.Args[2:]))
-	case name == session.SelfCheckCommand:
+	case name == run.SelfCheckCommand:
 		os.Exit(selfCheck(os.Stdout, os.Stderr))
 	case name == gocache.RelayName:
 		os.Exit(gocache.Relay(os.Args[1:]))
@@ -52,12 +53,12 @@ func main() {
 	}
 	// a hook or a relay in a sandbox holds an admitted connection too
 	shim.Undumpable()
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	os.Exit(execute(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
 // run executes the CLI and returns the exit code (exitCode): 0 ok, 1 a
 // check failed, 2 bad input, the command line's included.
-func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+func execute(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root := newRoot()
 	root.SetArgs(args)
 	root.SetIn(stdin)
@@ -111,4 +112,12 @@ func selfCheck(stdout, stderr io.Writer) int {
 		return 0
 	}
 	return 1
+}
+
+// orString is s, or d when s is empty (a flag's default).
+func orString(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
 }

@@ -9,14 +9,14 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/swetouch/swetouch/internal/gocache"
+	"github.com/swetouch/swetouch/run"
 	"github.com/swetouch/swetouch/sandbox"
-	"github.com/swetouch/swetouch/session"
 )
 
 func TestMain(m *testing.M) {
 	// the binary is its own shell shim, reached as bash and sh: so is the
 	// test binary that stands in for it
-	testscript.Main(m, map[string]func(){"swetouch": main, "bash": main, "sh": main, session.SelfCheckCommand: main, gocache.RelayName: main})
+	testscript.Main(m, map[string]func(){"swetouch": main, "bash": main, "sh": main, run.SelfCheckCommand: main, gocache.RelayName: main})
 }
 
 // TestScripts runs the CLI contracts in testdata/script/*.txtar; -update

@@ -33,7 +33,7 @@ func TestUnreachableModelEndsAtOnce(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")
 	var stdout, stderr bytes.Buffer
 	start := time.Now()
-	code := run([]string{"run", "--task", filepath.Join("..", "..", "examples", "tasks", "py-discount"), "--agent", "claude", "--model-url", url, "--out", out}, nil, &stdout, &stderr)
+	code := execute([]string{"run", "--task", filepath.Join("..", "..", "examples", "tasks", "py-discount"), "--agent", "claude", "--model-url", url, "--out", out}, nil, &stdout, &stderr)
 	took := time.Since(start)
 	res, err := result.Read(filepath.Join(out, result.File))
 	if err != nil {

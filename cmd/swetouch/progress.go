@@ -31,7 +31,7 @@ type action struct {
 
 func newProgress(w io.Writer) *progress { return &progress{w: w} }
 
-// event takes each event the hub records (session.RunConfig.OnEvent).
+// event takes each event the hub records (run.Config.OnEvent).
 func (p *progress) event(ev event.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()

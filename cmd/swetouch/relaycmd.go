@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/swetouch/swetouch/run"
 	"github.com/swetouch/swetouch/session"
 )
 
@@ -60,7 +61,7 @@ func peerCommand(ctx context.Context, args []string, stderr io.Writer) *exec.Cmd
 // interrupted when ctx has ended, once the relay's own hub connection
 // (which the hub waits for) is closed; then the peer's status becomes the
 // relay's.
-func end(ctx context.Context, peer string, own *inPlaceSession, hub *session.Client, code int, err error) error {
+func end(ctx context.Context, peer string, own *run.InPlace, hub *session.Client, code int, err error) error {
 	if hub != nil {
 		hub.Close()
 	}
@@ -72,7 +73,7 @@ func end(ctx context.Context, peer string, own *inPlaceSession, hub *session.Cli
 		case err != nil:
 			note = peer + " failed: " + err.Error()
 		}
-		if ferr := own.finish(code, note); ferr != nil && err == nil {
+		if ferr := own.Finish(code, note); ferr != nil && err == nil {
 			err = ferr
 		}
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"github.com/swetouch/swetouch/trajectory"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -16,10 +15,12 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/swetouch/swetouch/run"
+	"github.com/swetouch/swetouch/trajectory"
+
 	"github.com/spf13/cobra"
 
 	"github.com/swetouch/swetouch/agents"
-	"github.com/swetouch/swetouch/user/conversation"
 	"github.com/swetouch/swetouch/event"
 	"github.com/swetouch/swetouch/modelserver"
 	"github.com/swetouch/swetouch/policy"
@@ -28,6 +29,7 @@ import (
 	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/task"
 	"github.com/swetouch/swetouch/user"
+	"github.com/swetouch/swetouch/user/conversation"
 )
 
 // loadRecording reads a recorded session: our trajectory.jsonl, or a
@@ -121,7 +123,7 @@ func replayCmd() *cobra.Command {
 			if err := os.MkdirAll(out, 0o755); err != nil {
 				return err
 			}
-			cfg := session.RunConfig{Task: t, Record: record, Condition: cond, Match: m, Out: out,
+			cfg := run.Config{Task: t, Record: record, Condition: cond, Match: m, Out: out,
 				AgentName: "replay", KeepWorkspace: true, Stdout: io.Discard, Stderr: c.ErrOrStderr()}
 			// sandboxed as the recording was, so what the agent sees (its
 			// environment, its processes) is the same
@@ -135,7 +137,7 @@ func replayCmd() *cobra.Command {
 			// the user's messages as the recording's model wrote them: its
 			// run folder's recording, or the one named
 			if userTape == "" {
-				if p := filepath.Join(filepath.Dir(args[0]), session.UserModelLog); fileExists(p) {
+				if p := filepath.Join(filepath.Dir(args[0]), run.UserModelLog); fileExists(p) {
 					userTape = p
 				}
 			}
@@ -190,7 +192,7 @@ func replayCmd() *cobra.Command {
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			res, err := session.Run(ctx, cfg)
+			res, err := run.Trial(ctx, cfg)
 			if res != nil && res.Workspace != "" {
 				defer os.RemoveAll(res.Workspace)
 			}
@@ -266,7 +268,7 @@ func reportDivergences(w io.Writer, ds []replay.Divergence, strict bool) error {
 
 // replayAgent sets cfg up to run a real agent against a model cassette
 // served on a loopback port; stop shuts the server down.
-func replayAgent(cfg *session.RunConfig, cassette, agent, modelName, exe string) (stop func(), err error) {
+func replayAgent(cfg *run.Config, cassette, agent, modelName, exe string) (stop func(), err error) {
 	p, bin, err := agents.PresetFor(agent)
 	if err != nil {
 		return nil, badInput("--agent: %v", err)
@@ -388,7 +390,7 @@ func agentReplayCmd() *cobra.Command {
 			if err := replay.Redrive(c.Context(), turns[n].Actions, cfg); err != nil {
 				return err
 			}
-			for _, kv := range [][2]string{{session.ReplyKey, turns[n].Reply}, {session.SessionKey, strconv.Itoa(n + 1)}} {
+			for _, kv := range [][2]string{{run.ReplyKey, turns[n].Reply}, {run.SessionKey, strconv.Itoa(n + 1)}} {
 				b, _ := json.Marshal(map[string]string{kv[0]: kv[1]})
 				fmt.Fprintln(c.OutOrStdout(), string(b))
 			}

@@ -11,18 +11,19 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/swetouch/swetouch/run"
+
 	"github.com/spf13/cobra"
 
 	"github.com/swetouch/swetouch/agents"
-	"github.com/swetouch/swetouch/user/conversation"
 	"github.com/swetouch/swetouch/examples"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/report"
 	"github.com/swetouch/swetouch/result"
 	"github.com/swetouch/swetouch/sandbox"
-	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/task"
 	"github.com/swetouch/swetouch/user"
+	"github.com/swetouch/swetouch/user/conversation"
 )
 
 func runCmd() *cobra.Command {
@@ -45,7 +46,7 @@ func runCmd() *cobra.Command {
 			if err != nil {
 				return badInput("--task: %v", err)
 			}
-			cfg := session.RunConfig{Task: t, Agent: args, Out: out, KeepWorkspace: keep}
+			cfg := run.Config{Task: t, Agent: args, Out: out, KeepWorkspace: keep}
 			// the agent's own output goes to agent.log; the user sees
 			// what it did, an action a line, or with --verbose its output
 			prog := newProgress(c.ErrOrStderr())
@@ -185,13 +186,13 @@ func runCmd() *cobra.Command {
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			res, err := session.Run(ctx, cfg)
+			res, err := run.Trial(ctx, cfg)
 			prog.done()
 			if err != nil && res == nil {
 				return err
 			}
 			if res.AgentExit != 0 && !verbose {
-				fmt.Fprintf(c.ErrOrStderr(), "swetouch: the agent exited %d; what it printed is in %s\n", res.AgentExit, filepath.Join(out, session.AgentLog))
+				fmt.Fprintf(c.ErrOrStderr(), "swetouch: the agent exited %d; what it printed is in %s\n", res.AgentExit, filepath.Join(out, run.AgentLog))
 			}
 			verdict := result.ShowResolved(res.Resolved)
 			if res.Resolved == nil && res.Reason != "" {
@@ -200,7 +201,7 @@ func runCmd() *cobra.Command {
 			fmt.Fprintf(c.ErrOrStderr(), "swetouch: resolved=%s condition=%s steps=%d interventions applied=%d; %s\n",
 				verdict, res.Condition, res.Steps, res.Applied, filepath.Join(out, "result.json"))
 			switch {
-			case errors.Is(err, session.ErrAgentStart), errors.Is(err, session.ErrSetup):
+			case errors.Is(err, run.ErrAgentStart), errors.Is(err, run.ErrSetup):
 				return exitError{1}
 			case err != nil:
 				return exitError{130}

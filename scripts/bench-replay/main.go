@@ -12,7 +12,6 @@
 package main
 
 import (
-	"github.com/swetouch/swetouch/trajectory"
 	"bytes"
 	"context"
 	"flag"
@@ -22,10 +21,12 @@ import (
 	"sort"
 	"time"
 
+	"github.com/swetouch/swetouch/run"
+	"github.com/swetouch/swetouch/trajectory"
+
 	"github.com/swetouch/swetouch/internal/testsupport/testbin"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/replay"
-	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/task"
 )
 
@@ -34,13 +35,13 @@ func main() {
 	taskDir := flag.String("task", "", "the task the recording starts from")
 	n := flag.Int("n", 3, "runs of each side, alternating")
 	flag.Parse()
-	if err := run(*trajFile, *taskDir, *n); err != nil {
+	if err := measure(*trajFile, *taskDir, *n); err != nil {
 		fmt.Fprintln(os.Stderr, "bench-replay:", err)
 		os.Exit(1)
 	}
 }
 
-func run(trajFile, taskDir string, n int) error {
+func measure(trajFile, taskDir string, n int) error {
 	defer testbin.Cleanup()
 	bin, err := testbin.Dir()
 	if err != nil {
@@ -82,7 +83,7 @@ func run(trajFile, taskDir string, n int) error {
 		}
 		direct = append(direct, d)
 		out := filepath.Join(scratch, fmt.Sprintf("run-%d", i))
-		res, err := session.Run(context.Background(), session.RunConfig{Task: t, Condition: policy.Vanilla, Out: out, Shim: exe,
+		res, err := run.Trial(context.Background(), run.Config{Task: t, Condition: policy.Vanilla, Out: out, Shim: exe,
 			Agent: []string{exe, "agent", "replay", "--trajectory", recorded, "--root", tr.Header.Root}})
 		if err != nil {
 			return err
@@ -97,7 +98,7 @@ func run(trajFile, taskDir string, n int) error {
 
 // runDirect runs the actions with plain bash in a fresh workspace.
 func runDirect(t *task.Task, tr *trajectory.Trajectory, actions []replay.Action) (time.Duration, error) {
-	ws, err := session.Workspace(t.Repo)
+	ws, err := run.Workspace(t.Repo)
 	if err != nil {
 		return 0, err
 	}

@@ -12,6 +12,8 @@ import (
 	"runtime/pprof"
 	"strings"
 
+	"github.com/swetouch/swetouch/run"
+
 	"github.com/swetouch/swetouch/session"
 )
 
@@ -68,12 +70,12 @@ func hubHelper(args []string) {
 // recording its trajectory to a file beside it, outside the watched tree
 // (a run's hub writes each event through at once; a recorder into memory
 // hid what that costs). stop closes the host and removes the file.
-func recordingHost(ws, shim string) (host *session.Host, stop func(), err error) {
+func recordingHost(ws, shim string) (host *run.Host, stop func(), err error) {
 	traj, err := os.CreateTemp(filepath.Dir(ws), "trajectory-*.ndjson")
 	if err != nil {
 		return nil, nil, err
 	}
-	host, err = session.Start(session.HostConfig{Root: ws, Trajectory: traj, Shim: shim})
+	host, err = run.StartHost(run.HostConfig{Root: ws, Trajectory: traj, Shim: shim})
 	if err != nil {
 		traj.Close()
 		os.Remove(traj.Name())

@@ -107,7 +107,7 @@ func main() {
 			res.run = k
 			res.say("\n== run %d of %d", k, *runs)
 		}
-		if err := run(res, *n, *calls, *corpus, *compare, func(p string) bool { return len(parts) == 0 || parts[p] }); err != nil {
+		if err := runAll(res, *n, *calls, *corpus, *compare, func(p string) bool { return len(parts) == 0 || parts[p] }); err != nil {
 			fmt.Fprintln(os.Stderr, "bench-runtime:", err)
 			pprof.StopCPUProfile()
 			testbin.Cleanup()
@@ -124,7 +124,7 @@ func main() {
 	}
 }
 
-func run(res *results, n, calls int, corpus, compare string, want func(part string) bool) error {
+func runAll(res *results, n, calls int, corpus, compare string, want func(part string) bool) error {
 	bin, err := testbin.Dir()
 	if err != nil {
 		return err

@@ -9,8 +9,9 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/swetouch/swetouch/run"
+
 	"github.com/swetouch/swetouch/sandbox"
-	"github.com/swetouch/swetouch/session"
 )
 
 // helperPairs runs pair inside a sandbox and prints the added time in
@@ -38,7 +39,7 @@ const (
 // sandboxPart measures what the sandbox costs: the shim's added time for
 // a command run inside it (against bash inside it), and the start-up of a
 // whole swetouch run with the sandbox against one without, paired.
-func sandboxPart(res *results, n int, bin, ws string, host *session.Host, env []string) error {
+func sandboxPart(res *results, n int, bin, ws string, host *run.Host, env []string) error {
 	// with the limits swetouch run gives every sandbox (a control group
 	// of its own), as the agent's commands run under them
 	r := &sandbox.Runner{Limits: sandbox.DefaultLimits}

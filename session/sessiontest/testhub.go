@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/swetouch/swetouch/run"
+
 	"github.com/swetouch/swetouch/trajectory"
 
 	"github.com/swetouch/swetouch/internal/baseline"
@@ -90,7 +92,7 @@ func Workspace(t testing.TB, taskDir string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ws, err := session.Workspace(tk.Repo)
+	ws, err := run.Workspace(tk.Repo)
 	if err != nil {
 		t.Fatal(err)
 	}

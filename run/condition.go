@@ -1,4 +1,4 @@
-package session
+package run
 
 import (
 	"fmt"
@@ -19,7 +19,7 @@ func (e *NoRecordError) Error() string {
 }
 
 // checkCondition refuses a condition that needs a record the run lacks.
-func checkCondition(cfg RunConfig) error {
+func checkCondition(cfg Config) error {
 	if cfg.Record == nil && cfg.Condition.NeedsRecord() {
 		return &NoRecordError{Condition: cfg.Condition, Task: cfg.Task.Name}
 	}

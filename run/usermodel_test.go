@@ -1,4 +1,4 @@
-package session_test
+package run_test
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 	"github.com/swetouch/swetouch/modelserver"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/result"
-	"github.com/swetouch/swetouch/session"
+	"github.com/swetouch/swetouch/run"
 	"github.com/swetouch/swetouch/task"
 	"github.com/swetouch/swetouch/user"
 )
@@ -31,7 +31,7 @@ func userRun(t *testing.T, w user.Writer, out string) (*result.Run, string) {
 		t.Fatal(err)
 	}
 	recs, _ := task.LoadRecords(filepath.Join(example, "records.jsonl"))
-	res, err := session.Run(context.Background(), session.RunConfig{Task: tk, Record: recs[0], Condition: policy.CounterEdit, Out: out,
+	res, err := run.Trial(context.Background(), run.Config{Task: tk, Record: recs[0], Condition: policy.CounterEdit, Out: out,
 		Shim: filepath.Join(binDir, "swetouch-shim"), Agent: []string{"/bin/sh", "-c", readsRegion + "; cp told.txt " + filepath.Join(out, "told.txt")}, UserModel: w})
 	if err != nil {
 		t.Fatal(err)
@@ -96,7 +96,7 @@ func TestContextualUser(t *testing.T) {
 		}
 	}
 	// replayed from the recording, offline
-	tape, err := user.LoadTape(filepath.Join(out, session.UserModelLog), "")
+	tape, err := user.LoadTape(filepath.Join(out, run.UserModelLog), "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package session
+package run
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/swetouch/swetouch/session"
+
 	"github.com/swetouch/swetouch/event"
 	"github.com/swetouch/swetouch/result"
 	"github.com/swetouch/swetouch/sandbox"
@@ -17,7 +19,7 @@ import (
 
 // Conversation runs a task over several turns (UserSWE): the agent starts
 // on the opening; each time it ends a turn (its process exits) the user
-// is asked (Hub.TurnEnd), and what the user says is the next turn's
+// is asked (session.Hub.TurnEnd), and what the user says is the next turn's
 // prompt, given to the agent resuming its own session through its real
 // user channel, until the user ends the conversation.
 type Conversation struct {
@@ -127,7 +129,7 @@ func (t *turnReader) line(l []byte) {
 
 // MessageText is what the user says in one turn: its messages, one
 // paragraph each.
-func MessageText(msgs []Message) string {
+func MessageText(msgs []session.Message) string {
 	texts := make([]string, len(msgs))
 	for i, m := range msgs {
 		texts[i] = m.Text
@@ -161,7 +163,7 @@ func (t agentTurn) setup() *sandbox.SetupError {
 // {instruction} until it exits (or ctx ends, which stops it), its output
 // copied to the agent log and read for the events the shell cannot see
 // and for its session and reply.
-func runAgent(ctx context.Context, cfg RunConfig, host *Host, ws string, alog *agentLog, argv []string, prompt string) agentTurn {
+func runAgent(ctx context.Context, cfg Config, host *Host, ws string, alog *agentLog, argv []string, prompt string) agentTurn {
 	t := agentTurn{exit: -1}
 	if cfg.Conversation != nil {
 		t.reader = &turnReader{conv: cfg.Conversation}

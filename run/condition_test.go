@@ -1,4 +1,4 @@
-package session_test
+package run_test
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/swetouch/swetouch/policy"
-	"github.com/swetouch/swetouch/session"
+	"github.com/swetouch/swetouch/run"
 	"github.com/swetouch/swetouch/task"
 )
 
@@ -21,8 +21,8 @@ func TestConditionWithoutRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "out")
-	_, err = session.Run(context.Background(), session.RunConfig{Task: tk, Condition: policy.CounterEdit, Out: out, Agent: []string{"/bin/true"}})
-	var nr *session.NoRecordError
+	_, err = run.Trial(context.Background(), run.Config{Task: tk, Condition: policy.CounterEdit, Out: out, Agent: []string{"/bin/true"}})
+	var nr *run.NoRecordError
 	if !errors.As(err, &nr) || nr.Condition != policy.CounterEdit || nr.Task != "py-discount" {
 		t.Fatalf("err %v", err)
 	}

@@ -1,4 +1,4 @@
-package session
+package run
 
 import (
 	"bufio"
@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/swetouch/swetouch/session"
+
 	"github.com/swetouch/swetouch/trajectory"
 
 	"github.com/swetouch/swetouch/event"
@@ -25,8 +27,8 @@ import (
 	"github.com/swetouch/swetouch/user"
 )
 
-// RunConfig is one agent run on one task.
-type RunConfig struct {
+// Config is one agent run on one task.
+type Config struct {
 	Task      *task.Task
 	Record    *task.Record // nil: observe only
 	Condition policy.Condition
@@ -115,7 +117,7 @@ type RunConfig struct {
 // outside the workspace and the agent's environment. When ctx is cancelled
 // (Ctrl-C) the agent is stopped, the verifier skipped, and both files are
 // still written.
-func Run(ctx context.Context, cfg RunConfig) (*result.Run, error) {
+func Trial(ctx context.Context, cfg Config) (*result.Run, error) {
 	start := time.Now()
 	if cfg.Clock == nil {
 		cfg.Clock = time.Now
@@ -187,7 +189,7 @@ func Run(ctx context.Context, cfg RunConfig) (*result.Run, error) {
 	if cfg.SelfCheck != nil {
 		selfCheck = func(ctx context.Context) (string, error) { return cfg.SelfCheck(ctx, ws) }
 	}
-	host, err := Start(HostConfig{SelfCheck: selfCheck, Root: ws, Baseline: base, Record: cfg.Record, Condition: cfg.Condition, Match: cfg.Match, Schedule: cfg.Schedule, Writer: userModel, Instruction: cfg.Task.Instruction, Shim: cfg.Shim, Clock: cfg.Clock, Owned: owned, Own: cfg.Own, OnEvent: cfg.OnEvent,
+	host, err := StartHost(HostConfig{SelfCheck: selfCheck, Root: ws, Baseline: base, Record: cfg.Record, Condition: cfg.Condition, Match: cfg.Match, Schedule: cfg.Schedule, Writer: userModel, Instruction: cfg.Task.Instruction, Shim: cfg.Shim, Clock: cfg.Clock, Owned: owned, Own: cfg.Own, OnEvent: cfg.OnEvent,
 		User: talker(talk), Trajectory: f, Header: trajectory.Header{Task: cfg.Task.Name, Agent: strings.Join(cfg.Agent, " "), Source: "swetouch run", Root: ws}})
 	if err != nil {
 		return res, setupFailed(cfg.Out, res, start, fmt.Errorf("the session hub: %w", err))
@@ -378,7 +380,7 @@ const DefaultAgentTimeout = time.Hour
 var errAgentTimeout = errors.New("the agent timed out")
 
 // agentTimeout is the run's limit on its agent (0: none).
-func agentTimeout(cfg RunConfig) time.Duration {
+func agentTimeout(cfg Config) time.Duration {
 	switch {
 	case cfg.AgentTimeout < 0:
 		return 0
@@ -438,7 +440,7 @@ func (p agentProc) ExitCode() int {
 // agentProcess is cmd as it runs: in a sandbox that holds the workspace,
 // the shim and the hub's socket, the agent's own install and scratch
 // folders, and none of the evaluation's data, when cfg.Sandbox is set.
-func agentProcess(cfg RunConfig, cmd *exec.Cmd, host *Host, ws string) (agentProc, error) {
+func agentProcess(cfg Config, cmd *exec.Cmd, host *Host, ws string) (agentProc, error) {
 	if cfg.Sandbox.Runner == nil {
 		return agentProc{cmd, cmd}, nil
 	}
@@ -485,7 +487,7 @@ func agentProcess(cfg RunConfig, cmd *exec.Cmd, host *Host, ws string) (agentPro
 
 // agentNetwork is what the sandboxed agent reaches of the network: its
 // model endpoint alone, or the host's network when the run asks for it.
-func agentNetwork(cfg RunConfig) (sandbox.Network, error) {
+func agentNetwork(cfg Config) (sandbox.Network, error) {
 	if cfg.HostNetwork {
 		return sandbox.Network{Host: true}, nil
 	}
@@ -496,7 +498,7 @@ func agentNetwork(cfg RunConfig) (sandbox.Network, error) {
 // An event with a command and no kind is a command the agent ran outside
 // the shim (Codex runs /bin/bash itself): it is classified as if the shim
 // had run it, after the fact.
-func observe(r io.ReadCloser, out io.Writer, ws string, fn func([]byte) []event.Event, hub *Hub) {
+func observe(r io.ReadCloser, out io.Writer, ws string, fn func([]byte) []event.Event, hub *session.Hub) {
 	defer r.Close()
 	ctx := context.Background()
 	br := bufio.NewReaderSize(r, 1<<20)
@@ -509,14 +511,14 @@ func observe(r io.ReadCloser, out io.Writer, ws string, fn func([]byte) []event.
 					hub.Observe(ctx, ev)
 					continue
 				}
-				end := End{}
+				end := session.End{}
 				if ev.Exit != nil {
 					end.Exit = *ev.Exit
 				}
 				if ev.Output != nil {
 					end.Output = ev.Output.Text
 				}
-				if id, err := hub.Begin(ctx, Begin{Command: ev.Command, Cwd: ws, Source: ev.Source}); err == nil {
+				if id, err := hub.Begin(ctx, session.Begin{Command: ev.Command, Cwd: ws, Source: ev.Source}); err == nil {
 					hub.End(ctx, id, end)
 				}
 			}

@@ -1,4 +1,4 @@
-package session_test
+package run_test
 
 import (
 	"context"
@@ -10,13 +10,13 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/swetouch/swetouch/run"
 	"github.com/swetouch/swetouch/trajectory"
 
 	"github.com/swetouch/swetouch/event"
 	"github.com/swetouch/swetouch/internal/testsupport/testbin"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/sandbox"
-	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/task"
 )
 
@@ -42,7 +42,7 @@ func TestRunExample(t *testing.T) {
 	} {
 		t.Run(string(tt.cond)+"/"+tt.agent, func(t *testing.T) {
 			out := t.TempDir()
-			res, err := session.Run(context.Background(), session.RunConfig{
+			res, err := run.Trial(context.Background(), run.Config{
 				Task: tk, Record: recs[0], Condition: tt.cond, Out: out, Shim: filepath.Join(binDir, "swetouch-shim"),
 				Agent: []string{filepath.Join(binDir, "swetouch"), "agent", "script", "--plan", plan, "--behaviour", tt.agent},
 			})
@@ -148,7 +148,7 @@ func TestIsolation(t *testing.T) {
 	}
 	recs, _ := task.LoadRecords(filepath.Join(example, "records.jsonl"))
 	var seen strings.Builder
-	_, err = session.Run(context.Background(), session.RunConfig{
+	_, err = run.Trial(context.Background(), run.Config{
 		Task: tk, Record: recs[0], Condition: policy.CounterEdit, Out: t.TempDir(), Shim: filepath.Join(binDir, "swetouch-shim"),
 		Agent:  []string{"sh", "-c", "env; find . -path ./.git -prune -o -type f -print"},
 		Stdout: &seen,
@@ -178,7 +178,7 @@ func TestSandboxSetupFailure(t *testing.T) {
 	// a bwrap that passes the availability probe and fails every sandbox
 	fake := filepath.Join(t.TempDir(), "bwrap")
 	os.WriteFile(fake, []byte("#!/bin/sh\nfor a; do last=$a; done\n[ \"$last\" = true ] && exit 0\necho 'bwrap: cannot make the sandbox' >&2\nexit 1\n"), 0o755)
-	res, err := session.Run(context.Background(), session.RunConfig{
+	res, err := run.Trial(context.Background(), run.Config{
 		Task: tk, Out: t.TempDir(), Shim: filepath.Join(binDir, "swetouch-shim"),
 		Agent: []string{"/bin/sh", "-c", "exit 0"}, Sandbox: sandbox.Setup{Runner: &sandbox.Runner{Bwrap: fake}},
 	})
@@ -225,10 +225,10 @@ func TestFailuresHaveNames(t *testing.T) {
 			if agent == nil {
 				agent = []string{"/bin/sh", "-c", tt.script}
 			}
-			res, err := session.Run(context.Background(), session.RunConfig{
+			res, err := run.Trial(context.Background(), run.Config{
 				Task: tk, Out: out, Shim: filepath.Join(binDir, "swetouch-shim"), Agent: agent, Unreached: unreached,
 			})
-			if tt.startErr != errors.Is(err, session.ErrAgentStart) || !tt.startErr && err != nil {
+			if tt.startErr != errors.Is(err, run.ErrAgentStart) || !tt.startErr && err != nil {
 				t.Fatalf("err %v", err)
 			}
 			if (res.Resolved == nil) != tt.null || !strings.HasPrefix(res.Reason, tt.reason) {
@@ -238,7 +238,7 @@ func TestFailuresHaveNames(t *testing.T) {
 			if err != nil || !strings.Contains(string(b), `"resolved": `) {
 				t.Errorf("result.json: %v\n%s", err, b)
 			}
-			log, _ := os.ReadFile(filepath.Join(out, session.AgentLog))
+			log, _ := os.ReadFile(filepath.Join(out, run.AgentLog))
 			// both streams, each line whole (their order across the two
 			// pipes is the kernel's)
 			if tt.name == "no step, reported" && (len(log) != len("{\"model\":\"unreachable\",\"why\":\"not logged in\"}\nto stderr\n") ||
@@ -262,8 +262,8 @@ func TestSetupFailure(t *testing.T) {
 	broken := *tk
 	broken.Repo = filepath.Join(t.TempDir(), "no-such-repo")
 	out := t.TempDir()
-	res, err := session.Run(context.Background(), session.RunConfig{Task: &broken, Out: out, Shim: filepath.Join(binDir, "swetouch-shim"), Agent: []string{"/bin/true"}})
-	if !errors.Is(err, session.ErrSetup) || res == nil || res.Resolved != nil || !strings.Contains(res.Reason, "the workspace") {
+	res, err := run.Trial(context.Background(), run.Config{Task: &broken, Out: out, Shim: filepath.Join(binDir, "swetouch-shim"), Agent: []string{"/bin/true"}})
+	if !errors.Is(err, run.ErrSetup) || res == nil || res.Resolved != nil || !strings.Contains(res.Reason, "the workspace") {
 		t.Fatalf("err %v, result %+v", err, res)
 	}
 	if b, err := os.ReadFile(filepath.Join(out, "result.json")); err != nil || !strings.Contains(string(b), "could not be set up") {

@@ -1,4 +1,4 @@
-package session
+package run
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 // before anything is set up; when it cannot, the run ends at once,
 // resolved null with the reason (an infrastructure error, as an agent's
 // own report of an unreachable model is), and its result is written.
-func probeFailed(ctx context.Context, cfg RunConfig, res *result.Run, start time.Time) (bool, error) {
+func probeFailed(ctx context.Context, cfg Config, res *result.Run, start time.Time) (bool, error) {
 	if cfg.Probe == nil {
 		return false, nil
 	}

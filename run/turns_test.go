@@ -1,13 +1,14 @@
-package session_test
+package run_test
 
 import (
 	"context"
 	"strings"
 	"testing"
 
+	"github.com/swetouch/swetouch/run"
+
 	"github.com/swetouch/swetouch/event"
 	"github.com/swetouch/swetouch/result"
-	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/task"
 	"github.com/swetouch/swetouch/user"
 )
@@ -37,9 +38,9 @@ func TestNoSessionToResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	talk := &chatty{}
-	res, err := session.Run(context.Background(), session.RunConfig{
+	res, err := run.Trial(context.Background(), run.Config{
 		Task: tk, Out: t.TempDir(), Agent: []string{"/bin/true"},
-		Conversation: &session.Conversation{Opening: "hi", User: func(string, string) session.Talker { return talk },
+		Conversation: &run.Conversation{Opening: "hi", User: func(string, string) run.Talker { return talk },
 			Session: func([]byte) string { return "" },
 			Resume:  func(argv []string, _ string) []string { return argv }},
 	})

@@ -1,4 +1,4 @@
-package session
+package run
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/swetouch/swetouch/session"
 
 	"github.com/swetouch/swetouch/trajectory"
 
@@ -57,13 +59,13 @@ type HostConfig struct {
 	// Owned are folders this run made (the workspace) that the next run
 	// removes if this one is killed before it can.
 	Owned []string
-	// Own names the agent's own commands (WithOwnCommands).
+	// Own names the agent's own commands (session.WithOwnCommands).
 	Own func(command string) bool
 	// SelfCheck, when set, answers the agent's swetouch-self-check
-	// (WithSelfCheck): it is linked beside the shims.
+	// (session.WithSelfCheck): it is linked beside the shims.
 	SelfCheck func(ctx context.Context) (string, error)
 	// OnEvent, when set, is told every event once recorded
-	// (WithEventHook).
+	// (session.WithEventHook).
 	OnEvent func(event.Event)
 	Clock   func() time.Time
 }
@@ -72,7 +74,7 @@ type HostConfig struct {
 // goes first on the agent's PATH, and its recorder. swetouch run and the
 // in-place relays share it.
 type Host struct {
-	Hub *Hub
+	Hub *session.Hub
 	// Socket is the hub's Unix socket; ShimDir holds bash and sh.
 	Socket, ShimDir string
 	// Condition and Match are what the policy runs under ("" with no
@@ -101,20 +103,20 @@ func NewUser(rec *task.Record, o user.Options) (*user.Region, error) {
 // Start starts the hub over cfg.Root with its watcher, serves it on a
 // socket in a private directory, and makes the shim directory. Close
 // undoes all of it.
-func Start(cfg HostConfig) (host *Host, err error) {
+func StartHost(cfg HostConfig) (host *Host, err error) {
 	if cfg.Clock == nil {
 		cfg.Clock = time.Now
 	}
 	h := &Host{root: cfg.Root}
-	opts := []Option{WithClock(cfg.Clock)}
+	opts := []session.Option{session.WithClock(cfg.Clock)}
 	if cfg.Own != nil {
-		opts = append(opts, WithOwnCommands(cfg.Own))
+		opts = append(opts, session.WithOwnCommands(cfg.Own))
 	}
 	if cfg.SelfCheck != nil {
-		opts = append(opts, WithSelfCheck(cfg.SelfCheck))
+		opts = append(opts, session.WithSelfCheck(cfg.SelfCheck))
 	}
 	if cfg.OnEvent != nil {
-		opts = append(opts, WithEventHook(cfg.OnEvent))
+		opts = append(opts, session.WithEventHook(cfg.OnEvent))
 	}
 	if cfg.Record != nil {
 		u, err := NewUser(cfg.Record, user.Options{Condition: cfg.Condition, Match: cfg.Match, Schedule: cfg.Schedule})
@@ -129,19 +131,22 @@ func Start(cfg HostConfig) (host *Host, err error) {
 		if cfg.User != nil {
 			acts = user.Both(acts, cfg.User)
 		}
-		opts = append(opts, WithUser(acts))
+		opts = append(opts, session.WithUser(acts))
 	} else if cfg.User != nil {
-		opts = append(opts, WithUser(cfg.User))
+		opts = append(opts, session.WithUser(cfg.User))
 	}
 	if cfg.Header.Condition == "" {
-		cfg.Header.Condition = orDefault(h.Condition, string(policy.Vanilla))
+		cfg.Header.Condition = h.Condition
+		if cfg.Header.Condition == "" {
+			cfg.Header.Condition = string(policy.Vanilla)
+		}
 	}
 	if cfg.Trajectory != nil {
 		rec, err := trajectory.NewWriter(rawfd.Writer(cfg.Trajectory), cfg.Header)
 		if err != nil {
 			return nil, err
 		}
-		opts = append(opts, WithRecorder(rec))
+		opts = append(opts, session.WithRecorder(rec))
 	}
 	// what runs killed outright left behind goes first
 	removeLeftovers(os.TempDir())
@@ -193,11 +198,11 @@ func Start(cfg HostConfig) (host *Host, err error) {
 			return nil, err
 		}
 	}
-	if h.Hub, err = New(cfg.Root, append(opts, WithWatcher(h.watcher), WithClients(clients(h.ShimDir)...))...); err != nil {
+	if h.Hub, err = session.New(cfg.Root, append(opts, session.WithWatcher(h.watcher), session.WithClients(clients(h.ShimDir)...))...); err != nil {
 		return nil, err
 	}
 	h.Socket = filepath.Join(h.private, "hub.sock")
-	l, err := ListenUnix(h.Socket)
+	l, err := session.ListenUnix(h.Socket)
 	if err != nil {
 		return nil, err
 	}
@@ -267,7 +272,7 @@ func (h *Host) Env(env []string) []string {
 }
 
 // Close records the session's end with note, stops serving and
-// watching, and removes the private directory. Call Hub.Idle first to
+// watching, and removes the private directory. Call session.Hub.Idle first to
 // take the agent's last native edits (swetouch run verifies in between,
 // and what the tests write is not the agent's).
 func (h *Host) Close(note string) error {
@@ -295,7 +300,7 @@ func (h *Host) release() {
 // the files it names: every file the verifier's copy would hold, ignored
 // ones included, computed by swetouch from its own copy of the start (the
 // workspace's .git is the agent's, and is never asked). Take it after
-// Hub.Idle and before Close.
+// session.Hub.Idle and before Close.
 func (h *Host) FinalDiff() ([]byte, []baseline.File, error) { return h.base.Diff(h.root) }
 
 // SelfCheckCommand is the command a session with a self-check puts on

@@ -1,4 +1,4 @@
-package session
+package run
 
 import (
 	"context"
@@ -18,7 +18,7 @@ import (
 // auditRun is the mechanical audit of a verified run, from its files:
 // the trajectory, the final diff, the task's evaluation data, and, for a
 // test the agent edited, the verdict again with that test as shipped.
-func auditRun(cfg RunConfig, res *result.Run, ws string, diff []byte, talk Talker) *audit.Report {
+func auditRun(cfg Config, res *result.Run, ws string, diff []byte, talk Talker) *audit.Report {
 	tr, err := trajectory.ReadFile(filepath.Join(cfg.Out, "trajectory.jsonl"))
 	if err != nil {
 		return nil
@@ -71,7 +71,7 @@ func auditRun(cfg RunConfig, res *result.Run, ws string, diff []byte, talk Talke
 }
 
 // verifyOptions are the options of every verifier run of cfg's trial.
-func verifyOptions(cfg RunConfig) []task.VerifyOption {
+func verifyOptions(cfg Config) []task.VerifyOption {
 	return append([]task.VerifyOption{task.WithSandbox(cfg.Sandbox)}, cfg.Verify...)
 }
 
