@@ -1,9 +1,9 @@
 package main
 
 import (
-	"github.com/swetouch/swetouch/trajectory"
 	"encoding/json"
 	"fmt"
+	"github.com/swetouch/swetouch/trajectory"
 	"os"
 	"path/filepath"
 	"strings"

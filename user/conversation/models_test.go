@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/swetouch/swetouch/user/conversation"
 	"github.com/swetouch/swetouch/modelserver"
 	"github.com/swetouch/swetouch/user"
+	"github.com/swetouch/swetouch/user/conversation"
 )
 
 // chat is a model that always answers text, behind the scripted model

@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/swetouch/swetouch/user/conversation"
 	"github.com/swetouch/swetouch/event"
 	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/task"
+	"github.com/swetouch/swetouch/user/conversation"
 )
 
 // cascade is testdata/cascade.json, its budget replaced when budget is
