@@ -158,7 +158,7 @@ func plantModule(t *testing.T, mod string) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		b, err := os.ReadFile(filepath.Join("..", "examples", "tasks", "go-stack", "tests", "hidden_test.go"))
+		b, err := os.ReadFile(filepath.Join("..", "..", "examples", "tasks", "go-stack", "tests", "hidden_test.go"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -274,10 +274,10 @@ func TestBuildCacheShowsNothing(t *testing.T) {
 	f := newFixture(t)
 	// the hidden test, compiled on the host into its cache
 	repo := filepath.Join(t.TempDir(), "repo")
-	if out, err := exec.Command("cp", "-r", filepath.Join("..", "examples", "tasks", "go-stack", "repo"), repo).CombinedOutput(); err != nil {
+	if out, err := exec.Command("cp", "-r", filepath.Join("..", "..", "examples", "tasks", "go-stack", "repo"), repo).CombinedOutput(); err != nil {
 		t.Fatalf("cp: %v %s", err, out)
 	}
-	b, _ := os.ReadFile(filepath.Join("..", "examples", "tasks", "go-stack", "tests", "hidden_test.go"))
+	b, _ := os.ReadFile(filepath.Join("..", "..", "examples", "tasks", "go-stack", "tests", "hidden_test.go"))
 	os.WriteFile(filepath.Join(repo, "hidden_test.go"), b, 0o644)
 	seed := exec.Command(gobin, "test", "-count=1", "-run", "^$", "./...")
 	seed.Dir, seed.Env = repo, append(os.Environ(), "GOCACHEPROG=")

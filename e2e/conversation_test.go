@@ -1,4 +1,4 @@
-package examples_test
+package e2e_test
 
 import (
 	"context"
@@ -32,7 +32,7 @@ func runConversation(t *testing.T, name string, env []string, args ...string) (*
 		t.Fatal(err)
 	}
 	out := t.TempDir()
-	dir, _ := filepath.Abs(filepath.Join("conversations", name))
+	dir, _ := filepath.Abs(filepath.Join(examplesDir, "conversations", name))
 	cmd := exec.Command(filepath.Join(bin, "swetouch"), append([]string{"run", "--task", dir, "--out", out}, args...)...)
 	cmd.Env = append(os.Environ(), env...)
 	got, err := cmd.CombinedOutput()
@@ -55,7 +55,7 @@ func scripted(t *testing.T, name, behaviour string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, _ := filepath.Abs(filepath.Join("agents", name+".json"))
+	plan, _ := filepath.Abs(filepath.Join(examplesDir, "agents", name+".json"))
 	return []string{"--", filepath.Join(bin, "swetouch"), "agent", "script", "--plan", plan, "--behaviour", behaviour,
 		"--session", "{session}", "--message", "{instruction}"}
 }
@@ -123,7 +123,7 @@ func TestScriptedConversations(t *testing.T) {
 
 func loadPackage(t *testing.T, name string) *conversation.Package {
 	t.Helper()
-	tk, err := task.Load(filepath.Join("conversations", name))
+	tk, err := task.Load(filepath.Join(examplesDir, "conversations", name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,10 +180,10 @@ func traced(t *testing.T, pkg *conversation.Package, turns []result.Turn) {
 // others through their shells.
 func TestAgentConversations(t *testing.T) {
 	for _, c := range []struct{ agent, script string }{
-		{"claude", filepath.Join("agents", "claude", "talk-discount.script.json")},
-		{"codex", filepath.Join("agents", "talk-discount.script.json")},
-		{"gemini", filepath.Join("agents", "talk-discount.script.json")},
-		{"opencode", filepath.Join("agents", "talk-discount.script.json")},
+		{"claude", filepath.Join(examplesDir, "agents", "claude", "talk-discount.script.json")},
+		{"codex", filepath.Join(examplesDir, "agents", "talk-discount.script.json")},
+		{"gemini", filepath.Join(examplesDir, "agents", "talk-discount.script.json")},
+		{"opencode", filepath.Join(examplesDir, "agents", "talk-discount.script.json")},
 	} {
 		t.Run(c.agent, func(t *testing.T) {
 			p, _, err := agents.PresetFor(c.agent)
@@ -264,8 +264,8 @@ func TestACPConversation(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range []struct{ agent, adapter, script string }{
-		{"gemini", "", filepath.Join("agents", "talk-discount.script.json")},
-		{"claude", "claude-agent-acp", filepath.Join("agents", "claude", "talk-discount.script.json")},
+		{"gemini", "", filepath.Join(examplesDir, "agents", "talk-discount.script.json")},
+		{"claude", "claude-agent-acp", filepath.Join(examplesDir, "agents", "claude", "talk-discount.script.json")},
 	} {
 		t.Run(c.agent, func(t *testing.T) {
 			p, exe, err := agents.PresetFor(c.agent)
@@ -287,7 +287,7 @@ func TestACPConversation(t *testing.T) {
 			srv := modelserver.NewServer(s, nil)
 			ts := httptest.NewServer(srv)
 			defer ts.Close()
-			tk, _ := task.Load(filepath.Join("conversations", "talk-discount"))
+			tk, _ := task.Load(filepath.Join(examplesDir, "conversations", "talk-discount"))
 			ws, err := run.Workspace(tk.Repo)
 			if err != nil {
 				t.Fatal(err)
@@ -374,7 +374,7 @@ func TestSameUser(t *testing.T) {
 // keeps the user's clamp, never resolves the task (its range check comes
 // after the clamp), and the conversation runs to its budget.
 func TestTalkAndTouch(t *testing.T) {
-	dir, _ := filepath.Abs(filepath.Join("conversations", "talk-discount"))
+	dir, _ := filepath.Abs(filepath.Join(examplesDir, "conversations", "talk-discount"))
 	res, _ := runConversation(t, "talk-discount", nil, append([]string{"--records", filepath.Join(dir, "records.jsonl"), "--condition", "counter-edit"},
 		scripted(t, "talk-discount", "careful")...)...)
 	if res.Condition != "counter-edit" || res.Applied != 1 || res.Delivered != 1 {

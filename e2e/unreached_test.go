@@ -1,4 +1,4 @@
-package examples_test
+package e2e_test
 
 import (
 	"context"
@@ -38,7 +38,7 @@ func TestUnreached(t *testing.T) {
 			if err != nil {
 				t.Skipf("%s is not installed: %v", agent, err)
 			}
-			tk, _ := task.Load(filepath.Join("tasks", "py-discount"))
+			tk, _ := task.Load(filepath.Join(examplesDir, "tasks", "py-discount"))
 			scratch, out := t.TempDir(), t.TempDir()
 			url := refuse.URL
 			if agent == "claude" {

@@ -189,7 +189,7 @@ func goFixture(t *testing.T) fixture {
 	f := newFixture(t)
 	dir := filepath.Dir(filepath.Dir(f.task))
 	task := filepath.Join(dir, "tasks", "go-stack")
-	if out, err := exec.Command("cp", "-r", filepath.Join("..", "examples", "tasks", "go-stack"), task).CombinedOutput(); err != nil {
+	if out, err := exec.Command("cp", "-r", filepath.Join("..", "..", "examples", "tasks", "go-stack"), task).CombinedOutput(); err != nil {
 		t.Fatalf("cp: %v %s", err, out)
 	}
 	f.task, f.records = task, filepath.Join(task, "records.jsonl")
@@ -235,7 +235,7 @@ PY`)
 func TestConversationCannotPassAtTurnOne(t *testing.T) {
 	f := newFixture(t)
 	dir := filepath.Join(filepath.Dir(f.task), "talk-discount")
-	if out, err := exec.Command("cp", "-r", filepath.Join("..", "examples", "conversations", "talk-discount"), dir).CombinedOutput(); err != nil {
+	if out, err := exec.Command("cp", "-r", filepath.Join("..", "..", "examples", "conversations", "talk-discount"), dir).CombinedOutput(); err != nil {
 		t.Fatalf("cp: %v %s", err, out)
 	}
 	cmd := exec.Command(filepath.Join(bin, "swetouch"), "run", "--verbose", "--task", dir, "--out", f.out, "--",

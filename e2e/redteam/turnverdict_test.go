@@ -32,7 +32,7 @@ func talk(t *testing.T, plan string) (result.Run, string, string) {
 	}
 	dir := t.TempDir()
 	task := filepath.Join(dir, "talk-cart")
-	if out, err := exec.Command("cp", "-r", filepath.Join("..", "examples", "conversations", "talk-cart"), task).CombinedOutput(); err != nil {
+	if out, err := exec.Command("cp", "-r", filepath.Join("..", "..", "examples", "conversations", "talk-cart"), task).CombinedOutput(); err != nil {
 		t.Fatalf("cp: %v %s", err, out)
 	}
 	planFile := filepath.Join(dir, "plan.json")

@@ -1,4 +1,4 @@
-package examples_test
+package e2e_test
 
 import (
 	"net/http/httptest"
@@ -27,8 +27,8 @@ func TestUserModelReplays(t *testing.T) {
 	srv := modelserver.NewServer(s, nil)
 	ts := httptest.NewServer(srv)
 	out := filepath.Join(t.TempDir(), "run")
-	plan, _ := filepath.Abs(filepath.Join("agents", "py-discount.json"))
-	cmd := exec.Command(swetouch, "run", "--task", filepath.Join("tasks", "py-discount"), "--records", filepath.Join("tasks", "py-discount", "records.jsonl"),
+	plan, _ := filepath.Abs(filepath.Join(examplesDir, "agents", "py-discount.json"))
+	cmd := exec.Command(swetouch, "run", "--task", filepath.Join(examplesDir, "tasks", "py-discount"), "--records", filepath.Join(examplesDir, "tasks", "py-discount", "records.jsonl"),
 		"--user-model-url", ts.URL+"/v1", "--user-model", "user-model", "--out", out, "--visible", plan,
 		"--", swetouch, "agent", "script", "--plan", plan, "--behaviour", "careful")
 	if b, err := cmd.CombinedOutput(); err != nil {
@@ -43,16 +43,16 @@ func TestUserModelReplays(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(out, "user-model.jsonl")); err != nil {
 		t.Fatal(err)
 	}
-	rep := exec.Command(swetouch, "replay", filepath.Join(out, "trajectory.jsonl"), "--task", filepath.Join("tasks", "py-discount"),
-		"--records", filepath.Join("tasks", "py-discount", "records.jsonl"), "--check", "--out", t.TempDir())
+	rep := exec.Command(swetouch, "replay", filepath.Join(out, "trajectory.jsonl"), "--task", filepath.Join(examplesDir, "tasks", "py-discount"),
+		"--records", filepath.Join(examplesDir, "tasks", "py-discount", "records.jsonl"), "--check", "--out", t.TempDir())
 	if b, err := rep.CombinedOutput(); err != nil || !strings.Contains(string(b), "identical to the recording") {
 		t.Errorf("replay without the endpoint: %v\n%s", err, b)
 	}
 	// without the recording the user falls back, and replay says so
 	bare := filepath.Join(t.TempDir(), "trajectory.jsonl")
 	os.WriteFile(bare, traj, 0o644)
-	rep = exec.Command(swetouch, "replay", bare, "--task", filepath.Join("tasks", "py-discount"),
-		"--records", filepath.Join("tasks", "py-discount", "records.jsonl"), "--check", "--out", t.TempDir())
+	rep = exec.Command(swetouch, "replay", bare, "--task", filepath.Join(examplesDir, "tasks", "py-discount"),
+		"--records", filepath.Join(examplesDir, "tasks", "py-discount", "records.jsonl"), "--check", "--out", t.TempDir())
 	if b, err := rep.CombinedOutput(); err == nil {
 		t.Errorf("replay without the user's recording matched:\n%s", b)
 	}

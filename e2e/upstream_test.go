@@ -1,4 +1,4 @@
-package examples_test
+package e2e_test
 
 import (
 	"bufio"
@@ -22,11 +22,11 @@ import (
 // --prices, and written to the run folder's cassette, which replays the
 // run without the provider.
 func TestModelUpstream(t *testing.T) {
-	p, bin, srv, modelURL := scriptedClaude(t, filepath.Join("agents", "claude", "py-discount.script.json"))
+	p, bin, srv, modelURL := scriptedClaude(t, filepath.Join(examplesDir, "agents", "claude", "py-discount.script.json"))
 	prices := filepath.Join(t.TempDir(), "prices.json")
 	os.WriteFile(prices, []byte(`{"claude-sonnet-4-5": {"input": 3, "cached_input": 0.3, "output": 15}}`), 0o644)
 	out := t.TempDir()
-	task, _ := filepath.Abs(filepath.Join("tasks", "py-discount"))
+	task, _ := filepath.Abs(filepath.Join(examplesDir, "tasks", "py-discount"))
 	cmd := exec.Command(filepath.Join(bin, "swetouch"), "run", "--task", task, "--out", out, "--agent", p.Name, "--model-upstream", modelURL, "--prices", prices)
 	cmd.Env = append(os.Environ(), "IS_SANDBOX=1")
 	if got, err := cmd.CombinedOutput(); err != nil {
@@ -67,9 +67,9 @@ func TestModelUpstream(t *testing.T) {
 // each trial's folder holds its cassette and its usage, and together
 // they count every call the provider answered.
 func TestEvalModelUpstream(t *testing.T) {
-	p, bin, srv, modelURL := scriptedClaude(t, filepath.Join("agents", "claude", "py-discount.script.json"))
+	p, bin, srv, modelURL := scriptedClaude(t, filepath.Join(examplesDir, "agents", "claude", "py-discount.script.json"))
 	tasks := t.TempDir()
-	if out, err := exec.Command("cp", "-r", filepath.Join("tasks", "py-discount"), filepath.Join("tasks", "py-slugify"), tasks).CombinedOutput(); err != nil {
+	if out, err := exec.Command("cp", "-r", filepath.Join(examplesDir, "tasks", "py-discount"), filepath.Join(examplesDir, "tasks", "py-slugify"), tasks).CombinedOutput(); err != nil {
 		t.Fatalf("%v %s", err, out)
 	}
 	out := t.TempDir()
@@ -101,11 +101,11 @@ func TestEvalModelUpstream(t *testing.T) {
 // (whose report reaches the model), and writes its account; the edit
 // passes the gate.
 func TestClaudeGenerator(t *testing.T) {
-	p, bin, srv, modelURL := scriptedClaude(t, filepath.Join("agents", "claude", "generate-py-discount.script.json"))
+	p, bin, srv, modelURL := scriptedClaude(t, filepath.Join(examplesDir, "agents", "claude", "generate-py-discount.script.json"))
 	dir := t.TempDir()
 	regions := filepath.Join(dir, "regions.json")
 	os.WriteFile(regions, []byte(`{"schema_version": "1.0.0", "benchmark": "local", "instance_id": "py-discount", "regions": [{"path": "pricing.py", "start_line": 4, "end_line": 6}], "evidence": {}}`), 0o644)
-	task, _ := filepath.Abs(filepath.Join("tasks", "py-discount"))
+	task, _ := filepath.Abs(filepath.Join(examplesDir, "tasks", "py-discount"))
 	out := filepath.Join(dir, "cands.json")
 	cmd := exec.Command(filepath.Join(bin, "swetouch"), "generate", "--task", task, "--regions", regions, "--out", out, "--agent", p.Name, "--model-url", modelURL)
 	cmd.Env = append(os.Environ(), "IS_SANDBOX=1")

@@ -1,4 +1,4 @@
-package examples_test
+package e2e_test
 
 import (
 	"context"
@@ -57,7 +57,7 @@ func agentSession(t *testing.T, shimDir, agent, modelName, readTool string, deli
 	if err != nil {
 		t.Skipf("%s is not installed: %v", agent, err)
 	}
-	s, err := modelserver.LoadScript(filepath.Join("agents", agent, "py-discount.script.json"))
+	s, err := modelserver.LoadScript(filepath.Join(examplesDir, "agents", agent, "py-discount.script.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,8 +74,8 @@ func agentSession(t *testing.T, shimDir, agent, modelName, readTool string, deli
 	upstream, _ := url.Parse(ts.URL)
 	recorded := httptest.NewServer(modelserver.NewRecorder(upstream, cf))
 	defer recorded.Close()
-	tk, _ := task.Load(filepath.Join("tasks", "py-discount"))
-	recs, _ := task.LoadRecords(filepath.Join("tasks", "py-discount", "records.jsonl"))
+	tk, _ := task.Load(filepath.Join(examplesDir, "tasks", "py-discount"))
+	recs, _ := task.LoadRecords(filepath.Join(examplesDir, "tasks", "py-discount", "records.jsonl"))
 	out, scratch := t.TempDir(), t.TempDir()
 	// sandboxed, as swetouch run runs it, where the sandbox can run
 	sb := sandboxed(t, filepath.Join(shimDir, "swetouch"))
@@ -173,7 +173,7 @@ func agentSession(t *testing.T, shimDir, agent, modelName, readTool string, deli
 	// condition, has the same session: same commands, outputs, decisions
 	t.Run("replay", func(t *testing.T) {
 		cmd := exec.Command(filepath.Join(shimDir, "swetouch"), "replay", filepath.Join(out, "trajectory.jsonl"),
-			"--task", filepath.Join("tasks", "py-discount"), "--records", filepath.Join("tasks", "py-discount", "records.jsonl"),
+			"--task", filepath.Join(examplesDir, "tasks", "py-discount"), "--records", filepath.Join(examplesDir, "tasks", "py-discount", "records.jsonl"),
 			"--cassette", cassette, "--agent", agent, "--model", modelName, "--check", "--out", t.TempDir())
 		got, err := cmd.CombinedOutput()
 		if err != nil || !strings.Contains(string(got), "identical to the recording") {
@@ -195,15 +195,15 @@ func TestClaudeNativeReadMessage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := modelserver.LoadScript(filepath.Join("agents", "claude", "native-read.script.json"))
+	s, err := modelserver.LoadScript(filepath.Join(examplesDir, "agents", "claude", "native-read.script.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := modelserver.NewServer(s, nil)
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
-	tk, _ := task.Load(filepath.Join("tasks", "py-discount"))
-	recs, _ := task.LoadRecords(filepath.Join("tasks", "py-discount", "records.jsonl"))
+	tk, _ := task.Load(filepath.Join(examplesDir, "tasks", "py-discount"))
+	recs, _ := task.LoadRecords(filepath.Join(examplesDir, "tasks", "py-discount", "records.jsonl"))
 	swetouch := filepath.Join(shimDir, "swetouch")
 	res, err := run.Trial(context.Background(), run.Config{
 		Task: tk, Record: recs[0], Condition: policy.CounterEdit, Out: t.TempDir(), Shim: swetouch,

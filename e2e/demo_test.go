@@ -1,4 +1,4 @@
-package examples_test
+package e2e_test
 
 import (
 	"context"
@@ -97,8 +97,8 @@ func TestDemo(t *testing.T) {
 	t.Run("replay", func(t *testing.T) {
 		for _, r := range runs {
 			traj := filepath.Join(reportDir, "runs", r.Task, r.Condition, r.Agent, "trajectory.jsonl")
-			cmd := exec.Command(filepath.Join(bin, "swetouch"), "replay", traj, "--task", filepath.Join("tasks", r.Task),
-				"--records", filepath.Join("tasks", r.Task, "records.jsonl"), "--check", "--out", t.TempDir())
+			cmd := exec.Command(filepath.Join(bin, "swetouch"), "replay", traj, "--task", filepath.Join(examplesDir, "tasks", r.Task),
+				"--records", filepath.Join(examplesDir, "tasks", r.Task, "records.jsonl"), "--check", "--out", t.TempDir())
 			out, err := cmd.CombinedOutput()
 			if err != nil || !strings.Contains(string(out), "identical to the recording") {
 				t.Errorf("replay of %s/%s/%s: %v\n%s", r.Task, r.Condition, r.Agent, err, out)

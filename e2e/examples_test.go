@@ -1,4 +1,4 @@
-package examples_test
+package e2e_test
 
 import (
 	"context"
@@ -19,7 +19,7 @@ import (
 // reference fails (the user's edit breaks a correct solution), and the
 // reference survives the Co-Edit.
 func TestExamplesValidated(t *testing.T) {
-	dirs, _ := filepath.Glob(filepath.Join("tasks", "*", "task.toml"))
+	dirs, _ := filepath.Glob(filepath.Join(examplesDir, "tasks", "*", "task.toml"))
 	if len(dirs) < 3 {
 		t.Fatalf("want at least three example tasks, found %d", len(dirs))
 	}

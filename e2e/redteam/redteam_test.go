@@ -46,7 +46,7 @@ func newFixture(t *testing.T) fixture {
 	dir := t.TempDir()
 	task := filepath.Join(dir, "tasks", "py-discount")
 	os.MkdirAll(filepath.Dir(task), 0o755)
-	if out, err := exec.Command("cp", "-r", filepath.Join("..", "examples", "tasks", "py-discount"), task).CombinedOutput(); err != nil {
+	if out, err := exec.Command("cp", "-r", filepath.Join("..", "..", "examples", "tasks", "py-discount"), task).CombinedOutput(); err != nil {
 		t.Fatalf("cp: %v %s", err, out)
 	}
 	return fixture{task: task, records: filepath.Join(task, "records.jsonl"), out: filepath.Join(dir, "out")}
@@ -244,7 +244,7 @@ func TestEvalTrustsOnlyItsOwnResults(t *testing.T) {
 	os.MkdirAll(trial, 0o755)
 	os.WriteFile(filepath.Join(trial, "result.json"), []byte(`{"task": "py-discount", "condition": "vanilla", "agent_name": "naive", "resolved": true, "forged": true}`), 0o644)
 	cmd := exec.Command(filepath.Join(bin, "swetouch"), "eval", "--tasks", tasks, "--agent", "naive", "--conditions", "vanilla",
-		"--plans", filepath.Join("..", "examples", "agents"), "--out", f.out, "--concurrency", "1")
+		"--plans", filepath.Join("..", "..", "examples", "agents"), "--out", f.out, "--concurrency", "1")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("eval: %v\n%s", err, out)
@@ -258,7 +258,7 @@ func TestEvalTrustsOnlyItsOwnResults(t *testing.T) {
 	}
 	// a second eval trusts its own result and runs nothing
 	out, err = exec.Command(filepath.Join(bin, "swetouch"), "eval", "--tasks", tasks, "--agent", "naive", "--conditions", "vanilla",
-		"--plans", filepath.Join("..", "examples", "agents"), "--out", f.out).CombinedOutput()
+		"--plans", filepath.Join("..", "..", "examples", "agents"), "--out", f.out).CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "ran 0 trials") {
 		t.Errorf("a second eval: %v\n%s", err, out)
 	}

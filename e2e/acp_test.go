@@ -1,4 +1,4 @@
-package examples_test
+package e2e_test
 
 import (
 	"bytes"
@@ -83,7 +83,7 @@ type acpFixture struct {
 
 func newACPFixture(t *testing.T, agent string) *acpFixture {
 	t.Helper()
-	s, err := modelserver.LoadScript(filepath.Join("agents", agent, "acp.script.json"))
+	s, err := modelserver.LoadScript(filepath.Join(examplesDir, "agents", agent, "acp.script.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +91,7 @@ func newACPFixture(t *testing.T, agent string) *acpFixture {
 	f.model = httptest.NewServer(f.srv)
 	t.Cleanup(f.model.Close)
 	rec, _ := trajectory.NewWriter(f.traj, trajectory.Header{Task: "py-discount"})
-	f.ws, f.sock, f.hub = sessiontest.Serve(t, filepath.Join("tasks", "py-discount"), policy.CounterEdit, sessiontest.Watched(), sessiontest.Recorded(rec))
+	f.ws, f.sock, f.hub = sessiontest.Serve(t, filepath.Join(examplesDir, "tasks", "py-discount"), policy.CounterEdit, sessiontest.Watched(), sessiontest.Recorded(rec))
 	return f
 }
 

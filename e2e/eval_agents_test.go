@@ -1,4 +1,4 @@
-package examples_test
+package e2e_test
 
 import (
 	"context"
@@ -35,15 +35,15 @@ func TestEvalOneServer(t *testing.T) {
 	if err != nil {
 		t.Skipf("claude is not installed: %v", err)
 	}
-	s, err := modelserver.LoadScript(filepath.Join("agents", "claude", "py-discount.script.json"))
+	s, err := modelserver.LoadScript(filepath.Join(examplesDir, "agents", "claude", "py-discount.script.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := modelserver.NewServer(s, nil)
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
-	tk, _ := task.Load(filepath.Join("tasks", "py-discount"))
-	recs, _ := task.LoadRecords(filepath.Join("tasks", "py-discount", "records.jsonl"))
+	tk, _ := task.Load(filepath.Join(examplesDir, "tasks", "py-discount"))
+	recs, _ := task.LoadRecords(filepath.Join(examplesDir, "tasks", "py-discount", "records.jsonl"))
 	swetouch := filepath.Join(shimDir, "swetouch")
 	agent := eval.Agent{Name: "claude", Observe: p.Observe, Own: p.Own, Unreached: p.Unreached,
 		Command: func(_ *task.Task, scratch, _ string) ([]string, []string, error) {

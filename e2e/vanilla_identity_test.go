@@ -1,4 +1,4 @@
-package examples_test
+package e2e_test
 
 import (
 	"context"
@@ -42,8 +42,8 @@ func vanillaIdentity(t *testing.T, shimDir, agent, modelName string) {
 	if err != nil {
 		t.Skipf("%s is not installed: %v", agent, err)
 	}
-	tk, _ := task.Load(filepath.Join("tasks", "py-discount"))
-	script := filepath.Join("agents", agent, "py-discount.script.json")
+	tk, _ := task.Load(filepath.Join(examplesDir, "tasks", "py-discount"))
+	script := filepath.Join(examplesDir, "agents", agent, "py-discount.script.json")
 	var agentTime [2]time.Duration
 	session1 := func(through bool) (requests []string, ws string) {
 		s, _ := modelserver.LoadScript(script)

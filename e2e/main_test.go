@@ -1,4 +1,4 @@
-package examples_test
+package e2e_test
 
 import (
 	"testing"
@@ -8,3 +8,6 @@ import (
 
 // TestMain removes the built swetouch only when every test is done with it.
 func TestMain(m *testing.M) { testbin.Main(m, nil) }
+
+// examplesDir holds the example tasks, conversations and agents' plans.
+const examplesDir = "../examples"

@@ -1,4 +1,4 @@
-package examples_test
+package e2e_test
 
 import (
 	"context"
@@ -62,8 +62,8 @@ func mcpSession(t *testing.T, shimDir, agent string, servers []agents.MCPServer)
 	srv := modelserver.NewServer(s, nil)
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
-	tk, _ := task.Load(filepath.Join("tasks", "py-discount"))
-	recs, _ := task.LoadRecords(filepath.Join("tasks", "py-discount", "records.jsonl"))
+	tk, _ := task.Load(filepath.Join(examplesDir, "tasks", "py-discount"))
+	recs, _ := task.LoadRecords(filepath.Join(examplesDir, "tasks", "py-discount", "records.jsonl"))
 	swetouch := filepath.Join(shimDir, "swetouch")
 	scratch := t.TempDir()
 	st, err := p.Start(agents.Launch{Bin: bin, ModelURL: ts.URL, Swetouch: swetouch, Scratch: scratch, MCP: servers})

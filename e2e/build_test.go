@@ -1,4 +1,4 @@
-package examples_test
+package e2e_test
 
 import (
 	"bufio"
