@@ -10,16 +10,26 @@ import (
 	"github.com/swetouch/swetouch/event"
 )
 
-var claudePreset = Preset{
-	Name: "claude", bin: "claude", mcp: claudeMCP, OfflineModel: "claude-sonnet-4-5",
+func init() { Register(claude) }
+
+var claude = Agent{
+	Name: "claude", Bin: "claude", MCP: claudeMCP, OfflineModel: "claude-sonnet-4-5", NativeRead: "Read",
+	Shell: []ShellTool{{Name: "Bash", Args: commandArg("command")}},
+	MCPConfig: &MCPConfig{
+		Path: func(string, func(string) string) string { return ".mcp.json" },
+		Wrap: func(data []byte, swetouch string) ([]byte, int, error) {
+			return wrapJSON(data, "mcpServers", swetouch, false)
+		},
+	},
 	// without an endpoint, it runs on its user's login: one of these
-	login: login{files: []string{".claude/.credentials.json"}, env: []string{"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"}},
+	Login: Login{Files: []string{".claude/.credentials.json"}, Env: []string{"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"}},
 	// its start-up reads the shell's environment with a bare `env`;
 	// every command of the model's comes inside its eval wrapper
 	Own:       func(command string) bool { return command == "env" },
 	Unreached: claudeUnreached,
 	Turns:     claudeTurns,
-	Command: func(bin, instruction, model, swetouch string) []string {
+	Command: func(l Launch, instruction, model string) []string {
+		bin, swetouch := l.Bin, l.Swetouch
 		args := []string{bin, "-p", instruction, "--output-format", "stream-json", "--verbose",
 			"--allowedTools", "Bash,Read,Edit,Write,Glob,Grep", "--permission-mode", "acceptEdits",
 			"--settings", claudeSettings(swetouch)}
@@ -128,4 +138,34 @@ func claudeUnreached(line []byte) string {
 		return ""
 	}
 	return orText(ev.Result, "API error")
+}
+
+// claudeTurns: the session id of the newest init event (it can change on
+// resume), the result's text, and `--resume ID` with the new prompt.
+var claudeTurns = &Turns{
+	Session: func(line []byte) string {
+		var ev struct {
+			Type    string `json:"type"`
+			Subtype string `json:"subtype"`
+			Session string `json:"session_id"`
+		}
+		if jsonLine(line, &ev) && ev.Type == "system" && ev.Subtype == "init" {
+			return ev.Session
+		}
+		return ""
+	},
+	Reply: func(sofar string, line []byte) string {
+		var ev struct {
+			Type    string `json:"type"`
+			Result  string `json:"result"`
+			IsError bool   `json:"is_error"`
+		}
+		if jsonLine(line, &ev) && ev.Type == "result" && !ev.IsError {
+			return ev.Result
+		}
+		return sofar
+	},
+	Resume: func(argv []string, session string) []string {
+		return append(slices.Clone(argv), "--resume", session)
+	},
 }

@@ -14,13 +14,29 @@ import (
 	"github.com/swetouch/swetouch/internal/envlist"
 )
 
-var codexPreset = Preset{
+func init() { Register(codex) }
+
+var codex = Agent{
 	// the endpoint's model is set in its config.toml
-	Name: "codex", bin: "codex", mcp: codexMCP, instructionLast: true, Unreached: codexUnreached,
+	Shell: []ShellTool{
+		{Name: "exec_command", Args: commandArg("cmd")},                                                                       // unified exec
+		{Name: "shell", Args: func(c string) map[string]any { return map[string]any{"command": []string{"bash", "-lc", c}} }}, // classic: an argv list
+	},
+	MCPConfig: &MCPConfig{
+		Path: func(home string, getenv func(string) string) string {
+			if d := getenv("CODEX_HOME"); d != "" {
+				return filepath.Join(d, "config.toml")
+			}
+			return filepath.Join(home, ".codex", "config.toml")
+		},
+		Wrap: wrapTOML,
+	},
+	Name: "codex", Bin: "codex", MCP: codexMCP, InstructionLast: true, Unreached: codexUnreached,
 	// without an endpoint, it runs on its user's login: one of these
-	login: login{files: []string{".codex/auth.json"}, env: []string{"OPENAI_API_KEY", "CODEX_API_KEY"}},
+	Login: Login{Files: []string{".codex/auth.json"}, Env: []string{"OPENAI_API_KEY", "CODEX_API_KEY"}},
 	Turns: codexTurns,
-	Command: func(bin, instruction, model, swetouch string) []string {
+	Command: func(l Launch, instruction, model string) []string {
+		bin := l.Bin
 		args := []string{bin, "exec", "--json", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", "--dangerously-bypass-hook-trust"}
 		if model != "" {
 			args = append(args, "-m", model)
@@ -175,4 +191,37 @@ func codexUnreached(line []byte) string {
 		return orText(ev.Message, "error")
 	}
 	return ""
+}
+
+// codexTurns: the thread id of thread.started, the last agent message,
+// and `exec resume [flags] ID PROMPT` (resume takes exec's flags).
+var codexTurns = &Turns{
+	Session: func(line []byte) string {
+		var ev struct {
+			Type   string `json:"type"`
+			Thread string `json:"thread_id"`
+		}
+		if jsonLine(line, &ev) && ev.Type == "thread.started" {
+			return ev.Thread
+		}
+		return ""
+	},
+	Reply: func(sofar string, line []byte) string {
+		var ev struct {
+			Type string `json:"type"`
+			Item struct {
+				Type string `json:"type"`
+				Text string `json:"text"`
+			} `json:"item"`
+		}
+		if jsonLine(line, &ev) && ev.Type == "item.completed" && ev.Item.Type == "agent_message" {
+			return ev.Item.Text
+		}
+		return sofar
+	},
+	Resume: func(argv []string, session string) []string {
+		last := len(argv) - 1
+		i := slices.Index(argv, "exec") + 1
+		return slices.Concat(argv[:i], []string{"resume"}, argv[i:last], []string{session, argv[last]})
+	},
 }

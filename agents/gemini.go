@@ -4,16 +4,29 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/swetouch/swetouch/event"
 )
 
-var geminiPreset = Preset{
-	Name: "gemini", bin: "gemini", mcp: geminiMCP, OfflineModel: "gemini-2.5-pro", Unreached: geminiUnreached,
+func init() { Register(gemini) }
+
+var gemini = Agent{
+	Name: "gemini", Bin: "gemini", MCP: geminiMCP, OfflineModel: "gemini-2.5-pro", NativeRead: "read_file", Unreached: geminiUnreached,
+	Shell: []ShellTool{{Name: "run_shell_command", Args: commandArg("command")}},
+	MCPConfig: &MCPConfig{
+		Path: func(home string, _ func(string) string) string {
+			return filepath.Join(home, ".gemini", "settings.json")
+		},
+		Wrap: func(data []byte, swetouch string) ([]byte, int, error) {
+			return wrapJSON(data, "mcpServers", swetouch, false)
+		},
+	},
 	// without an endpoint, it runs on its user's login: one of these
-	login: login{files: []string{".gemini/oauth_creds.json"}, env: []string{"GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI"}},
+	Login: Login{Files: []string{".gemini/oauth_creds.json"}, Env: []string{"GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI"}},
 	Turns: geminiTurns,
-	Command: func(bin, instruction, model, swetouch string) []string {
+	Command: func(l Launch, instruction, model string) []string {
+		bin := l.Bin
 		args := []string{bin, "-p", instruction, "-o", "stream-json", "--yolo", "--skip-trust"}
 		if model != "" {
 			args = append(args, "-m", model)
@@ -96,4 +109,41 @@ func geminiUnreached(line []byte) string {
 		return orText(ev.Message, orText(ev.Error.Message, "error"))
 	}
 	return ""
+}
+
+// geminiTurns: the init event's session id, the assistant's text since
+// its last tool call (it streams in deltas), and `--resume ID` in the
+// same directory.
+var geminiTurns = &Turns{
+	Session: func(line []byte) string {
+		var ev struct {
+			Type    string `json:"type"`
+			Session string `json:"session_id"`
+		}
+		if jsonLine(line, &ev) && ev.Type == "init" {
+			return ev.Session
+		}
+		return ""
+	},
+	Reply: func(sofar string, line []byte) string {
+		var ev struct {
+			Type    string `json:"type"`
+			Role    string `json:"role"`
+			Content string `json:"content"`
+			Delta   bool   `json:"delta"`
+		}
+		switch {
+		case !jsonLine(line, &ev):
+		case ev.Type == "tool_use":
+			return ""
+		case ev.Type == "message" && ev.Role == "assistant" && ev.Delta:
+			return sofar + ev.Content
+		case ev.Type == "message" && ev.Role == "assistant":
+			return ev.Content
+		}
+		return sofar
+	},
+	Resume: func(argv []string, session string) []string {
+		return append(slices.Clone(argv), "--resume", session)
+	},
 }

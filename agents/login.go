@@ -6,29 +6,29 @@ import (
 	"strings"
 )
 
-// login is where an agent finds its user's login when it is given no
+// Login is where an agent finds its user's login when it is given no
 // endpoint: a credentials file under the home, or a key in the
 // environment.
-type login struct{ files, env []string }
+type Login struct{ Files, Env []string }
 
-// Login reports whether the agent, run without an endpoint, can find a
+// LoggedIn reports whether the agent, run without an endpoint, can find a
 // login of its user's under home or in getenv, and if not, what it
 // looked for. Without one, every run ends "Not logged in" after the
 // agent's start-up: a caller about to run many refuses at once. A
-// preset that names no login is taken to have one.
-func (p *Preset) Login(home string, getenv func(string) string) (ok bool, looked string) {
-	if len(p.login.files)+len(p.login.env) == 0 {
+// agent that names no login is taken to have one.
+func (p *Agent) LoggedIn(home string, getenv func(string) string) (ok bool, looked string) {
+	if len(p.Login.Files)+len(p.Login.Env) == 0 {
 		return true, ""
 	}
 	var where []string
-	for _, f := range p.login.files {
+	for _, f := range p.Login.Files {
 		path := filepath.Join(home, f)
 		if _, err := os.Stat(path); err == nil {
 			return true, ""
 		}
 		where = append(where, path)
 	}
-	for _, k := range p.login.env {
+	for _, k := range p.Login.Env {
 		if getenv(k) != "" {
 			return true, ""
 		}

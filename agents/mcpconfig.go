@@ -11,22 +11,28 @@ import (
 )
 
 // WrapMCPConfig rewrites an agent's MCP configuration so that every stdio
-// server runs behind `swetouch mcp --`: Claude Code's .mcp.json and Gemini
-// CLI's settings.json ("mcpServers": {"command", "args"}), opencode's
-// opencode.json ("mcp": {"type": "local", "command": [...]}) and Codex's
-// config.toml ([mcp_servers.NAME] command, args). Servers already wrapped
-// and remote (HTTP) servers are left alone; everything else in the file is
-// kept. It returns the new content and how many servers it wrapped.
+// server runs behind `swetouch mcp --`, in the agent's own format (its
+// MCPConfig: Claude Code's .mcp.json and Gemini CLI's settings.json,
+// "mcpServers": {"command", "args"}; opencode's opencode.json, "mcp":
+// {"type": "local", "command": [...]}; Codex's config.toml,
+// [mcp_servers.NAME] command, args). Servers already wrapped and remote
+// (HTTP) servers are left alone; everything else in the file is kept. It
+// returns the new content and how many servers it wrapped.
 func WrapMCPConfig(agent string, data []byte, swetouch string) ([]byte, int, error) {
-	switch agent {
-	case "claude", "gemini":
-		return wrapJSON(data, "mcpServers", swetouch, false)
-	case "opencode":
-		return wrapJSON(data, "mcp", swetouch, true)
-	case "codex":
-		return wrapTOML(data, swetouch)
+	a, err := Lookup(agent)
+	if err != nil {
+		return nil, 0, err
 	}
-	return nil, 0, fmt.Errorf("no MCP configuration format for agent %q (have claude, codex, gemini, opencode)", agent)
+	if a.MCPConfig == nil {
+		return nil, 0, fmt.Errorf("agent %q keeps no MCP configuration of its own", agent)
+	}
+	return a.MCPConfig.Wrap(data, swetouch)
+}
+
+// commandArg is a shell tool that takes the command line in one string
+// argument.
+func commandArg(name string) func(string) map[string]any {
+	return func(c string) map[string]any { return map[string]any{name: c} }
 }
 
 func wrapped(swetouch, cmd string, args []string) bool {

@@ -5,19 +5,28 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/swetouch/swetouch/event"
 	"github.com/swetouch/swetouch/internal/envlist"
 )
 
-var opencodePreset = Preset{
+func init() { Register(opencode) }
+
+var opencode = Agent{
 	// the endpoint's model is set in its opencode.json
-	Name: "opencode", bin: "opencode", mcp: opencodeMCP, instructionLast: true, Unreached: opencodeUnreached,
+	Shell: []ShellTool{{Name: "bash", Args: func(c string) map[string]any { return map[string]any{"command": c, "description": "run a command"} }}},
+	MCPConfig: &MCPConfig{
+		Path: func(string, func(string) string) string { return "opencode.json" },
+		Wrap: func(data []byte, swetouch string) ([]byte, int, error) { return wrapJSON(data, "mcp", swetouch, true) },
+	},
+	Name: "opencode", NativeRead: "read", Bin: "opencode", MCP: opencodeMCP, InstructionLast: true, Unreached: opencodeUnreached,
 	// without an endpoint, it runs on its user's login: one of these
-	login: login{files: []string{".local/share/opencode/auth.json"}, env: []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENROUTER_API_KEY"}},
+	Login: Login{Files: []string{".local/share/opencode/auth.json"}, Env: []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENROUTER_API_KEY"}},
 	Turns: opencodeTurns,
-	Command: func(bin, instruction, model, swetouch string) []string {
+	Command: func(l Launch, instruction, model string) []string {
+		bin := l.Bin
 		args := []string{bin, "run", "--format", "json"}
 		if model != "" {
 			args = append(args, "-m", model)
@@ -128,4 +137,34 @@ func opencodeUnreached(line []byte) string {
 		return ""
 	}
 	return ev.Error.Name + ": " + orText(ev.Error.Data.Message, "no message")
+}
+
+// opencodeTurns: the session id every event carries, the last text part,
+// and `run --session ID` before the prompt.
+var opencodeTurns = &Turns{
+	Session: func(line []byte) string {
+		var ev struct {
+			Session string `json:"sessionID"`
+		}
+		if jsonLine(line, &ev) {
+			return ev.Session
+		}
+		return ""
+	},
+	Reply: func(sofar string, line []byte) string {
+		var ev struct {
+			Type string `json:"type"`
+			Part struct {
+				Text string `json:"text"`
+			} `json:"part"`
+		}
+		if jsonLine(line, &ev) && ev.Type == "text" && ev.Part.Text != "" {
+			return ev.Part.Text
+		}
+		return sofar
+	},
+	Resume: func(argv []string, session string) []string {
+		last := len(argv) - 1
+		return append(append(slices.Clone(argv[:last]), "--session", session), argv[last])
+	},
 }

@@ -2,10 +2,10 @@ package agents
 
 import (
 	"encoding/json"
-	"slices"
+	"strings"
 )
 
-// Turns is how a preset's agent goes on with its session in a
+// Turns is how an agent goes on with its session in a
 // conversation: the session id and the reply its output reports, and its
 // command line for the next turn, resuming that session.
 type Turns struct {
@@ -25,132 +25,50 @@ func jsonLine(line []byte, v any) bool {
 	return len(line) > 0 && line[0] == '{' && json.Unmarshal(line, v) == nil
 }
 
-// claudeTurns: the session id of the newest init event (it can change on
-// resume), the result's text, and `--resume ID` with the new prompt.
-var claudeTurns = &Turns{
-	Session: func(line []byte) string {
-		var ev struct {
-			Type    string `json:"type"`
-			Subtype string `json:"subtype"`
-			Session string `json:"session_id"`
-		}
-		if jsonLine(line, &ev) && ev.Type == "system" && ev.Subtype == "init" {
-			return ev.Session
-		}
-		return ""
-	},
-	Reply: func(sofar string, line []byte) string {
-		var ev struct {
-			Type    string `json:"type"`
-			Result  string `json:"result"`
-			IsError bool   `json:"is_error"`
-		}
-		if jsonLine(line, &ev) && ev.Type == "result" && !ev.IsError {
-			return ev.Result
-		}
-		return sofar
-	},
-	Resume: func(argv []string, session string) []string {
-		return append(slices.Clone(argv), "--resume", session)
-	},
+// The line protocol of an agent given as a command line: a line of its
+// standard output that is a JSON object naming its session or its reply.
+const (
+	SessionKey = "swetouch_session"
+	ReplyKey   = "swetouch_reply"
+)
+
+// LineTurns is the line protocol's Turns: the newest session and reply
+// the agent printed, and its own command line with {session} replaced by
+// the id for the next turn.
+func LineTurns() *Turns {
+	return &Turns{
+		Session: func(line []byte) string {
+			s, _ := lineValue(line, SessionKey)
+			return s
+		},
+		Reply: func(sofar string, line []byte) string {
+			if r, ok := lineValue(line, ReplyKey); ok {
+				return r
+			}
+			return sofar
+		},
+		Resume: func(argv []string, session string) []string {
+			out := make([]string, len(argv))
+			for i, a := range argv {
+				out[i] = strings.ReplaceAll(a, "{session}", session)
+			}
+			return out
+		},
+	}
 }
 
-// codexTurns: the thread id of thread.started, the last agent message,
-// and `exec resume [flags] ID PROMPT` (resume takes exec's flags).
-var codexTurns = &Turns{
-	Session: func(line []byte) string {
-		var ev struct {
-			Type   string `json:"type"`
-			Thread string `json:"thread_id"`
-		}
-		if jsonLine(line, &ev) && ev.Type == "thread.started" {
-			return ev.Thread
-		}
-		return ""
-	},
-	Reply: func(sofar string, line []byte) string {
-		var ev struct {
-			Type string `json:"type"`
-			Item struct {
-				Type string `json:"type"`
-				Text string `json:"text"`
-			} `json:"item"`
-		}
-		if jsonLine(line, &ev) && ev.Type == "item.completed" && ev.Item.Type == "agent_message" {
-			return ev.Item.Text
-		}
-		return sofar
-	},
-	Resume: func(argv []string, session string) []string {
-		last := len(argv) - 1
-		i := slices.Index(argv, "exec") + 1
-		return slices.Concat(argv[:i], []string{"resume"}, argv[i:last], []string{session, argv[last]})
-	},
-}
-
-// geminiTurns: the init event's session id, the assistant's text since
-// its last tool call (it streams in deltas), and `--resume ID` in the
-// same directory.
-var geminiTurns = &Turns{
-	Session: func(line []byte) string {
-		var ev struct {
-			Type    string `json:"type"`
-			Session string `json:"session_id"`
-		}
-		if jsonLine(line, &ev) && ev.Type == "init" {
-			return ev.Session
-		}
-		return ""
-	},
-	Reply: func(sofar string, line []byte) string {
-		var ev struct {
-			Type    string `json:"type"`
-			Role    string `json:"role"`
-			Content string `json:"content"`
-			Delta   bool   `json:"delta"`
-		}
-		switch {
-		case !jsonLine(line, &ev):
-		case ev.Type == "tool_use":
-			return ""
-		case ev.Type == "message" && ev.Role == "assistant" && ev.Delta:
-			return sofar + ev.Content
-		case ev.Type == "message" && ev.Role == "assistant":
-			return ev.Content
-		}
-		return sofar
-	},
-	Resume: func(argv []string, session string) []string {
-		return append(slices.Clone(argv), "--resume", session)
-	},
-}
-
-// opencodeTurns: the session id every event carries, the last text part,
-// and `run --session ID` before the prompt.
-var opencodeTurns = &Turns{
-	Session: func(line []byte) string {
-		var ev struct {
-			Session string `json:"sessionID"`
-		}
-		if jsonLine(line, &ev) {
-			return ev.Session
-		}
-		return ""
-	},
-	Reply: func(sofar string, line []byte) string {
-		var ev struct {
-			Type string `json:"type"`
-			Part struct {
-				Text string `json:"text"`
-			} `json:"part"`
-		}
-		if jsonLine(line, &ev) && ev.Type == "text" && ev.Part.Text != "" {
-			return ev.Part.Text
-		}
-		return sofar
-	},
-	Resume: func(argv []string, session string) []string {
-		last := len(argv) - 1
-		return append(append(slices.Clone(argv[:last]), "--session", session), argv[last])
-	},
+// lineValue is the string under key in a line that is a JSON object.
+func lineValue(line []byte, key string) (string, bool) {
+	if !strings.Contains(string(line), key) {
+		return "", false
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(line, &m) != nil {
+		return "", false
+	}
+	var s string
+	if json.Unmarshal(m[key], &s) != nil {
+		return "", false
+	}
+	return s, true
 }

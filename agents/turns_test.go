@@ -17,7 +17,7 @@ func TestResume(t *testing.T) {
 		{"gemini", []string{"gemini", "-p", "{instruction}", "--resume", "S"}},
 		{"opencode", []string{"opencode", "run", "--format", "json", "--session", "S", "{instruction}"}},
 	} {
-		p := presets[c.name]
+		p, _ := Lookup(c.name)
 		var first []string
 		switch c.name {
 		case "claude":
@@ -57,7 +57,8 @@ func TestTurnReaders(t *testing.T) {
 		{"opencode", []string{`{"type":"step_start","sessionID":"ses_1"}`, `{"type":"text","sessionID":"ses_1","part":{"text":"Done."}}`,
 			`{"type":"text","sessionID":"ses_1","part":{"text":""}}`, `not json`}, "ses_1", "Done."},
 	} {
-		tr := presets[c.name].Turns
+		a, _ := Lookup(c.name)
+		tr := a.Turns
 		session, reply := "", ""
 		for _, l := range c.lines {
 			if s := tr.Session([]byte(l)); s != "" {
@@ -68,5 +69,25 @@ func TestTurnReaders(t *testing.T) {
 		if session != c.session || reply != c.want {
 			t.Errorf("%s: session %q reply %q, want %q %q", c.name, session, reply, c.session, c.want)
 		}
+	}
+}
+
+// TestLineTurns: an agent given as a command line names its session and
+// reply in lines of JSON; its next turn is its own command line with the
+// session put in.
+func TestLineTurns(t *testing.T) {
+	tr := LineTurns()
+	session, reply := "", ""
+	for _, l := range []string{`{"swetouch_session":"s1"}`, `plain text`, `{"swetouch_reply":"Asking."}`, `{"swetouch_reply":"Done.","swetouch_session":"s2"}`, `{"swetouch_reply":3}`} {
+		if s := tr.Session([]byte(l)); s != "" {
+			session = s
+		}
+		reply = tr.Reply(reply, []byte(l))
+	}
+	if session != "s2" || reply != "Done." {
+		t.Errorf("session %q reply %q", session, reply)
+	}
+	if got := tr.Resume([]string{"agent", "--session", "{session}", "{instruction}"}, "s2"); !slices.Equal(got, []string{"agent", "--session", "s2", "{instruction}"}) {
+		t.Errorf("resume: %q", got)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/swetouch/swetouch/agents"
+
 	"github.com/swetouch/swetouch/run"
 
 	"github.com/swetouch/swetouch/trajectory"
@@ -78,7 +80,7 @@ func TestMineRecoversRegion(t *testing.T) {
 	for _, b := range []string{"naive", "careful"} {
 		out := t.TempDir()
 		if _, err := run.Trial(context.Background(), run.Config{Task: tk, Condition: policy.Vanilla, Out: out, Shim: filepath.Join(bin, "swetouch-shim"),
-			Agent: []string{exe, "agent", "script", "--plan", plan, "--behaviour", b}}); err != nil {
+			Agent: agents.Command(exe, "agent", "script", "--plan", plan, "--behaviour", b)}); err != nil {
 			t.Fatal(err)
 		}
 		tr, err := trajectory.ReadFile(filepath.Join(out, "trajectory.jsonl"))

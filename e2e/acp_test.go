@@ -179,7 +179,7 @@ func TestGeminiACP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, gemini, err := agents.PresetFor("gemini")
+	p, gemini, err := agents.Find("gemini")
 	if err != nil {
 		t.Skipf("gemini is not installed: %v", err)
 	}
@@ -251,7 +251,7 @@ func TestClaudeACP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, _, err := agents.PresetFor("claude")
+	p, _, err := agents.Find("claude")
 	if err != nil {
 		t.Skipf("claude is not installed: %v", err)
 	}
@@ -298,7 +298,7 @@ func TestCodexACP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, _, err := agents.PresetFor("codex")
+	p, _, err := agents.Find("codex")
 	if err != nil {
 		t.Skipf("codex is not installed: %v", err)
 	}

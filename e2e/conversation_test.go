@@ -186,7 +186,7 @@ func TestAgentConversations(t *testing.T) {
 		{"opencode", filepath.Join(examplesDir, "agents", "talk-discount.script.json")},
 	} {
 		t.Run(c.agent, func(t *testing.T) {
-			p, _, err := agents.PresetFor(c.agent)
+			p, _, err := agents.Find(c.agent)
 			if err != nil {
 				t.Skipf("%s is not installed: %v", c.agent, err)
 			}
@@ -268,7 +268,7 @@ func TestACPConversation(t *testing.T) {
 		{"claude", "claude-agent-acp", filepath.Join(examplesDir, "agents", "claude", "talk-discount.script.json")},
 	} {
 		t.Run(c.agent, func(t *testing.T) {
-			p, exe, err := agents.PresetFor(c.agent)
+			p, exe, err := agents.Find(c.agent)
 			if err != nil {
 				t.Skipf("%s is not installed: %v", c.agent, err)
 			}

@@ -43,15 +43,18 @@ func TestMCPDelivery(t *testing.T) {
 	if err != nil {
 		t.Skipf("the MCP filesystem server is not installed: %v", err)
 	}
-	for _, agent := range []string{"claude", "codex", "gemini", "opencode"} {
-		t.Run(agent, func(t *testing.T) {
-			mcpSession(t, shimDir, agent, []agents.MCPServer{{Name: "fs", Command: fs, Args: []string{"{workspace}"}}})
+	for _, a := range realAgents(t) {
+		if a.MCP == nil {
+			continue // it takes no MCP servers
+		}
+		t.Run(a.Name, func(t *testing.T) {
+			mcpSession(t, shimDir, a.Name, []agents.MCPServer{{Name: "fs", Command: fs, Args: []string{"{workspace}"}}})
 		})
 	}
 }
 
 func mcpSession(t *testing.T, shimDir, agent string, servers []agents.MCPServer) {
-	p, bin, err := agents.PresetFor(agent)
+	p, bin, err := agents.Find(agent)
 	if err != nil {
 		t.Skipf("%s is not installed: %v", agent, err)
 	}
@@ -74,7 +77,7 @@ func mcpSession(t *testing.T, shimDir, agent string, servers []agents.MCPServer)
 	out := t.TempDir()
 	res, err := run.Trial(context.Background(), run.Config{
 		Task: tk, Record: recs[0], Condition: policy.CounterEdit, Out: out, Shim: filepath.Join(shimDir, "swetouch-shim"),
-		Agent: st.Argv, Env: st.Env, Visible: st.Visible, Observe: p.Observe, Own: p.Own, Sandbox: sb, Scratch: []string{scratch}, Stderr: testWriter{t}, ModelURL: ts.URL,
+		Agent: st, Sandbox: sb, Scratch: []string{scratch}, Stderr: testWriter{t}, ModelURL: ts.URL,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -31,7 +31,7 @@ func TestEvalOneServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, bin, err := agents.PresetFor("claude")
+	p, bin, err := agents.Find("claude")
 	if err != nil {
 		t.Skipf("claude is not installed: %v", err)
 	}
@@ -45,11 +45,7 @@ func TestEvalOneServer(t *testing.T) {
 	tk, _ := task.Load(filepath.Join(examplesDir, "tasks", "py-discount"))
 	recs, _ := task.LoadRecords(filepath.Join(examplesDir, "tasks", "py-discount", "records.jsonl"))
 	swetouch := filepath.Join(shimDir, "swetouch")
-	agent := eval.Agent{Name: "claude", Observe: p.Observe, Own: p.Own, Unreached: p.Unreached,
-		Command: func(_ *task.Task, scratch, _ string) ([]string, []string, error) {
-			st, err := p.Start(agents.Launch{Bin: bin, ModelURL: ts.URL, Swetouch: swetouch, Scratch: scratch})
-			return st.Argv, st.Env, err
-		}}
+	agent := eval.Registered(p, agents.Launch{Bin: bin, ModelURL: ts.URL, Swetouch: swetouch})
 	cfg := eval.Config{Tasks: []*task.Task{tk}, Agents: []eval.Agent{agent}, Conditions: []policy.Condition{policy.Vanilla, policy.CounterEdit},
 		Runs: 2, Concurrency: 2, Out: t.TempDir(), Shim: filepath.Join(shimDir, "swetouch-shim"),
 		Records: func(*task.Task) (*task.Record, error) { return recs[0], nil }}

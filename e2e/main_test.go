@@ -3,6 +3,7 @@ package e2e_test
 import (
 	"testing"
 
+	"github.com/swetouch/swetouch/agents"
 	"github.com/swetouch/swetouch/internal/testsupport/testbin"
 )
 
@@ -11,3 +12,25 @@ func TestMain(m *testing.M) { testbin.Main(m, nil) }
 
 // examplesDir holds the example tasks, conversations and agents' plans.
 const examplesDir = "../examples"
+
+// realAgents are the registered agents with an install of their own (not
+// swetouch's scripted ones), sorted by name: the tests that drive each
+// real agent take them from the registry, so a new agent is tested by
+// being registered.
+func realAgents(t *testing.T) []*agents.Agent {
+	t.Helper()
+	var out []*agents.Agent
+	for _, n := range agents.Names() {
+		a, err := agents.Lookup(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Bin != "" {
+			out = append(out, a)
+		}
+	}
+	if len(out) == 0 {
+		t.Fatal("no real agent is registered")
+	}
+	return out
+}

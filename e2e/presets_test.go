@@ -37,23 +37,17 @@ func TestAgents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, a := range []struct {
-		name, model, tool string
-		delivers          bool
-	}{
-		{"claude", "claude-sonnet-4-5", "Read", true},
-		{"gemini", "gemini-2.5-pro", "read_file", true},
-		{"opencode", "", "read", true},
-		// Codex runs /bin/bash itself and has no native read tool: its
-		// PostToolUse hook reports each call and carries the message
-		{"codex", "", "", true},
-	} {
-		t.Run(a.name, func(t *testing.T) { agentSession(t, shimDir, a.name, a.model, a.tool, a.delivers) })
+	// every registered agent with an install of its own: a new agent is
+	// tested by being registered (Codex runs /bin/bash itself and has no
+	// native read tool: its PostToolUse hook reports each call and
+	// carries the message)
+	for _, a := range realAgents(t) {
+		t.Run(a.Name, func(t *testing.T) { agentSession(t, shimDir, a.Name, a.OfflineModel, a.NativeRead, true) })
 	}
 }
 
 func agentSession(t *testing.T, shimDir, agent, modelName, readTool string, delivers bool) {
-	p, bin, err := agents.PresetFor(agent)
+	p, bin, err := agents.Find(agent)
 	if err != nil {
 		t.Skipf("%s is not installed: %v", agent, err)
 	}
@@ -81,7 +75,7 @@ func agentSession(t *testing.T, shimDir, agent, modelName, readTool string, deli
 	sb := sandboxed(t, filepath.Join(shimDir, "swetouch"))
 	res, err := run.Trial(context.Background(), run.Config{
 		Task: tk, Record: recs[0], Condition: policy.CounterEdit, Out: out, Shim: filepath.Join(shimDir, "swetouch-shim"),
-		Agent: p.Command(bin, "{instruction}", modelName, filepath.Join(shimDir, "swetouch")), Env: p.Env(recorded.URL, filepath.Join(shimDir, "swetouch"), scratch), Observe: p.Observe, Own: p.Own,
+		Agent: agents.Invocation{Argv: p.Command(agents.Launch{Bin: bin, Swetouch: filepath.Join(shimDir, "swetouch")}, "{instruction}", modelName), Env: p.Env(recorded.URL, filepath.Join(shimDir, "swetouch"), scratch), Observe: p.Observe, Own: p.Own},
 		Sandbox: sb, Scratch: []string{scratch}, ModelURL: recorded.URL,
 	})
 	if err != nil {
@@ -187,7 +181,7 @@ func agentSession(t *testing.T, shimDir, agent, modelName, readTool string, deli
 // Counter-Edit lands, and the message is in the very next model request
 // (no shell command needed to carry it).
 func TestClaudeNativeReadMessage(t *testing.T) {
-	p, bin, err := agents.PresetFor("claude")
+	p, bin, err := agents.Find("claude")
 	if err != nil {
 		t.Skipf("claude is not installed: %v", err)
 	}
@@ -207,7 +201,7 @@ func TestClaudeNativeReadMessage(t *testing.T) {
 	swetouch := filepath.Join(shimDir, "swetouch")
 	res, err := run.Trial(context.Background(), run.Config{
 		Task: tk, Record: recs[0], Condition: policy.CounterEdit, Out: t.TempDir(), Shim: swetouch,
-		Agent: p.Command(bin, "{instruction}", "claude-sonnet-4-5", swetouch), Env: p.Env(ts.URL, swetouch, t.TempDir()), Observe: p.Observe, Own: p.Own,
+		Agent: agents.Invocation{Argv: p.Command(agents.Launch{Bin: bin, Swetouch: swetouch}, "{instruction}", "claude-sonnet-4-5"), Env: p.Env(ts.URL, swetouch, t.TempDir()), Observe: p.Observe, Own: p.Own},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -32,9 +32,10 @@ func TestUnreached(t *testing.T) {
 		w.Write([]byte(`{"type":"error","error":{"type":"authentication_error","code":401,"status":"UNAUTHENTICATED","message":"invalid api key"}}`))
 	}))
 	defer refuse.Close()
-	for _, agent := range []string{"claude", "codex", "gemini", "opencode"} {
+	for _, a := range realAgents(t) {
+		agent := a.Name
 		t.Run(agent, func(t *testing.T) {
-			p, bin, err := agents.PresetFor(agent)
+			p, bin, err := agents.Find(agent)
 			if err != nil {
 				t.Skipf("%s is not installed: %v", agent, err)
 			}
@@ -54,7 +55,7 @@ func TestUnreached(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 3*60e9)
 			defer cancel()
 			res, err := run.Trial(ctx, run.Config{Task: tk, Condition: policy.Vanilla, Out: out, Shim: filepath.Join(shimDir, "swetouch-shim"),
-				Agent: st.Argv, Env: st.Env, Observe: p.Observe, Own: p.Own, Unreached: p.Unreached, Scratch: []string{scratch}})
+				Agent: st, Scratch: []string{scratch}})
 			if err != nil {
 				t.Fatal(err)
 			}

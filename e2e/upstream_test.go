@@ -126,9 +126,9 @@ func TestClaudeGenerator(t *testing.T) {
 // scriptedClaude is Claude Code's preset, the folder of the built
 // swetouch, and the scripted model server playing the script at its URL;
 // the test skips without Claude Code.
-func scriptedClaude(t *testing.T, script string) (*agents.Preset, string, *modelserver.Server, string) {
+func scriptedClaude(t *testing.T, script string) (*agents.Agent, string, *modelserver.Server, string) {
 	t.Helper()
-	p, _, err := agents.PresetFor("claude")
+	p, _, err := agents.Find("claude")
 	if err != nil {
 		t.Skipf("claude is not installed: %v", err)
 	}

@@ -38,7 +38,7 @@ func TestVanillaIdentity(t *testing.T) {
 }
 
 func vanillaIdentity(t *testing.T, shimDir, agent, modelName string) {
-	p, bin, err := agents.PresetFor(agent)
+	p, bin, err := agents.Find(agent)
 	if err != nil {
 		t.Skipf("%s is not installed: %v", agent, err)
 	}
@@ -54,7 +54,7 @@ func vanillaIdentity(t *testing.T, shimDir, agent, modelName string) {
 			out := t.TempDir()
 			res, err := run.Trial(context.Background(), run.Config{
 				Task: tk, Condition: policy.Vanilla, Out: out, Shim: filepath.Join(shimDir, "swetouch-shim"), KeepWorkspace: true,
-				Agent: p.Command(bin, "{instruction}", modelName, filepath.Join(shimDir, "swetouch")), Env: p.Env(ts.URL, filepath.Join(shimDir, "swetouch"), t.TempDir()), Observe: p.Observe, Own: p.Own,
+				Agent: agents.Invocation{Argv: p.Command(agents.Launch{Bin: bin, Swetouch: filepath.Join(shimDir, "swetouch")}, "{instruction}", modelName), Env: p.Env(ts.URL, filepath.Join(shimDir, "swetouch"), t.TempDir()), Observe: p.Observe, Own: p.Own},
 			})
 			if err != nil {
 				t.Fatal(err)
@@ -66,7 +66,7 @@ func vanillaIdentity(t *testing.T, shimDir, agent, modelName string) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			args := p.Command(bin, tk.Instruction, modelName, filepath.Join(shimDir, "swetouch"))
+			args := p.Command(agents.Launch{Bin: bin, Swetouch: filepath.Join(shimDir, "swetouch")}, tk.Instruction, modelName)
 			cmd := exec.Command(args[0], args[1:]...)
 			cmd.Dir, cmd.Env = ws, append(append(os.Environ(), "PWD="+ws), p.Env(ts.URL, filepath.Join(shimDir, "swetouch"), t.TempDir())...)
 			start := time.Now()

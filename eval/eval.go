@@ -12,9 +12,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/swetouch/swetouch/agents"
 	"github.com/swetouch/swetouch/run"
 
-	"github.com/swetouch/swetouch/event"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/result"
 	"github.com/swetouch/swetouch/sandbox"
@@ -25,24 +25,10 @@ import (
 // Agent is one agent an evaluation runs: how to start it on a task.
 type Agent struct {
 	Name string
-	// Command returns the agent's command line and extra environment for
-	// a task; scratch is a directory of the trial's own.
-	// modelURL is the endpoint to point it at ("" for its own, or the
-	// agent's preset default): a recorder's, with Config.Upstream.
-	Command func(t *task.Task, scratch, modelURL string) (args, env []string, err error)
-	// Own names the agent's own commands (run.Config.Own)
-	Own func(command string) bool
-	// Unreached reads the agent's output for its model being out of
-	// reach (run.Config.Unreached)
-	Unreached func(line []byte) string
-	// Observe reads the agent's output for events (nil for none).
-	Observe func(ws string, line []byte) []event.Event
-	// Visible are the host paths the sandboxed agent reads on a task (a
-	// scripted agent's plan); nil for none.
-	Visible func(t *task.Task) []string
-	// Turns is how the agent resumes its session in a conversation: its
-	// Session, Reply and Resume (nil: the line protocol and {session}).
-	Turns *run.Conversation
+	// Start is the agent's invocation on a task: scratch is a directory
+	// of the trial's own; modelURL is the endpoint to point it at ("" for
+	// the one it was configured with): a recorder's, with Config.Upstream.
+	Start func(t *task.Task, scratch, modelURL string) (agents.Invocation, error)
 	// Probe asks whether the agent's model endpoint can be reached
 	// before each trial (run.Config.Probe; nil: not asked).
 	Probe func(ctx context.Context) error
@@ -325,15 +311,13 @@ func runTrial(ctx context.Context, cfg Config, a Agent, c policy.Condition, t *t
 		defer rec.Close()
 		modelURL, usage = rec.URL(), rec.Usage
 	}
-	args, env, err := a.Command(t, scratch, modelURL)
+	inv, err := a.Start(t, scratch, modelURL)
 	if err != nil {
 		return nil, err
 	}
-	rc := run.Config{Task: t, Condition: c, Schedule: sched, UserModel: cfg.UserModel, Out: dir, Agent: args, Env: env, AgentName: a.Name, Shim: cfg.Shim, Observe: a.Observe, Own: a.Own, Unreached: a.Unreached, ModelUsage: usage,
+	inv.Name = a.Name
+	rc := run.Config{Task: t, Condition: c, Schedule: sched, UserModel: cfg.UserModel, Out: dir, Agent: inv, Shim: cfg.Shim, ModelUsage: usage,
 		Sandbox: cfg.Sandbox, Scratch: []string{scratch}, Hidden: hidden(cfg), Verify: cfg.Verify, ModelURL: modelURL, HostNetwork: cfg.HostNetwork, AgentTimeout: cfg.AgentTimeout}
-	if a.Visible != nil {
-		rc.Visible = a.Visible(t)
-	}
 	if cfg.Upstream == nil {
 		rc.Probe = a.Probe // a recorder of the trial's own is local and up
 	}
@@ -345,9 +329,6 @@ func runTrial(ctx context.Context, cfg Config, a Agent, c policy.Condition, t *t
 	if cfg.Conversation != nil {
 		if rc.Conversation, err = cfg.Conversation(t); err != nil {
 			return nil, err
-		}
-		if rc.Conversation != nil && a.Turns != nil {
-			rc.Conversation.Session, rc.Conversation.Reply, rc.Conversation.Resume = a.Turns.Session, a.Turns.Reply, a.Turns.Resume
 		}
 	}
 	res, err := run.Trial(ctx, rc)

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/swetouch/swetouch/agents"
+
 	"github.com/swetouch/swetouch/trajectory"
 
 	"github.com/swetouch/swetouch/event"
@@ -59,8 +61,8 @@ func TestEvalResumes(t *testing.T) {
 	}
 	plans, _ := filepath.Abs(filepath.Join("..", "examples", "agents"))
 	agent := func(b string) Agent {
-		return Agent{Name: b, Command: func(t *task.Task, scratch, modelURL string) ([]string, []string, error) {
-			return []string{exe, "agent", "script", "--plan", filepath.Join(plans, t.Name+".json"), "--behaviour", b}, nil, nil
+		return Agent{Name: b, Start: func(t *task.Task, scratch, modelURL string) (agents.Invocation, error) {
+			return agents.Command([]string{exe, "agent", "script", "--plan", filepath.Join(plans, t.Name+".json"), "--behaviour", b}...), nil
 		}}
 	}
 	out := t.TempDir()
@@ -179,8 +181,8 @@ func TestEvalFractionSchedule(t *testing.T) {
 	}
 	recs, _ := task.LoadRecords(filepath.Join(tk.Dir, "records.jsonl"))
 	plans, _ := filepath.Abs(filepath.Join("..", "examples", "agents"))
-	careful := Agent{Name: "careful", Command: func(t *task.Task, scratch, modelURL string) ([]string, []string, error) {
-		return []string{exe, "agent", "script", "--plan", filepath.Join(plans, t.Name+".json"), "--behaviour", "careful"}, nil, nil
+	careful := Agent{Name: "careful", Start: func(t *task.Task, scratch, modelURL string) (agents.Invocation, error) {
+		return agents.Command([]string{exe, "agent", "script", "--plan", filepath.Join(plans, t.Name+".json"), "--behaviour", "careful"}...), nil
 	}}
 	out := t.TempDir()
 	cfg := Config{Tasks: []*task.Task{tk}, Agents: []Agent{careful}, Conditions: []policy.Condition{policy.CounterEdit, policy.Vanilla},

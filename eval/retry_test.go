@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/swetouch/swetouch/agents"
+
 	"github.com/swetouch/swetouch/internal/testsupport/testbin"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/score"
@@ -29,11 +31,11 @@ func TestNullRetried(t *testing.T) {
 	plans, _ := filepath.Abs(filepath.Join("..", "examples", "agents"))
 	for _, retries := range []int{1, 0} {
 		var calls atomic.Int32
-		agent := Agent{Name: "careful", Command: func(t *task.Task, scratch, modelURL string) ([]string, []string, error) {
+		agent := Agent{Name: "careful", Start: func(t *task.Task, scratch, modelURL string) (agents.Invocation, error) {
 			if calls.Add(1) == 1 {
-				return []string{"/nonexistent/agent"}, nil, nil
+				return agents.Command([]string{"/nonexistent/agent"}...), nil
 			}
-			return []string{filepath.Join(bin, "swetouch"), "agent", "script", "--plan", filepath.Join(plans, t.Name+".json"), "--behaviour", "careful"}, nil, nil
+			return agents.Command([]string{filepath.Join(bin, "swetouch"), "agent", "script", "--plan", filepath.Join(plans, t.Name+".json"), "--behaviour", "careful"}...), nil
 		}}
 		out := t.TempDir()
 		cfg := Config{Tasks: []*task.Task{tk}, Agents: []Agent{agent}, Conditions: []policy.Condition{policy.Vanilla},

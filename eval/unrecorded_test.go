@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/swetouch/swetouch/agents"
+
 	"github.com/swetouch/swetouch/internal/testsupport/testbin"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/task"
@@ -28,8 +30,8 @@ func TestUnrecordedTaskSkipped(t *testing.T) {
 		t.Fatal(err)
 	}
 	plans, _ := filepath.Abs(filepath.Join("..", "examples", "agents"))
-	naive := Agent{Name: "naive", Command: func(t *task.Task, scratch, modelURL string) ([]string, []string, error) {
-		return []string{exe, "agent", "script", "--plan", filepath.Join(plans, t.Name+".json"), "--behaviour", "naive"}, nil, nil
+	naive := Agent{Name: "naive", Start: func(t *task.Task, scratch, modelURL string) (agents.Invocation, error) {
+		return agents.Command([]string{exe, "agent", "script", "--plan", filepath.Join(plans, t.Name+".json"), "--behaviour", "naive"}...), nil
 	}}
 	out := t.TempDir()
 	var progress bytes.Buffer

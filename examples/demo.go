@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/swetouch/swetouch/agents"
+	"github.com/swetouch/swetouch/agents/scripted"
 	"github.com/swetouch/swetouch/run"
 
 	"github.com/swetouch/swetouch/policy"
@@ -134,15 +136,17 @@ func demoTasks(ctx context.Context, cfg DemoConfig) ([]DemoRun, error) {
 		if err != nil {
 			return nil, err
 		}
-		plan := filepath.Join(cfg.Examples, "agents", t.Name+".json")
 		for _, cond := range []policy.Condition{policy.Vanilla, policy.CounterEdit} {
-			for _, agent := range []string{Naive, Careful} {
+			for _, agent := range []string{scripted.Naive, scripted.Careful} {
+				inv, err := scriptedAgent(cfg, agent, t.Name)
+				if err != nil {
+					return runs, err
+				}
 				out := filepath.Join(cfg.Report, "runs", t.Name, string(cond), agent)
 				fmt.Fprintf(cfg.Log, "%-12s %-12s %-8s ", t.Name, cond, agent)
 				r, err := run.Trial(ctx, run.Config{
-					Task: t, Record: rec, Condition: cond, Out: out, Shim: cfg.Shim, KeepWorkspace: true, AgentName: agent,
-					Agent:   []string{cfg.Swetouch, "agent", "script", "--plan", plan, "--behaviour", agent},
-					Sandbox: cfg.Sandbox, Visible: []string{plan}, Hidden: []string{cfg.Report}, UserModel: cfg.UserModel,
+					Task: t, Record: rec, Condition: cond, Out: out, Shim: cfg.Shim, KeepWorkspace: true, Agent: inv,
+					Sandbox: cfg.Sandbox, Hidden: []string{cfg.Report}, UserModel: cfg.UserModel,
 				})
 				if err != nil {
 					return runs, err
@@ -190,4 +194,13 @@ func writeReport(dir string, runs []DemoRun) ([]score.Row, []score.TurnRow, erro
 func isDir(p string) bool {
 	fi, err := os.Stat(p)
 	return err == nil && fi.IsDir()
+}
+
+// scriptedAgent is a scripted agent's invocation on an example task.
+func scriptedAgent(cfg DemoConfig, name, task string) (agents.Invocation, error) {
+	a, err := agents.Lookup(name)
+	if err != nil {
+		return agents.Invocation{}, err
+	}
+	return a.Start(agents.Launch{Swetouch: cfg.Swetouch, Plans: filepath.Join(cfg.Examples, "agents"), Task: task})
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/swetouch/swetouch/agents/scripted"
 	"github.com/swetouch/swetouch/run"
 
 	"github.com/swetouch/swetouch/result"
@@ -44,17 +45,18 @@ func demoConversations(ctx context.Context, cfg DemoConfig) error {
 			return fmt.Errorf("%s: no %s", t.Dir, conversation.File)
 		}
 		ct.Models.Phrase = cfg.UserModel // nil: the offline renderer
-		plan := filepath.Join(cfg.Examples, "agents", t.Name+".json")
-		for _, agent := range []string{Naive, Careful} {
+		for _, agent := range []string{scripted.Naive, scripted.Careful} {
+			inv, err := scriptedAgent(cfg, agent, t.Name)
+			if err != nil {
+				return err
+			}
 			out := filepath.Join(root, t.Name, agent)
 			fmt.Fprintf(cfg.Log, "%-12s %-12s %-8s ", t.Name, "conversation", agent)
 			conv := &run.Conversation{Opening: ct.Package.Opening,
 				User: func(ws, out string) run.Talker { return ct.User(ws, out, task.WithSandbox(cfg.Sandbox)) }}
 			r, err := run.Trial(ctx, run.Config{
-				Task: t, Out: out, Shim: cfg.Shim, AgentName: agent, Conversation: conv,
-				Agent: []string{cfg.Swetouch, "agent", "script", "--plan", plan, "--behaviour", agent,
-					"--session", "{session}", "--message", "{instruction}"},
-				Sandbox: cfg.Sandbox, Visible: []string{plan}, Hidden: []string{cfg.Report},
+				Task: t, Out: out, Shim: cfg.Shim, Conversation: conv, Agent: inv,
+				Sandbox: cfg.Sandbox, Hidden: []string{cfg.Report},
 			})
 			if err != nil {
 				return err

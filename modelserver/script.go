@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/swetouch/swetouch/agents"
 	"github.com/swetouch/swetouch/internal/jsonerr"
 )
 
@@ -99,17 +100,8 @@ func (c *Cond) holds(req *request) bool {
 	return true
 }
 
-// shellTools are the agents' shell tools and the argument each takes the
-// command in.
-var shellTools = []struct{ name, arg string }{
-	{"Bash", "command"},              // Claude Code
-	{"exec_command", "cmd"},          // Codex (unified exec)
-	{"shell", "command"},             // Codex (classic: an argv list)
-	{"run_shell_command", "command"}, // Gemini CLI
-	{"bash", "command"},              // opencode
-}
-
-// resolve maps "@shell" to the shell tool the request offers.
+// resolve maps "@shell" to the shell tool the request offers: the
+// first registered agent's (agents.ShellTools) that it offers.
 func resolve(c Call, offered []string) (string, json.RawMessage) {
 	if name, ok := strings.CutPrefix(c.Name, "@tool:"); ok {
 		for _, o := range offered {
@@ -126,20 +118,13 @@ func resolve(c Call, offered []string) (string, json.RawMessage) {
 		Command string `json:"command"`
 	}
 	json.Unmarshal(c.Args, &a)
-	for _, t := range shellTools {
+	// each agent's own shell tool, as its file in package agents says
+	for _, t := range agents.ShellTools() {
 		for _, o := range offered {
-			if o != t.name {
-				continue
+			if o == t.Name {
+				b, _ := json.Marshal(t.Args(a.Command))
+				return t.Name, b
 			}
-			var args any = map[string]any{t.arg: a.Command}
-			switch t.name {
-			case "shell":
-				args = map[string]any{"command": []string{"bash", "-lc", a.Command}}
-			case "bash":
-				args = map[string]any{"command": a.Command, "description": "run a command"}
-			}
-			b, _ := json.Marshal(args)
-			return t.name, b
 		}
 	}
 	return "Bash", c.Args

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/swetouch/swetouch/agents"
+
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/run"
 	"github.com/swetouch/swetouch/task"
@@ -21,7 +23,7 @@ func TestConditionWithoutRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "out")
-	_, err = run.Trial(context.Background(), run.Config{Task: tk, Condition: policy.CounterEdit, Out: out, Agent: []string{"/bin/true"}})
+	_, err = run.Trial(context.Background(), run.Config{Task: tk, Condition: policy.CounterEdit, Out: out, Agent: agents.Command("/bin/true")})
 	var nr *run.NoRecordError
 	if !errors.As(err, &nr) || nr.Condition != policy.CounterEdit || nr.Task != "py-discount" {
 		t.Fatalf("err %v", err)

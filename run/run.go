@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/swetouch/swetouch/agents"
 	"github.com/swetouch/swetouch/session"
 
 	"github.com/swetouch/swetouch/trajectory"
@@ -40,11 +41,12 @@ type Config struct {
 	// agent did (user.Contextual); a user.Chat's calls are recorded in
 	// the run folder's user-model.jsonl unless it records elsewhere.
 	UserModel user.Writer
-	Agent     []string // the agent command; {instruction} and {workspace} are substituted
-	// AgentName labels the agent in results (default: the command's base
-	// name); scores group by it.
-	AgentName string
-	Out       string // where trajectory.jsonl and result.json go
+	// Agent is the agent's invocation: its command line ({instruction},
+	// {workspace} and {session} substituted), environment, what it must
+	// see, and how its output is read (agents.Agent.Start, or
+	// agents.Command for a command line).
+	Agent agents.Invocation
+	Out   string // where trajectory.jsonl and result.json go
 	// Shim is the executable linked as bash and sh in the shim directory;
 	// by default this process's own.
 	Shim string
@@ -56,14 +58,7 @@ type Config struct {
 	OnEvent func(event.Event)
 	// KeepWorkspace leaves the workspace on disk (its path is in the result).
 	KeepWorkspace bool
-	// Env is added to the agent's environment (a model endpoint, an
-	// agent's own settings).
-	Env []string
-	// Observe reads the agent's standard output line by line (an agent's
-	// JSON event stream) and returns events the shell cannot see, such as
-	// a native Read tool's line range; each becomes one agent action.
-	Observe func(ws string, line []byte) []event.Event
-	Clock   func() time.Time
+	Clock         func() time.Time
 	// Sandbox isolates the agent and the verifier's tests (a nil Runner:
 	// unsandboxed, and result.json says so); both get its Env and see its
 	// Visible.
@@ -78,19 +73,11 @@ type Config struct {
 	// Past it the agent's sandbox is killed whole, and the verifier runs
 	// on what the workspace holds.
 	AgentTimeout time.Duration
-	// Visible are host paths the sandboxed agent needs to read (its plan,
-	// its install); Scratch are folders of its own it may write (its
+	// Visible are host paths the sandboxed agent needs to read besides
+	// its invocation's (its install); Scratch are folders of its own it may write (its
 	// configuration, a home). Hidden must stay out of its sight besides
 	// the task and the output folder (a records file, an eval folder).
 	Visible, Scratch, Hidden []string
-	// Own names the commands the agent runs on its own, not as its
-	// model's actions (a preset's Own): recorded, but no steps.
-	Own func(command string) bool
-	// Unreached reads a line the agent printed for its own report that
-	// its model could not be reached, and says why ("" for any other
-	// line). A run whose agent took no step and said so is resolved
-	// null: an infrastructure error, not the agent's failure.
-	Unreached func(line []byte) string
 	// Conversation, when set, runs the task over several turns: its user
 	// talks each time the agent ends one (nil: one turn, the task's
 	// instruction).
@@ -128,7 +115,7 @@ func Trial(ctx context.Context, cfg Config) (*result.Run, error) {
 	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
 		return nil, err
 	}
-	res := &result.Run{Task: cfg.Task.Name, Condition: string(policy.Vanilla), Agent: cfg.Agent, AgentName: cfg.AgentName, Interventions: []event.Attempt{}, Sandbox: sandbox.None}
+	res := &result.Run{Task: cfg.Task.Name, Condition: string(policy.Vanilla), Agent: cfg.Agent.Argv, AgentName: cfg.Agent.Name, Interventions: []event.Attempt{}, Sandbox: sandbox.None}
 	if cfg.Sandbox.Runner != nil {
 		if err := cfg.Sandbox.Runner.Check(); err != nil {
 			return nil, err
@@ -140,8 +127,8 @@ func Trial(ctx context.Context, cfg Config) (*result.Run, error) {
 		}
 		res.Network = n.Label()
 	}
-	if res.AgentName == "" && len(cfg.Agent) > 0 {
-		res.AgentName = filepath.Base(cfg.Agent[0])
+	if res.AgentName == "" && len(cfg.Agent.Argv) > 0 {
+		res.AgentName = filepath.Base(cfg.Agent.Argv[0])
 	}
 	if done, err := probeFailed(ctx, cfg, res, start); done {
 		return res, err
@@ -189,8 +176,8 @@ func Trial(ctx context.Context, cfg Config) (*result.Run, error) {
 	if cfg.SelfCheck != nil {
 		selfCheck = func(ctx context.Context) (string, error) { return cfg.SelfCheck(ctx, ws) }
 	}
-	host, err := StartHost(HostConfig{SelfCheck: selfCheck, Root: ws, Baseline: base, Record: cfg.Record, Condition: cfg.Condition, Match: cfg.Match, Schedule: cfg.Schedule, Writer: userModel, Instruction: cfg.Task.Instruction, Shim: cfg.Shim, Clock: cfg.Clock, Owned: owned, Own: cfg.Own, OnEvent: cfg.OnEvent,
-		User: talker(talk), Trajectory: f, Header: trajectory.Header{Task: cfg.Task.Name, Agent: strings.Join(cfg.Agent, " "), Source: "swetouch run", Root: ws}})
+	host, err := StartHost(HostConfig{SelfCheck: selfCheck, Root: ws, Baseline: base, Record: cfg.Record, Condition: cfg.Condition, Match: cfg.Match, Schedule: cfg.Schedule, Writer: userModel, Instruction: cfg.Task.Instruction, Shim: cfg.Shim, Clock: cfg.Clock, Owned: owned, Own: cfg.Agent.Own, OnEvent: cfg.OnEvent,
+		User: talker(talk), Trajectory: f, Header: trajectory.Header{Task: cfg.Task.Name, Agent: strings.Join(cfg.Agent.Argv, " "), Source: "swetouch run", Root: ws}})
 	if err != nil {
 		return res, setupFailed(cfg.Out, res, start, fmt.Errorf("the session hub: %w", err))
 	}
@@ -218,7 +205,7 @@ func Trial(ctx context.Context, cfg Config) (*result.Run, error) {
 	}
 	defer alog.Close()
 	conv := cfg.Conversation
-	argv, prompt := cfg.Agent, cfg.Task.Instruction
+	argv, prompt := cfg.Agent.Argv, cfg.Task.Instruction
 	if conv != nil {
 		prompt = conv.Opening
 	}
@@ -271,20 +258,20 @@ func Trial(ctx context.Context, cfg Config) (*result.Run, error) {
 		if turn.reader.reply != "" {
 			hub.Record(event.Event{Kind: event.Message, Source: "agent", Actor: event.Agent, Text: turn.reader.reply, Note: fmt.Sprintf("turn %d", n)})
 		}
-		if hub.Status().Steps == 0 && unreached(cfg.Out, cfg.Unreached) != "" {
+		if hub.Status().Steps == 0 && unreached(cfg.Out, cfg.Agent.Unreached) != "" {
 			break
 		}
 		msgs, end, err := hub.TurnEnd(ctx)
 		if err != nil || end || len(msgs) == 0 {
 			break
 		}
-		if turn.reader.session == "" && conv.Resume != nil {
+		if turn.reader.session == "" && cfg.Agent.Turns != nil {
 			// the agent's doing (it crashed, or never said): the
 			// conversation ends here and the work is judged as it is
 			ended = fmt.Sprintf("turn %d: the agent reported no session to resume", n)
 			break
 		}
-		argv, prompt = conv.resume(cfg.Agent, turn.reader.session), MessageText(msgs)
+		argv, prompt = turnsOf(cfg.Agent).Resume(cfg.Agent.Argv, turn.reader.session), MessageText(msgs)
 	}
 	err = turn.err
 	res.AgentExit, res.AgentTimedOut = turn.exit, turn.timedOut
@@ -303,7 +290,7 @@ func Trial(ctx context.Context, cfg Config) (*result.Run, error) {
 	var setup *sandbox.SetupError
 	why := ""
 	if hub.Status().Steps == 0 {
-		why = unreached(cfg.Out, cfg.Unreached)
+		why = unreached(cfg.Out, cfg.Agent.Unreached)
 	}
 	var failed error
 	if conv != nil {
@@ -448,7 +435,7 @@ func agentProcess(cfg Config, cmd *exec.Cmd, host *Host, ws string) (agentProc, 
 		return agentProc{}, fmt.Errorf("%s: %w", cmd.Path, cmd.Err)
 	}
 	spec := sandbox.Spec{Writable: append([]string{ws}, cfg.Scratch...), Dir: ws,
-		ReadOnly: append(append([]string{host.private}, cfg.Visible...), cfg.Sandbox.Visible...),
+		ReadOnly: append(append(append([]string{host.private}, cfg.Visible...), cfg.Agent.Visible...), cfg.Sandbox.Visible...),
 		Hidden:   append([]string{cfg.Task.Dir, cfg.Out}, cfg.Hidden...)}
 	for _, link := range []string{filepath.Join(host.ShimDir, "bash"), filepath.Join(host.tools, SelfCheckCommand)} {
 		if exe, err := filepath.EvalSymlinks(link); err == nil && !slices.Contains(spec.ReadOnly, exe) {

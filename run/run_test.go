@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/swetouch/swetouch/agents"
+
 	"github.com/swetouch/swetouch/run"
 	"github.com/swetouch/swetouch/trajectory"
 
@@ -44,7 +46,7 @@ func TestRunExample(t *testing.T) {
 			out := t.TempDir()
 			res, err := run.Trial(context.Background(), run.Config{
 				Task: tk, Record: recs[0], Condition: tt.cond, Out: out, Shim: filepath.Join(binDir, "swetouch-shim"),
-				Agent: []string{filepath.Join(binDir, "swetouch"), "agent", "script", "--plan", plan, "--behaviour", tt.agent},
+				Agent: agents.Command(filepath.Join(binDir, "swetouch"), "agent", "script", "--plan", plan, "--behaviour", tt.agent),
 			})
 			if err != nil {
 				t.Fatal(err)
@@ -150,7 +152,7 @@ func TestIsolation(t *testing.T) {
 	var seen strings.Builder
 	_, err = run.Trial(context.Background(), run.Config{
 		Task: tk, Record: recs[0], Condition: policy.CounterEdit, Out: t.TempDir(), Shim: filepath.Join(binDir, "swetouch-shim"),
-		Agent:  []string{"sh", "-c", "env; find . -path ./.git -prune -o -type f -print"},
+		Agent:  agents.Command("sh", "-c", "env; find . -path ./.git -prune -o -type f -print"),
 		Stdout: &seen,
 	})
 	if err != nil {
@@ -180,7 +182,7 @@ func TestSandboxSetupFailure(t *testing.T) {
 	os.WriteFile(fake, []byte("#!/bin/sh\nfor a; do last=$a; done\n[ \"$last\" = true ] && exit 0\necho 'bwrap: cannot make the sandbox' >&2\nexit 1\n"), 0o755)
 	res, err := run.Trial(context.Background(), run.Config{
 		Task: tk, Out: t.TempDir(), Shim: filepath.Join(binDir, "swetouch-shim"),
-		Agent: []string{"/bin/sh", "-c", "exit 0"}, Sandbox: sandbox.Setup{Runner: &sandbox.Runner{Bwrap: fake}},
+		Agent: agents.Command("/bin/sh", "-c", "exit 0"), Sandbox: sandbox.Setup{Runner: &sandbox.Runner{Bwrap: fake}},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -226,7 +228,7 @@ func TestFailuresHaveNames(t *testing.T) {
 				agent = []string{"/bin/sh", "-c", tt.script}
 			}
 			res, err := run.Trial(context.Background(), run.Config{
-				Task: tk, Out: out, Shim: filepath.Join(binDir, "swetouch-shim"), Agent: agent, Unreached: unreached,
+				Task: tk, Out: out, Shim: filepath.Join(binDir, "swetouch-shim"), Agent: agents.Invocation{Argv: agent, Unreached: unreached},
 			})
 			if tt.startErr != errors.Is(err, run.ErrAgentStart) || !tt.startErr && err != nil {
 				t.Fatalf("err %v", err)
@@ -262,7 +264,7 @@ func TestSetupFailure(t *testing.T) {
 	broken := *tk
 	broken.Repo = filepath.Join(t.TempDir(), "no-such-repo")
 	out := t.TempDir()
-	res, err := run.Trial(context.Background(), run.Config{Task: &broken, Out: out, Shim: filepath.Join(binDir, "swetouch-shim"), Agent: []string{"/bin/true"}})
+	res, err := run.Trial(context.Background(), run.Config{Task: &broken, Out: out, Shim: filepath.Join(binDir, "swetouch-shim"), Agent: agents.Command("/bin/true")})
 	if !errors.Is(err, run.ErrSetup) || res == nil || res.Resolved != nil || !strings.Contains(res.Reason, "the workspace") {
 		t.Fatalf("err %v, result %+v", err, res)
 	}

@@ -2,13 +2,13 @@ package run
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
 	"strings"
 	"syscall"
 
+	"github.com/swetouch/swetouch/agents"
 	"github.com/swetouch/swetouch/session"
 
 	"github.com/swetouch/swetouch/event"
@@ -21,7 +21,7 @@ import (
 // on the opening; each time it ends a turn (its process exits) the user
 // is asked (session.Hub.TurnEnd), and what the user says is the next turn's
 // prompt, given to the agent resuming its own session through its real
-// user channel, until the user ends the conversation.
+// user channel (its agents.Turns), until the user ends the conversation.
 type Conversation struct {
 	// User makes the conversation's user for the run's workspace, which
 	// its tests run on; out is the run's folder, where the calls of the
@@ -30,18 +30,6 @@ type Conversation struct {
 	// Opening is the first turn's prompt, in place of the task's
 	// instruction: the same for every agent.
 	Opening string
-	// Resume is the command line of the agent's next turn: the first
-	// turn's (with {instruction} still in it, for the user's message)
-	// continuing the session the agent reported. nil: the first turn's
-	// own, with {session} replaced by the id.
-	Resume func(argv []string, session string) []string
-	// Session reads a line of the agent's output for the id of its
-	// session (nil: the line protocol, {"swetouch_session": ID}).
-	Session func(line []byte) string
-	// Reply reads a line of the agent's output for its reply to the
-	// user, given its reply so far this turn, and returns the reply now
-	// (nil: the line protocol, {"swetouch_reply": TEXT}, the last one).
-	Reply func(sofar string, line []byte) string
 }
 
 // Talker is a conversational user that keeps the conversation for the
@@ -57,62 +45,9 @@ type Talker interface {
 	Close() error
 }
 
-// The line protocol of an agent swetouch has no preset for: a line of
-// its standard output that is a JSON object naming its session or its
-// reply.
-const (
-	SessionKey = "swetouch_session"
-	ReplyKey   = "swetouch_reply"
-)
-
-// lineValue is the string under key in a line that is a JSON object.
-func lineValue(line []byte, key string) (string, bool) {
-	if !strings.Contains(string(line), key) {
-		return "", false
-	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(line, &m) != nil {
-		return "", false
-	}
-	var s string
-	if json.Unmarshal(m[key], &s) != nil {
-		return "", false
-	}
-	return s, true
-}
-
-func (c *Conversation) session(line []byte) string {
-	if c.Session != nil {
-		return c.Session(line)
-	}
-	s, _ := lineValue(line, SessionKey)
-	return s
-}
-
-func (c *Conversation) reply(sofar string, line []byte) string {
-	if c.Reply != nil {
-		return c.Reply(sofar, line)
-	}
-	if r, ok := lineValue(line, ReplyKey); ok {
-		return r
-	}
-	return sofar
-}
-
-func (c *Conversation) resume(argv []string, session string) []string {
-	if c.Resume != nil {
-		return c.Resume(argv, session)
-	}
-	out := make([]string, len(argv))
-	for i, a := range argv {
-		out[i] = strings.ReplaceAll(a, "{session}", session)
-	}
-	return out
-}
-
 // turnReader reads one turn's output for the agent's session and reply.
 type turnReader struct {
-	conv    *Conversation
+	turns   *agents.Turns
 	session string
 	reply   string
 }
@@ -121,10 +56,10 @@ func (t *turnReader) line(l []byte) {
 	if t == nil {
 		return
 	}
-	if s := t.conv.session(l); s != "" {
+	if s := t.turns.Session(l); s != "" {
 		t.session = s
 	}
-	t.reply = t.conv.reply(t.reply, l)
+	t.reply = t.turns.Reply(t.reply, l)
 }
 
 // MessageText is what the user says in one turn: its messages, one
@@ -166,19 +101,19 @@ func (t agentTurn) setup() *sandbox.SetupError {
 func runAgent(ctx context.Context, cfg Config, host *Host, ws string, alog *agentLog, argv []string, prompt string) agentTurn {
 	t := agentTurn{exit: -1}
 	if cfg.Conversation != nil {
-		t.reader = &turnReader{conv: cfg.Conversation}
+		t.reader = &turnReader{turns: turnsOf(cfg.Agent)}
 	}
 	cmd := exec.Command(argv[0], subst(argv[1:], prompt, ws)...)
 	cmd.Dir = ws
 	cmd.Env = append(host.Env(os.Environ()), "PWD="+ws)
-	cmd.Env = append(cmd.Env, cfg.Env...)
+	cmd.Env = append(cmd.Env, cfg.Agent.Env...)
 	stdout := alog.tee(cfg.Stdout)
 	cmd.Stdout, cmd.Stderr = stdout, alog.tee(cfg.Stderr)
 	// the streams are copied into agent.log: a process the agent left
 	// running with them open must not hold the run after the agent exits
 	cmd.WaitDelay = agentOutputGrace
 	var observed chan struct{}
-	if cfg.Observe != nil || t.reader != nil {
+	if cfg.Agent.Observe != nil || t.reader != nil {
 		pr, pw, err := os.Pipe()
 		if err != nil {
 			t.startErr = err
@@ -191,10 +126,10 @@ func runAgent(ctx context.Context, cfg Config, host *Host, ws string, alog *agen
 			defer close(observed)
 			observe(pr, stdout, ws, func(l []byte) []event.Event {
 				rd.line(l)
-				if cfg.Observe == nil {
+				if cfg.Agent.Observe == nil {
 					return nil
 				}
-				return cfg.Observe(ws, l)
+				return cfg.Agent.Observe(ws, l)
 			}, host.Hub)
 		}()
 		defer pw.Close()
@@ -257,4 +192,13 @@ func talker(t Talker) user.Conversational {
 		return nil
 	}
 	return t
+}
+
+// turnsOf is how the agent goes on with its session: its own Turns, or
+// the line protocol.
+func turnsOf(a agents.Invocation) *agents.Turns {
+	if a.Turns != nil {
+		return a.Turns
+	}
+	return agents.LineTurns()
 }

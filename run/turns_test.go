@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/swetouch/swetouch/agents"
+
 	"github.com/swetouch/swetouch/run"
 
 	"github.com/swetouch/swetouch/event"
@@ -39,10 +41,12 @@ func TestNoSessionToResume(t *testing.T) {
 	}
 	talk := &chatty{}
 	res, err := run.Trial(context.Background(), run.Config{
-		Task: tk, Out: t.TempDir(), Agent: []string{"/bin/true"},
-		Conversation: &run.Conversation{Opening: "hi", User: func(string, string) run.Talker { return talk },
+		Task: tk, Out: t.TempDir(),
+		Agent: agents.Invocation{Argv: []string{"/bin/true"}, Turns: &agents.Turns{
 			Session: func([]byte) string { return "" },
-			Resume:  func(argv []string, _ string) []string { return argv }},
+			Reply:   func(sofar string, _ []byte) string { return sofar },
+			Resume:  func(argv []string, _ string) []string { return argv }}},
+		Conversation: &run.Conversation{Opening: "hi", User: func(string, string) run.Talker { return talk }},
 	})
 	if err != nil {
 		t.Fatal(err)

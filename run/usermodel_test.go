@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/swetouch/swetouch/agents"
+
 	"github.com/swetouch/swetouch/modelserver"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/result"
@@ -32,7 +34,7 @@ func userRun(t *testing.T, w user.Writer, out string) (*result.Run, string) {
 	}
 	recs, _ := task.LoadRecords(filepath.Join(example, "records.jsonl"))
 	res, err := run.Trial(context.Background(), run.Config{Task: tk, Record: recs[0], Condition: policy.CounterEdit, Out: out,
-		Shim: filepath.Join(binDir, "swetouch-shim"), Agent: []string{"/bin/sh", "-c", readsRegion + "; cp told.txt " + filepath.Join(out, "told.txt")}, UserModel: w})
+		Shim: filepath.Join(binDir, "swetouch-shim"), Agent: agents.Command("/bin/sh", "-c", readsRegion+"; cp told.txt "+filepath.Join(out, "told.txt")), UserModel: w})
 	if err != nil {
 		t.Fatal(err)
 	}

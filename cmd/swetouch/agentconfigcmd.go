@@ -3,7 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
-	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -25,7 +25,7 @@ func agentConfigCmd() *cobra.Command {
 				file = defaultMCPConfig(agent)
 			}
 			if file == "" {
-				return badInput("--agent: want claude, codex, gemini or opencode, got %q", agent)
+				return badInput("--agent: want %s, got %q", strings.Join(mcpAgents(), ", "), agent)
 			}
 			data, err := os.ReadFile(file)
 			if err != nil {
@@ -55,7 +55,7 @@ func agentConfigCmd() *cobra.Command {
 			return nil
 		},
 	}
-	mcp.Flags().StringVar(&agent, "agent", "", "claude, codex, gemini or opencode")
+	mcp.Flags().StringVar(&agent, "agent", "", "an agent that keeps an MCP configuration: "+strings.Join(mcpAgents(), ", "))
 	mcp.Flags().StringVar(&file, "config", "", "the configuration file (default: the agent's own)")
 	mcp.Flags().StringVar(&out, "out", "", "write here instead of in place")
 	mcp.MarkFlagRequired("agent")
@@ -63,20 +63,25 @@ func agentConfigCmd() *cobra.Command {
 	return c
 }
 
+// defaultMCPConfig is where the agent keeps its MCP servers ("": it
+// keeps none of its own, or is not known).
 func defaultMCPConfig(agent string) string {
-	home, _ := os.UserHomeDir()
-	switch agent {
-	case "claude":
-		return ".mcp.json"
-	case "opencode":
-		return "opencode.json"
-	case "gemini":
-		return filepath.Join(home, ".gemini", "settings.json")
-	case "codex":
-		if d := os.Getenv("CODEX_HOME"); d != "" {
-			return filepath.Join(d, "config.toml")
-		}
-		return filepath.Join(home, ".codex", "config.toml")
+	a, err := agents.Lookup(agent)
+	if err != nil || a.MCPConfig == nil {
+		return ""
 	}
-	return ""
+	home, _ := os.UserHomeDir()
+	return a.MCPConfig.Path(home, os.Getenv)
+}
+
+// mcpAgents are the registered agents with an MCP configuration of their
+// own.
+func mcpAgents() []string {
+	var out []string
+	for _, n := range agents.Names() {
+		if a, _ := agents.Lookup(n); a.MCPConfig != nil {
+			out = append(out, n)
+		}
+	}
+	return out
 }

@@ -87,9 +87,9 @@ func buildCmd() *cobra.Command {
 					trs = append(trs, task.Region{Path: r.Path, StartLine: r.StartLine, EndLine: r.EndLine})
 				}
 				taskGen := *gen
-				taskGen.argv = make([]string, len(gen.argv))
-				for i, a := range gen.argv {
-					taskGen.argv[i] = strings.ReplaceAll(a, "{task}", t.Name)
+				taskGen.Argv = make([]string, len(gen.Argv))
+				for i, a := range gen.Argv {
+					taskGen.Argv[i] = strings.ReplaceAll(a, "{task}", t.Name)
 				}
 				cands := &author.Candidates{SchemaVersion: "1.0.0"}
 				gate := &author.GateResults{SchemaVersion: "1.0.0"}
@@ -148,7 +148,7 @@ func buildCmd() *cobra.Command {
 	c.Flags().IntVar(&k, "k", 3, "interventions per record")
 	c.Flags().IntVar(&minSupport, "min-support", 2, "runs that must share an edited line for a region")
 	c.Flags().StringVar(&firstEvent, "first-event", "read_or_edit", "the first intervention's trigger event")
-	c.Flags().StringVar(&agent, "generator", "", "a preset to run as the generator: claude, codex, gemini or opencode (or the generator's command after --)")
+	c.Flags().StringVar(&agent, "generator", "", "a registered agent to run as the generator: "+agentList()+" (or the generator's command after --)")
 	c.Flags().StringVar(&modelURL, "model-url", "", "the model endpoint the preset talks to")
 	c.Flags().StringVar(&modelName, "model", "", "the model name")
 	c.Flags().BoolVar(&noSandbox, "no-sandbox", false, "run the generator and the gates without isolation")

@@ -18,10 +18,9 @@ import (
 // conversationFor is the run's conversation when the task is a
 // multi-turn one (a conversation.json beside task.toml), else nil: its
 // user, with the persona chain drawn from m (nil: the shipped model),
-// testing in sb; and how the agent resumes its session: the preset's
-// way, or, for a command of the user's own (p nil), the line protocol
-// and {session}.
-func conversationFor(t *task.Task, m *conversation.Model, models conversation.Models, p *agents.Preset, sb sandbox.Setup, opts ...conversation.LoadOption) (*run.Conversation, error) {
+// testing in sb. The agent resumes its session its own way (its Turns),
+// or, for a command of the user's own (a nil), by the line protocol.
+func conversationFor(t *task.Task, m *conversation.Model, models conversation.Models, a *agents.Agent, sb sandbox.Setup, opts ...conversation.LoadOption) (*run.Conversation, error) {
 	ct, err := conversation.LoadTask(t, m, opts...)
 	if err != nil {
 		return nil, badInput("--task: %v", err)
@@ -32,11 +31,10 @@ func conversationFor(t *task.Task, m *conversation.Model, models conversation.Mo
 	ct.Models = models
 	conv := &run.Conversation{Opening: ct.Package.Opening,
 		User: func(ws, out string) run.Talker { return ct.User(ws, out, task.WithSandbox(sb)) }}
-	if p != nil {
-		if p.Turns == nil {
-			return nil, badInput("--agent %s: swetouch cannot resume its session yet, so it cannot hold a conversation (%s)", p.Name, t.Dir)
-		}
-		conv.Session, conv.Reply, conv.Resume = p.Turns.Session, p.Turns.Reply, p.Turns.Resume
+	if a != nil && a.Bin != "" && a.Turns == nil {
+		// a real agent that neither resumes its own way nor speaks the
+		// line protocol
+		return nil, badInput("--agent %s: swetouch cannot resume its session yet, so it cannot hold a conversation (%s)", a.Name, t.Dir)
 	}
 	return conv, nil
 }

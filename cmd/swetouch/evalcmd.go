@@ -20,7 +20,6 @@ import (
 
 	"github.com/swetouch/swetouch/agents"
 	"github.com/swetouch/swetouch/eval"
-	"github.com/swetouch/swetouch/examples"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/sandbox"
 	"github.com/swetouch/swetouch/task"
@@ -171,7 +170,7 @@ func evalCmd() *cobra.Command {
 			}
 			for _, name := range agentNames {
 				a, err := evalAgent(name, plans, exe, modelURL, modelName, agentArgs, servers)
-				if err != nil && emit != "" && !errors.Is(err, agents.ErrNoPreset) {
+				if err != nil && emit != "" && !errors.Is(err, agents.ErrUnknown) {
 					err = nil // the agent runs in the trial's container, not here
 				}
 				if err != nil {
@@ -190,7 +189,7 @@ func evalCmd() *cobra.Command {
 			if emit != "" {
 				return emitJobs(c, cfg, emit, eval.EmitConfig{Image: image, SwetouchImage: swetouchImage, PVC: pvc, Namespace: namespace,
 					Command: eval.TrialArgs{SharedRecords: records != "", ModelURL: modelURL, Model: modelName,
-						Scripted: func(a string) bool { return a == examples.Naive || a == examples.Careful }}.Command})
+						Scripted: isScripted}.Command})
 			}
 			if cfg.Verify, err = budget(); err != nil {
 				return err
@@ -203,12 +202,11 @@ func evalCmd() *cobra.Command {
 				return err
 			}
 			if cfg.Sandbox.Runner != nil {
-				preset := false
+				real := false
 				for _, n := range agentNames {
-					_, _, err := agents.PresetFor(n)
-					preset = preset || !errors.Is(err, agents.ErrNoPreset)
+					real = real || !isScripted(n)
 				}
-				if cfg.HostNetwork, err = hostNetwork(network, modelURL, preset && upstream.url == "", upstream.url != ""); err != nil {
+				if cfg.HostNetwork, err = hostNetwork(network, modelURL, real && upstream.url == "", upstream.url != ""); err != nil {
 					return err
 				}
 			}
@@ -236,7 +234,7 @@ func evalCmd() *cobra.Command {
 	}
 	c.Flags().StringVar(&tasksDir, "tasks", "", "a folder of tasks")
 	c.Flags().StringVar(&records, "records", "", "dataset-record-v1 JSONL (default: each task's records.jsonl)")
-	c.Flags().StringSliceVar(&agentNames, "agent", nil, "agents to run (repeat): naive, careful, claude, codex, gemini, opencode")
+	c.Flags().StringSliceVar(&agentNames, "agent", nil, "agents to run (repeat): "+agentList())
 	scheduleFlags(c, &schedule, &scheduleSteps, &after)
 	userModelFlags(c, &userURL, &userModel)
 	personasFlag(c, &personas)
@@ -268,54 +266,36 @@ func evalCmd() *cobra.Command {
 	return c
 }
 
-// evalAgent turns an agent name into how eval starts it on a task.
+// evalAgent is a registered agent as eval starts it on each task.
 func evalAgent(name, plans, exe, modelURL, modelName string, agentArgs []string, servers []agents.MCPServer) (eval.Agent, error) {
-	if name == examples.Naive || name == examples.Careful {
-		plan := func(t *task.Task) string { return filepath.Join(plans, t.Name+".json") }
-		return eval.Agent{Name: name, Command: func(t *task.Task, scratch, modelURL string) ([]string, []string, error) {
-			// a conversation's turns resume it by the line protocol
-			return []string{exe, "agent", "script", "--plan", plan(t), "--behaviour", name, "--session", "{session}", "--message", "{instruction}"}, nil, nil
-		}, Visible: func(t *task.Task) []string { return []string{plan(t)} }}, nil
-	}
-	p, bin, err := agents.PresetFor(name)
-	if errors.Is(err, agents.ErrNoPreset) {
-		return eval.Agent{}, fmt.Errorf("%w for agent %q (have %s, %s, %s)", agents.ErrNoPreset, name, examples.Naive, examples.Careful, strings.Join(agents.PresetNames(), ", "))
-	}
+	a, bin, err := agents.Find(name)
 	if err != nil {
 		return eval.Agent{}, err
 	}
-	var visible []string
-	for _, s := range servers {
-		visible = append(visible, s.Install()...)
+	ea := eval.Registered(a, agents.Launch{Bin: bin, ModelURL: modelURL, Model: modelName, Swetouch: exe, Args: agentArgs, MCP: servers, Plans: plans})
+	if modelURL != "" && a.Bin != "" {
+		ea.Probe = func(ctx context.Context) error { return agents.ProbeModel(ctx, modelURL, agents.ProbeTimeout) }
 	}
-	var turns *run.Conversation
-	if p.Turns != nil {
-		turns = &run.Conversation{Session: p.Turns.Session, Reply: p.Turns.Reply, Resume: p.Turns.Resume}
-	}
-	var probe func(context.Context) error
-	if modelURL != "" {
-		probe = func(ctx context.Context) error { return agents.ProbeModel(ctx, modelURL, agents.ProbeTimeout) }
-	}
-	return eval.Agent{Name: name, Observe: p.Observe, Own: p.Own, Unreached: p.Unreached, Turns: turns, Probe: probe, Command: func(t *task.Task, scratch, trialURL string) ([]string, []string, error) {
-		url := modelURL
-		if trialURL != "" {
-			url = trialURL // the trial's recorder, in front of --model-upstream
-		}
-		st, err := p.Start(agents.Launch{Bin: bin, ModelURL: url, Model: modelName, Swetouch: exe, Scratch: scratch, Args: agentArgs, MCP: servers})
-		return st.Argv, st.Env, err
-	}, Visible: func(*task.Task) []string { return visible }}, nil
+	return ea, nil
+}
+
+// isScripted reports whether an agent is swetouch itself (a scripted
+// one), with no install of its own to find.
+func isScripted(name string) bool {
+	a, err := agents.Lookup(name)
+	return err == nil && a.Bin == ""
 }
 
 // loggedIn refuses a real agent given no endpoint that cannot find a
 // login of its user's: each of its trials would start, say "Not logged
 // in" and end null, the whole eval long.
 func loggedIn(name string) error {
-	p, _, err := agents.PresetFor(name)
+	a, err := agents.Lookup(name)
 	if err != nil {
-		return nil // a scripted agent, or none: said elsewhere
+		return nil // said elsewhere
 	}
 	home, _ := os.UserHomeDir()
-	if ok, looked := p.Login(home, os.Getenv); !ok {
+	if ok, looked := a.LoggedIn(home, os.Getenv); !ok {
 		return badInput("--agent %s: no --model-url or --model-upstream, and no login of its own found (looked for %s): every trial would end without reaching a model", name, looked)
 	}
 	return nil

@@ -17,7 +17,6 @@ import (
 
 	"github.com/swetouch/swetouch/agents"
 	"github.com/swetouch/swetouch/author"
-	"github.com/swetouch/swetouch/event"
 	"github.com/swetouch/swetouch/sandbox"
 	"github.com/swetouch/swetouch/task"
 )
@@ -154,7 +153,7 @@ func generateCmd() *cobra.Command {
 	c.Flags().StringVar(&instance, "instance", "", "the instance id (default: the regions', else the task's name)")
 	c.Flags().IntVar(&attempts, "candidates", 1, "how many attempts")
 	c.Flags().BoolVar(&helpful, "helpful", false, "a helpful edit for the Co-Edit control: alone it does not resolve, with the reference it does")
-	c.Flags().StringVar(&agent, "agent", "", "a preset to run as the generator: claude, codex, gemini or opencode")
+	c.Flags().StringVar(&agent, "agent", "", "a registered agent to run as the generator: "+agentList())
 	c.Flags().StringVar(&modelURL, "model-url", "", "the model endpoint the preset talks to")
 	c.Flags().StringVar(&modelName, "model", "", "the model name")
 	c.Flags().BoolVar(&noSandbox, "no-sandbox", false, "run the generator and the gate without isolation")
@@ -169,10 +168,8 @@ func generateCmd() *cobra.Command {
 // commands, and a preset's scratch folder (its home, its configuration),
 // which Close removes.
 type generator struct {
-	argv, env []string
-	observe   func(ws string, line []byte) []event.Event
-	own       func(command string) bool
-	scratch   string
+	agents.Invocation
+	scratch string
 	// modelURL is relayed into its sandbox; a preset without one reaches
 	// its own provider through the host's network (the generator writes
 	// records, it is not the agent under test)
@@ -196,9 +193,9 @@ func generatorAgent(flag, name, modelURL, modelName string, args []string) (*gen
 	case name == "" && len(args) == 0:
 		return nil, badInput("give %s NAME, or the generator's command after --", flag)
 	case name == "":
-		return &generator{argv: args, modelURL: modelURL}, nil
+		return &generator{Invocation: agents.Command(args...), modelURL: modelURL}, nil
 	}
-	p, bin, err := agents.PresetFor(name)
+	p, bin, err := agents.Find(name)
 	if err != nil {
 		return nil, badInput("%s: %v", flag, err)
 	}
@@ -206,16 +203,14 @@ func generatorAgent(flag, name, modelURL, modelName string, args []string) (*gen
 	if err != nil {
 		return nil, err
 	}
-	g := &generator{observe: p.Observe, own: p.Own, modelURL: modelURL, hostNetwork: modelURL == ""}
+	g := &generator{modelURL: modelURL, hostNetwork: modelURL == ""}
 	if g.scratch, err = os.MkdirTemp("", "swetouch-generator-"); err != nil {
 		return nil, err
 	}
-	st, err := p.Start(agents.Launch{Bin: bin, ModelURL: modelURL, Model: modelName, Swetouch: exe, Scratch: g.scratch})
-	if err != nil {
+	if g.Invocation, err = p.Start(agents.Launch{Bin: bin, ModelURL: modelURL, Model: modelName, Swetouch: exe, Scratch: g.scratch}); err != nil {
 		g.Close()
 		return nil, err
 	}
-	g.argv, g.env = st.Argv, st.Env
 	return g, nil
 }
 
@@ -230,12 +225,12 @@ func generateOnce(ctx context.Context, t *task.Task, kind string, regions []task
 	gate := func(ctx context.Context, diff string) author.Candidate {
 		return author.Gate(ctx, t, id, cid, diff, "", task.WithSandbox(sb))
 	}
-	cmd := make([]string, len(gen.argv))
-	for i, a := range gen.argv {
-		cmd[i] = strings.ReplaceAll(a, "{attempt}", strconv.Itoa(n))
+	inv := gen.Invocation
+	inv.Name, inv.Argv = "generator", make([]string, len(gen.Argv))
+	for i, a := range gen.Argv {
+		inv.Argv[i] = strings.ReplaceAll(a, "{attempt}", strconv.Itoa(n))
 	}
-	res, err := run.Trial(ctx, run.Config{Task: &gt, Out: dir, Agent: cmd, Env: gen.env, Observe: gen.observe, Own: gen.own,
-		AgentName: "generator", KeepWorkspace: true, Sandbox: sb, ModelURL: gen.modelURL, HostNetwork: gen.hostNetwork,
+	res, err := run.Trial(ctx, run.Config{Task: &gt, Out: dir, Agent: inv, KeepWorkspace: true, Sandbox: sb, ModelURL: gen.modelURL, HostNetwork: gen.hostNetwork,
 		SelfCheck: func(ctx context.Context, ws string) (string, error) {
 			diff, err := author.WorkspaceDiff(t.Repo, ws)
 			if err != nil {

@@ -1,8 +1,9 @@
 package main
 
 import (
-	"github.com/swetouch/swetouch/trajectory"
 	"os"
+
+	"github.com/swetouch/swetouch/trajectory"
 
 	"github.com/spf13/cobra"
 

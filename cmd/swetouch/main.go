@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/swetouch/swetouch/agents"
 	"github.com/swetouch/swetouch/internal/gocache"
 	"github.com/swetouch/swetouch/run"
 	"github.com/swetouch/swetouch/sandbox"
@@ -121,3 +122,6 @@ func orString(s, d string) string {
 	}
 	return s
 }
+
+// agentList names the registered agents, for the flags that take one.
+func agentList() string { return strings.Join(agents.Names(), ", ") }

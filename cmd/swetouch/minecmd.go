@@ -3,10 +3,11 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/swetouch/swetouch/trajectory"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/swetouch/swetouch/trajectory"
 
 	"github.com/spf13/cobra"
 

@@ -124,7 +124,7 @@ func replayCmd() *cobra.Command {
 				return err
 			}
 			cfg := run.Config{Task: t, Record: record, Condition: cond, Match: m, Out: out,
-				AgentName: "replay", KeepWorkspace: true, Stdout: io.Discard, Stderr: c.ErrOrStderr()}
+				KeepWorkspace: true, Stdout: io.Discard, Stderr: c.ErrOrStderr()}
 			// sandboxed as the recording was, so what the agent sees (its
 			// environment, its processes) is the same
 			if cfg.Sandbox, err = sandboxFlag(noSandbox); err != nil {
@@ -178,7 +178,8 @@ func replayCmd() *cobra.Command {
 				if !c.Flags().Changed("timeout") && rec.Header.CommandTimeout > 0 {
 					timeout = time.Duration(rec.Header.CommandTimeout * float64(time.Second))
 				}
-				cfg.Agent = []string{exe, "agent", "replay", "--trajectory", script, "--root", rec.Header.Root, "--timeout", timeout.String()}
+				cfg.Agent = agents.Command(exe, "agent", "replay", "--trajectory", script, "--root", rec.Header.Root, "--timeout", timeout.String())
+				cfg.Agent.Name = "replay"
 			}
 			// a conversation replays turn by turn, its user as recorded
 			if cfg.Conversation, err = conversationFor(t, nil, replayModels(args[0]), nil, cfg.Sandbox); err != nil {
@@ -188,7 +189,7 @@ func replayCmd() *cobra.Command {
 				if cassette != "" {
 					return badInput("--cassette: a conversation replays from its trajectory, turn by turn")
 				}
-				cfg.Agent = append(cfg.Agent, "--turn", "{session}")
+				cfg.Agent.Argv = append(cfg.Agent.Argv, "--turn", "{session}")
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
@@ -237,7 +238,7 @@ func replayCmd() *cobra.Command {
 	c.Flags().StringVar(&whatIf, "what-if", "", "list where a condition's interventions would fire on the recording, and run nothing")
 	c.Flags().StringVar(&userTape, "user-cassette", "", "the user model's recorded calls (default: user-model.jsonl beside the trajectory, when there is one)")
 	c.Flags().StringVar(&cassette, "cassette", "", "re-run a real agent against this model cassette (with --agent)")
-	c.Flags().StringVar(&agent, "agent", "", "with --cassette: claude, codex, gemini or opencode")
+	c.Flags().StringVar(&agent, "agent", "", "with --cassette: the registered agent that was recorded: "+agentList())
 	c.Flags().StringVar(&modelName, "model", "", "with --cassette: the model name the agent asks for")
 	c.Flags().BoolVar(&noSandbox, "no-sandbox", false, "replay without isolation")
 	return c
@@ -269,7 +270,7 @@ func reportDivergences(w io.Writer, ds []replay.Divergence, strict bool) error {
 // replayAgent sets cfg up to run a real agent against a model cassette
 // served on a loopback port; stop shuts the server down.
 func replayAgent(cfg *run.Config, cassette, agent, modelName, exe string) (stop func(), err error) {
-	p, bin, err := agents.PresetFor(agent)
+	p, bin, err := agents.Find(agent)
 	if err != nil {
 		return nil, badInput("--agent: %v", err)
 	}
@@ -289,14 +290,12 @@ func replayAgent(cfg *run.Config, cassette, agent, modelName, exe string) (stop 
 		return nil, err
 	}
 	url := "http://" + ln.Addr().String()
-	st, err := p.Start(agents.Launch{Bin: bin, ModelURL: url, Model: modelName, Swetouch: exe, Scratch: scratch})
-	if err != nil {
+	if cfg.Agent, err = p.Start(agents.Launch{Bin: bin, ModelURL: url, Model: modelName, Swetouch: exe, Scratch: scratch}); err != nil {
 		srv.Close()
 		os.RemoveAll(scratch)
 		return nil, err
 	}
-	cfg.Agent, cfg.Env, cfg.ModelURL = st.Argv, st.Env, url
-	cfg.Observe, cfg.Own, cfg.Unreached, cfg.AgentName, cfg.Scratch = p.Observe, p.Own, p.Unreached, agent, []string{scratch}
+	cfg.ModelURL, cfg.Scratch = url, []string{scratch}
 	return func() { srv.Close(); os.RemoveAll(scratch) }, nil
 }
 
@@ -390,7 +389,7 @@ func agentReplayCmd() *cobra.Command {
 			if err := replay.Redrive(c.Context(), turns[n].Actions, cfg); err != nil {
 				return err
 			}
-			for _, kv := range [][2]string{{run.ReplyKey, turns[n].Reply}, {run.SessionKey, strconv.Itoa(n + 1)}} {
+			for _, kv := range [][2]string{{agents.ReplyKey, turns[n].Reply}, {agents.SessionKey, strconv.Itoa(n + 1)}} {
 				b, _ := json.Marshal(map[string]string{kv[0]: kv[1]})
 				fmt.Fprintln(c.OutOrStdout(), string(b))
 			}

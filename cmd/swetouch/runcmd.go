@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/swetouch/swetouch/agents/scripted"
 	"github.com/swetouch/swetouch/run"
 
 	"github.com/spf13/cobra"
@@ -46,7 +47,7 @@ func runCmd() *cobra.Command {
 			if err != nil {
 				return badInput("--task: %v", err)
 			}
-			cfg := run.Config{Task: t, Agent: args, Out: out, KeepWorkspace: keep}
+			cfg := run.Config{Task: t, Agent: agents.Command(args...), Out: out, KeepWorkspace: keep}
 			// the agent's own output goes to agent.log; the user sees
 			// what it did, an action a line, or with --verbose its output
 			prog := newProgress(c.ErrOrStderr())
@@ -55,7 +56,7 @@ func runCmd() *cobra.Command {
 			} else {
 				cfg.OnEvent = prog.event
 			}
-			var preset *agents.Preset
+			var preset *agents.Agent
 			switch {
 			case agent != "":
 				var servers []agents.MCPServer
@@ -64,7 +65,7 @@ func runCmd() *cobra.Command {
 						return badInput("--mcp: %v", err)
 					}
 				}
-				p, bin, err := agents.PresetFor(agent)
+				p, bin, err := agents.Find(agent)
 				if err != nil {
 					return badInput("--agent: %v", err)
 				}
@@ -72,7 +73,7 @@ func runCmd() *cobra.Command {
 				if upstream.url != "" && modelURL != "" {
 					return badInput("give --model-url (an endpoint the agent talks to) or --model-upstream (its provider, recorded), not both")
 				}
-				if modelURL != "" {
+				if modelURL != "" && p.Bin != "" {
 					url := modelURL
 					cfg.Probe = func(ctx context.Context) error { return agents.ProbeModel(ctx, url, agents.ProbeTimeout) }
 				}
@@ -88,18 +89,16 @@ func runCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				cfg.AgentName = agent
 				scratch, err := os.MkdirTemp("", "swetouch-agent-")
 				if err != nil {
 					return err
 				}
 				defer os.RemoveAll(scratch)
-				st, err := p.Start(agents.Launch{Bin: bin, ModelURL: modelURL, Model: modelName, Swetouch: exe, Scratch: scratch, Args: agentArgs, MCP: servers})
-				if err != nil {
+				plans := filepath.Join(filepath.Dir(filepath.Dir(filepath.Clean(t.Dir))), "agents") // a scripted agent's, beside the tasks
+				if cfg.Agent, err = p.Start(agents.Launch{Bin: bin, ModelURL: modelURL, Model: modelName, Swetouch: exe, Scratch: scratch, Args: agentArgs, MCP: servers, Task: t.Name, Plans: plans}); err != nil {
 					return err
 				}
-				cfg.Agent, cfg.Env, cfg.Visible = append(st.Argv, args...), st.Env, st.Visible
-				cfg.Observe, cfg.Own, cfg.Unreached, cfg.Scratch = p.Observe, p.Own, p.Unreached, []string{scratch}
+				cfg.Agent.Argv, cfg.Scratch = append(cfg.Agent.Argv, args...), []string{scratch}
 			case len(args) == 0:
 				return badInput("give --agent NAME, or the agent's command after --")
 			case upstream.url != "":
@@ -108,7 +107,7 @@ func runCmd() *cobra.Command {
 				return badInput("--agent-arg and --mcp are for a preset (--agent NAME); after --, the command line and its configuration are the agent's own")
 			}
 			if agentName != "" {
-				cfg.AgentName = agentName
+				cfg.Agent.Name = agentName
 			}
 			if records != "" {
 				recs, err := task.LoadRecords(records)
@@ -225,7 +224,7 @@ func runCmd() *cobra.Command {
 	c.Flags().StringSliceVar(&visible, "visible", nil, "a host path the sandboxed agent may read (repeat): its own files outside the system directories")
 	c.Flags().BoolVar(&keep, "keep", false, "keep the workspace (its path is in result.json)")
 	c.Flags().BoolVar(&verbose, "verbose", false, "print the agent's own output (its JSON event stream) instead of what it did, an action a line; agent.log keeps it either way")
-	c.Flags().StringVar(&agent, "agent", "", "a known agent to run unmodified: claude, codex, gemini or opencode")
+	c.Flags().StringVar(&agent, "agent", "", "a registered agent to run unmodified: "+agentList())
 	c.Flags().StringVar(&mcpFile, "mcp", "", `MCP servers for the --agent preset, each behind the relay: {"mcpServers": {NAME: {"command", "args", "env"}}}, "{workspace}" in args`)
 	c.Flags().StringArrayVar(&agentArgs, "agent-arg", nil, "an extra flag for the --agent preset's command line (repeat)")
 	c.Flags().StringVar(&agentName, "agent-name", "", "the agent's name in result.json, which score groups by (default: --agent)")
@@ -306,23 +305,23 @@ func agentCmd() *cobra.Command {
 		Short: "A deterministic agent that works only through bash: reads, edits, runs tests",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			p, err := examples.LoadPlan(plan)
+			p, err := scripted.LoadPlan(plan)
 			if err != nil {
 				return badInput("--plan: %v", err)
 			}
-			if behaviour != examples.Naive && behaviour != examples.Careful {
+			if behaviour != scripted.Naive && behaviour != scripted.Careful {
 				return badInput("--behaviour: want naive or careful, got %q", behaviour)
 			}
 			if len(p.Turns) > 0 {
-				return examples.RunTurn(c.Context(), p, behaviour, sess, message, c.OutOrStdout())
+				return scripted.RunTurn(c.Context(), p, behaviour, sess, message, c.OutOrStdout())
 			}
-			return examples.RunScripted(c.Context(), p, behaviour, c.OutOrStdout())
+			return scripted.RunScripted(c.Context(), p, behaviour, c.OutOrStdout())
 		},
 	}
 	script.Flags().StringVar(&sess, "session", "", "a conversation plan's session to resume (the id its last turn reported)")
 	script.Flags().StringVar(&message, "message", "", "what the user said since the last turn (a conversation plan)")
 	script.Flags().StringVar(&plan, "plan", "", "the agent's plan (JSON)")
-	script.Flags().StringVar(&behaviour, "behaviour", examples.Careful, "naive or careful")
+	script.Flags().StringVar(&behaviour, "behaviour", scripted.Careful, "naive or careful")
 	script.MarkFlagRequired("plan")
 	c.AddCommand(script, agentReplayCmd())
 	return c

@@ -21,6 +21,8 @@ import (
 	"sort"
 	"time"
 
+	"github.com/swetouch/swetouch/agents"
+
 	"github.com/swetouch/swetouch/run"
 	"github.com/swetouch/swetouch/trajectory"
 
@@ -84,7 +86,7 @@ func measure(trajFile, taskDir string, n int) error {
 		direct = append(direct, d)
 		out := filepath.Join(scratch, fmt.Sprintf("run-%d", i))
 		res, err := run.Trial(context.Background(), run.Config{Task: t, Condition: policy.Vanilla, Out: out, Shim: exe,
-			Agent: []string{exe, "agent", "replay", "--trajectory", recorded, "--root", tr.Header.Root}})
+			Agent: agents.Command(exe, "agent", "replay", "--trajectory", recorded, "--root", tr.Header.Root)})
 		if err != nil {
 			return err
 		}

@@ -1,4 +1,9 @@
-package examples
+// Package scripted is the two scripted agents, naive and careful: each
+// plays a plan of shell steps for a task, offline, through swetouch
+// itself (`swetouch agent script`), and registers as an agent like any
+// other. naive keeps the user's edit and never reads a message; careful,
+// told of a change, looks at it, reconciles and carries on.
+package scripted
 
 import (
 	"context"
@@ -7,10 +12,11 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 
-	"github.com/swetouch/swetouch/run"
+	"github.com/swetouch/swetouch/agents"
 )
 
 // Plan is what a scripted agent does on one task: its steps, and for the
@@ -95,7 +101,7 @@ func RunScripted(ctx context.Context, p *Plan, behaviour string, log io.Writer) 
 // agent reported at its last turn's end ("" for the first turn), message
 // what the user said since. It plays the first turn from the session's on
 // whose When the message holds, then reports its reply and its session
-// on the line protocol (run.ReplyKey, run.SessionKey) that
+// on the line protocol (agents.ReplyKey, agents.SessionKey) that
 // swetouch run reads from an agent it has no preset for.
 func RunTurn(ctx context.Context, p *Plan, behaviour, sess, message string, log io.Writer) error {
 	from := 0
@@ -118,8 +124,8 @@ func RunTurn(ctx context.Context, p *Plan, behaviour, sess, message string, log 
 		reply, next = t.Reply, i+1
 		break
 	}
-	fmt.Fprintf(log, "%s\n", protocolLine(run.ReplyKey, reply))
-	fmt.Fprintf(log, "%s\n", protocolLine(run.SessionKey, fmt.Sprintf("turn-%d", next)))
+	fmt.Fprintf(log, "%s\n", protocolLine(agents.ReplyKey, reply))
+	fmt.Fprintf(log, "%s\n", protocolLine(agents.SessionKey, fmt.Sprintf("turn-%d", next)))
 	return nil
 }
 
@@ -173,3 +179,18 @@ func asExit(err error, target **exec.ExitError) bool {
 	}
 	return ok
 }
+
+func init() {
+	for _, name := range []string{Naive, Careful} {
+		agents.Register(agents.Agent{Name: name,
+			// a conversation's turns resume it by the line protocol
+			Command: func(l agents.Launch, instruction, _ string) []string {
+				return []string{l.Swetouch, "agent", "script", "--plan", PlanFile(l.Plans, l.Task), "--behaviour", name, "--session", "{session}", "--message", instruction}
+			},
+			Files: func(l agents.Launch) []string { return []string{PlanFile(l.Plans, l.Task)} },
+		})
+	}
+}
+
+// PlanFile is a task's plan in a folder of plans.
+func PlanFile(plans, task string) string { return filepath.Join(plans, task+".json") }
