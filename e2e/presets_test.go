@@ -75,7 +75,7 @@ func agentSession(t *testing.T, shimDir, agent, modelName, readTool string, deli
 	sb := sandboxed(t, filepath.Join(shimDir, "swetouch"))
 	res, err := run.Trial(context.Background(), run.Config{
 		Task: tk, Record: recs[0], Condition: policy.CounterEdit, Out: out, Shim: filepath.Join(shimDir, "swetouch-shim"),
-		Agent: agents.Invocation{Argv: p.Command(agents.Launch{Bin: bin, Swetouch: filepath.Join(shimDir, "swetouch")}, "{instruction}", modelName), Env: p.Env(recorded.URL, filepath.Join(shimDir, "swetouch"), scratch), Observe: p.Observe, Own: p.Own},
+		Agent:   agents.Invocation{Argv: p.Command(agents.Launch{Bin: bin, Swetouch: filepath.Join(shimDir, "swetouch")}, "{instruction}", modelName), Env: p.Env(recorded.URL, filepath.Join(shimDir, "swetouch"), scratch), Observe: p.Observe, Own: p.Own},
 		Sandbox: sb, Scratch: []string{scratch}, ModelURL: recorded.URL,
 	})
 	if err != nil {
