@@ -17,7 +17,6 @@ import (
 	"github.com/swetouch/swetouch/internal/baseline"
 	"github.com/swetouch/swetouch/internal/rawfd"
 	"github.com/swetouch/swetouch/policy"
-	"github.com/swetouch/swetouch/task"
 	"github.com/swetouch/swetouch/user"
 	"github.com/swetouch/swetouch/watch"
 )
@@ -27,21 +26,10 @@ type HostConfig struct {
 	// Root is the workspace. swetouch run hands a fresh copy; the in-place
 	// relays (swetouch acp and mcp with --records) the directory the agent
 	// already works in.
-	Root      string
-	Record    *task.Record // nil: observe and record only
-	Condition policy.Condition
-	Match     policy.Match
-	// Schedule is when the region user's rounds become due (the zero
-	// value: the record's own triggers).
-	Schedule policy.Schedule
-	// Writer, when set, writes the user's messages from what the agent
-	// did (user.Contextual), for the task of Instruction.
-	Writer      user.Writer
-	Instruction string
-	// User, when set, is a conversational user who talks at each turn's
-	// end; a record's region user, if there is one, still edits the code
-	// and speaks inside the turns.
-	User user.Conversational
+	Root string
+	// Users are the run's kinds of user, in order (user.Build): none to
+	// observe and record only.
+	Users []user.Kind
 	// Trajectory receives the recorded events (nil: none are kept).
 	Trajectory io.Writer
 	Header     trajectory.Header
@@ -93,13 +81,6 @@ type Host struct {
 	served  chan struct{}
 }
 
-// NewUser is the region user a record runs under: the condition defaults
-// to counter-edit, the match to reference, the schedule to the record's
-// own triggers.
-func NewUser(rec *task.Record, o user.Options) (*user.Region, error) {
-	return user.NewRegion(rec, o)
-}
-
 // Start starts the hub over cfg.Root with its watcher, serves it on a
 // socket in a private directory, and makes the shim directory. Close
 // undoes all of it.
@@ -118,22 +99,19 @@ func StartHost(cfg HostConfig) (host *Host, err error) {
 	if cfg.OnEvent != nil {
 		opts = append(opts, session.WithEventHook(cfg.OnEvent))
 	}
-	if cfg.Record != nil {
-		u, err := NewUser(cfg.Record, user.Options{Condition: cfg.Condition, Match: cfg.Match, Schedule: cfg.Schedule})
+	var below user.User
+	for _, k := range cfg.Users {
+		u, err := k.Make(below)
 		if err != nil {
 			return nil, err
 		}
-		h.Condition, h.Match = string(u.Condition()), string(u.Match())
-		var acts user.User = u
-		if cfg.Writer != nil {
-			acts = user.NewContextual(u, cfg.Writer, cfg.Instruction)
+		if l, ok := u.(user.Labelled); ok {
+			h.Condition, h.Match = string(l.Condition()), string(l.Match())
 		}
-		if cfg.User != nil {
-			acts = user.Both(acts, cfg.User)
-		}
-		opts = append(opts, session.WithUser(acts))
-	} else if cfg.User != nil {
-		opts = append(opts, session.WithUser(cfg.User))
+		below = u
+	}
+	if below != nil {
+		opts = append(opts, session.WithUser(below))
 	}
 	if cfg.Header.Condition == "" {
 		cfg.Header.Condition = h.Condition

@@ -102,7 +102,7 @@ func StartInPlace(cfg InPlaceConfig) (*InPlace, error) {
 		return nil, badInput("--match: %v", err)
 	}
 	if rec != nil {
-		if _, err := NewUser(rec, user.Options{Condition: cond, Match: match}); err != nil {
+		if _, err := user.NewRegion(rec, user.Options{Condition: cond, Match: match}); err != nil {
 			return nil, badInput("--condition %s: %v", cond, err)
 		}
 	}
@@ -126,13 +126,13 @@ func StartInPlace(cfg InPlaceConfig) (*InPlace, error) {
 		return nil, err
 	}
 	outAbs, _ := filepath.Abs(p.Out)
-	hc := HostConfig{Root: root, Record: rec, Condition: cond, Match: match, Trajectory: f, Ignore: []string{outAbs},
+	hc := HostConfig{Root: root, Trajectory: f, Ignore: []string{outAbs},
 		Header: trajectory.Header{Agent: strings.Join(agent, " "), Source: source, Root: root}}
 	s := &InPlace{out: p.Out, agent: agent, traj: f}
 	if p.Talk != nil {
 		s.talk = p.Talk(root, p.Out)
-		hc.User = s.talk
 	}
+	var writer user.Writer
 	if chat, ok := w.(*user.Chat); ok {
 		// its calls kept beside the trajectory, as a run keeps them
 		if s.userTape, err = os.Create(filepath.Join(p.Out, UserModelLog)); err != nil {
@@ -140,8 +140,9 @@ func StartInPlace(cfg InPlaceConfig) (*InPlace, error) {
 			return nil, err
 		}
 		chat.Record = s.userTape
-		hc.Writer = chat
+		writer = chat
 	}
+	hc.Users = userKinds(rec, user.Options{Condition: cond, Match: match}, writer, "", s.talk)
 	if rec != nil {
 		hc.Header.Task, s.instance = rec.InstanceID, rec.InstanceID
 	}

@@ -176,8 +176,9 @@ func Trial(ctx context.Context, cfg Config) (*result.Run, error) {
 	if cfg.SelfCheck != nil {
 		selfCheck = func(ctx context.Context) (string, error) { return cfg.SelfCheck(ctx, ws) }
 	}
-	host, err := StartHost(HostConfig{SelfCheck: selfCheck, Root: ws, Baseline: base, Record: cfg.Record, Condition: cfg.Condition, Match: cfg.Match, Schedule: cfg.Schedule, Writer: userModel, Instruction: cfg.Task.Instruction, Shim: cfg.Shim, Clock: cfg.Clock, Owned: owned, Own: cfg.Agent.Own, OnEvent: cfg.OnEvent,
-		User: talker(talk), Trajectory: f, Header: trajectory.Header{Task: cfg.Task.Name, Agent: strings.Join(cfg.Agent.Argv, " "), Source: "swetouch run", Root: ws}})
+	host, err := StartHost(HostConfig{SelfCheck: selfCheck, Root: ws, Baseline: base, Shim: cfg.Shim, Clock: cfg.Clock, Owned: owned, Own: cfg.Agent.Own, OnEvent: cfg.OnEvent,
+		Users:      userKinds(cfg.Record, user.Options{Condition: cfg.Condition, Match: cfg.Match, Schedule: cfg.Schedule}, userModel, cfg.Task.Instruction, talk),
+		Trajectory: f, Header: trajectory.Header{Task: cfg.Task.Name, Agent: strings.Join(cfg.Agent.Argv, " "), Source: "swetouch run", Root: ws}})
 	if err != nil {
 		return res, setupFailed(cfg.Out, res, start, fmt.Errorf("the session hub: %w", err))
 	}
@@ -630,4 +631,21 @@ func orDiscard(w io.Writer) io.Writer {
 		return io.Discard
 	}
 	return w
+}
+
+// userKinds are a run's kinds of user, in the order they are made: the
+// record's region user, a model writing its messages, the conversation
+// (each where the run has one).
+func userKinds(rec *task.Record, o user.Options, w user.Writer, instruction string, talk Talker) []user.Kind {
+	var kinds []user.Kind
+	if rec != nil {
+		kinds = append(kinds, user.RegionKind{Record: rec, Options: o})
+		if w != nil {
+			kinds = append(kinds, user.ContextualKind{Writer: w, Task: instruction})
+		}
+	}
+	if talk != nil {
+		kinds = append(kinds, user.ConversationKind{Talker: talk})
+	}
+	return kinds
 }
