@@ -8,7 +8,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/swetouch/swetouch/result"
-	"github.com/swetouch/swetouch/user"
 )
 
 // CostRow is what one agent's trials under one condition cost: the
@@ -41,7 +40,7 @@ func Costs(trials []Trial) []CostRow {
 	known := map[cell]bool{}
 	for _, t := range trials {
 		r := t.Result
-		var models map[string]user.Usage
+		var models map[string]result.UserModelUsage
 		if r.Conversation != nil {
 			models = r.Conversation.Models
 		}

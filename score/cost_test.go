@@ -4,24 +4,23 @@ import (
 	"testing"
 
 	"github.com/swetouch/swetouch/result"
-	"github.com/swetouch/swetouch/user"
 )
 
 // TestCosts: the agent's traffic summed by agent and condition, the cost
 // only where every trial's price was known, the user model apart.
 func TestCosts(t *testing.T) {
 	usd := func(v float64) *float64 { return &v }
-	run := func(agent string, mu *result.ModelUsage, um *user.Usage) Trial {
+	run := func(agent string, mu *result.ModelUsage, um *result.UserModelUsage) Trial {
 		return Trial{Result: result.Run{AgentName: agent, Condition: "vanilla", ModelUsage: mu, UserModel: um}}
 	}
 	tok := result.Tokens{Calls: 2, Input: 100, Cached: 40, Output: 10}
 	rows := Costs([]Trial{
-		run("a", &result.ModelUsage{Tokens: tok, CostUSD: usd(0.5)}, &user.Usage{Calls: 1, PromptTokens: 30, CompletionTokens: 5}),
+		run("a", &result.ModelUsage{Tokens: tok, CostUSD: usd(0.5)}, &result.UserModelUsage{Calls: 1, PromptTokens: 30, CompletionTokens: 5}),
 		run("a", &result.ModelUsage{Tokens: tok, CostUSD: usd(0.25)}, nil),
 		run("b", &result.ModelUsage{Tokens: tok, CostUSD: usd(1)}, nil),
 		run("b", &result.ModelUsage{Tokens: tok}, nil), // a model without a price
 		run("c", nil, nil),
-		{Result: result.Run{AgentName: "a", Condition: "vanilla", Conversation: &result.Conversation{Models: map[string]user.Usage{
+		{Result: result.Run{AgentName: "a", Condition: "vanilla", Conversation: &result.Conversation{Models: map[string]result.UserModelUsage{
 			"phrase": {Calls: 2, PromptTokens: 10, CompletionTokens: 2}, "judge": {Calls: 3, PromptTokens: 30}, "reviewer": {Calls: 3, PromptTokens: 20, CompletionTokens: 5}}}}},
 	})
 	if len(rows) != 2 {
