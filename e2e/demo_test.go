@@ -11,7 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/swetouch/swetouch/examples"
+	"github.com/swetouch/swetouch/demo"
+
 	"github.com/swetouch/swetouch/internal/testsupport/testbin"
 	"github.com/swetouch/swetouch/report"
 	"github.com/swetouch/swetouch/score"
@@ -27,7 +28,7 @@ func TestDemo(t *testing.T) {
 		t.Fatal(err)
 	}
 	reportDir := t.TempDir()
-	res, err := examples.Demo(context.Background(), examples.DemoConfig{Examples: ".", Report: reportDir, Swetouch: filepath.Join(bin, "swetouch"), Shim: filepath.Join(bin, "swetouch-shim"), Log: io.Discard})
+	res, err := demo.Run(context.Background(), demo.Config{Examples: examplesDir, Report: reportDir, Swetouch: filepath.Join(bin, "swetouch"), Shim: filepath.Join(bin, "swetouch-shim"), Log: io.Discard})
 	if err != nil {
 		t.Fatal(err)
 	}

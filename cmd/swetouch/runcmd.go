@@ -11,13 +11,14 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/swetouch/swetouch/demo"
+
 	"github.com/swetouch/swetouch/agents/scripted"
 	"github.com/swetouch/swetouch/run"
 
 	"github.com/spf13/cobra"
 
 	"github.com/swetouch/swetouch/agents"
-	"github.com/swetouch/swetouch/examples"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/report"
 	"github.com/swetouch/swetouch/result"
@@ -341,7 +342,7 @@ func demoCmd() *cobra.Command {
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			cfg := examples.DemoConfig{Examples: dir, Report: reportDir, Swetouch: exe, Log: c.ErrOrStderr()}
+			cfg := demo.Config{Examples: dir, Report: reportDir, Swetouch: exe, Log: c.ErrOrStderr()}
 			if cfg.UserModel, err = userModelFlag(userURL, userModel); err != nil {
 				return err
 			}
@@ -350,7 +351,7 @@ func demoCmd() *cobra.Command {
 			if cfg.Sandbox, err = sandboxFlag(noSandbox); err != nil {
 				fmt.Fprintf(c.ErrOrStderr(), "swetouch demo: running without a sandbox: %v\n", err)
 			}
-			res, err := examples.Demo(ctx, cfg)
+			res, err := demo.Run(ctx, cfg)
 			if err != nil {
 				return err
 			}

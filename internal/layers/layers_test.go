@@ -69,7 +69,8 @@ var allowed = map[string][]string{
 	"report":   join(utils, vocab, []string{"stats", "score"}),
 	"eval":     join(utils, vocab, leaves, []string{"agents", "user", "run"}),
 	"author":   join(utils, vocab, leaves, []string{"run"}),
-	"examples": join(utils, vocab, leaves, []string{"agents", "agents/...", "user", "user/conversation", "run", "score", "report"}),
+	"examples": nil,
+	"demo":     join(utils, vocab, leaves, []string{"examples", "agents", "agents/...", "user", "user/conversation", "run", "score", "report"}),
 	// tests' support: never imported by the runtime
 	"internal/testsupport/testbin":   join(utils, []string{"sandbox"}),
 	"internal/testsupport/devdata":   nil,
@@ -128,7 +129,7 @@ func permits(rule []string, dep string) bool {
 // leaves never reach an adapter, the hub, the shim, the agents, the user,
 // a trial or anything made of trials.
 func TestLeavesStayLeaves(t *testing.T) {
-	forbidden := []string{"session", "proxy", "shim", "agents", "user", "run", "score", "eval", "report", "author", "examples", "replay", "modelserver"}
+	forbidden := []string{"session", "proxy", "shim", "agents", "user", "run", "score", "eval", "report", "author", "examples", "demo", "replay", "modelserver"}
 	for _, leaf := range join(vocab, leaves) {
 		out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", mod+leaf).Output()
 		if err != nil {

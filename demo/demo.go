@@ -1,4 +1,7 @@
-package examples
+// Package demo runs the example tasks under Vanilla and Counter-Edit, and
+// the example conversations, with both scripted agents, offline, and
+// writes the report (swetouch demo).
+package demo
 
 import (
 	"context"
@@ -7,6 +10,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/swetouch/swetouch/examples"
 
 	"github.com/swetouch/swetouch/agents"
 	"github.com/swetouch/swetouch/agents/scripted"
@@ -21,8 +26,8 @@ import (
 	"github.com/swetouch/swetouch/user"
 )
 
-// DemoConfig says where the examples are and where the report goes.
-type DemoConfig struct {
+// Config says where the examples are and where the report goes.
+type Config struct {
 	Examples string // the examples directory (tasks/ and agents/); "" for the embedded ones
 	Report   string // the report folder
 	Swetouch string // the swetouch executable, run as the scripted agent
@@ -37,8 +42,8 @@ type DemoConfig struct {
 	UserModel user.Writer
 }
 
-// DemoRun is one row of the demo: a task, a condition, an agent.
-type DemoRun struct {
+// Trial is one row of the demo: a task, a condition, an agent.
+type Trial struct {
 	Task      string  `json:"task"`
 	Condition string  `json:"condition"`
 	Agent     string  `json:"agent"`
@@ -51,9 +56,9 @@ type DemoRun struct {
 	Seconds   float64 `json:"seconds"`
 }
 
-// DemoResult is what the demo ran and how it scored.
-type DemoResult struct {
-	Runs []DemoRun
+// Result is what the demo ran and how it scored.
+type Result struct {
+	Runs []Trial
 	// Rows score the single-turn runs (Vanilla and Counter-Edit).
 	Rows []score.Row
 	// Turns score the conversations.
@@ -63,7 +68,7 @@ type DemoResult struct {
 // WriteTables prints what the demo prints of its scores: the single-turn
 // table, its rank changes and the conversations' table (the README shows
 // it, and TestDemo holds the two the same).
-func (r *DemoResult) WriteTables(w io.Writer) {
+func (r *Result) WriteTables(w io.Writer) {
 	score.WriteTable(w, r.Rows)
 	if ranks := score.Ranks(r.Rows); len(ranks) > 0 {
 		fmt.Fprintln(w)
@@ -79,7 +84,7 @@ func (r *DemoResult) WriteTables(w io.Writer) {
 // Demo runs every example task under Vanilla and Counter-Edit, and every
 // example conversation, with both scripted agents, writes the report
 // folder, and returns the runs and their scores.
-func Demo(ctx context.Context, cfg DemoConfig) (*DemoResult, error) {
+func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.Examples == "" {
 		// the embedded examples, wherever swetouch runs
 		dir, err := os.MkdirTemp("", "swetouch-examples-")
@@ -87,7 +92,7 @@ func Demo(ctx context.Context, cfg DemoConfig) (*DemoResult, error) {
 			return nil, err
 		}
 		defer os.RemoveAll(dir)
-		if err := Extract(dir); err != nil {
+		if err := examples.Extract(dir); err != nil {
 			return nil, err
 		}
 		cfg.Examples = dir
@@ -101,7 +106,7 @@ func Demo(ctx context.Context, cfg DemoConfig) (*DemoResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &DemoResult{Runs: runs}
+	res := &Result{Runs: runs}
 	if err := demoConversations(ctx, cfg); err != nil {
 		return nil, err
 	}
@@ -113,13 +118,13 @@ func Demo(ctx context.Context, cfg DemoConfig) (*DemoResult, error) {
 
 // demoTasks runs the example tasks under Vanilla and Counter-Edit with
 // both scripted agents, into the report's runs/ folder.
-func demoTasks(ctx context.Context, cfg DemoConfig) ([]DemoRun, error) {
+func demoTasks(ctx context.Context, cfg Config) ([]Trial, error) {
 	tasksDir := filepath.Join(cfg.Examples, "tasks")
 	entries, err := os.ReadDir(tasksDir)
 	if err != nil {
 		return nil, fmt.Errorf("--examples: no tasks folder in %s (%v); `swetouch examples extract DIR` writes the built-in ones", cfg.Examples, err)
 	}
-	var runs []DemoRun
+	var runs []Trial
 	for _, e := range entries {
 		if !e.IsDir() {
 			continue
@@ -151,7 +156,7 @@ func demoTasks(ctx context.Context, cfg DemoConfig) ([]DemoRun, error) {
 				if err != nil {
 					return runs, err
 				}
-				run := DemoRun{Task: t.Name, Condition: string(cond), Agent: agent, Resolved: r.Resolved, Reason: r.Reason,
+				run := Trial{Task: t.Name, Condition: string(cond), Agent: agent, Resolved: r.Resolved, Reason: r.Reason,
 					Steps: r.Steps, Applied: r.Applied, Delivered: r.Delivered, AgentExit: r.AgentExit, Seconds: r.Timings.Total}
 				os.RemoveAll(r.Workspace)
 				fmt.Fprintf(cfg.Log, "resolved=%s %.1fs", result.ShowResolved(r.Resolved), r.Timings.Total)
@@ -171,7 +176,7 @@ func demoTasks(ctx context.Context, cfg DemoConfig) ([]DemoRun, error) {
 // folders: the demo's tables are exactly what `swetouch score` and
 // `swetouch report` give of the folder, and the report shows the
 // conversations the demo prints.
-func writeReport(dir string, runs []DemoRun) ([]score.Row, []score.TurnRow, error) {
+func writeReport(dir string, runs []Trial) ([]score.Row, []score.TurnRow, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, nil, err
 	}
@@ -197,7 +202,7 @@ func isDir(p string) bool {
 }
 
 // scriptedAgent is a scripted agent's invocation on an example task.
-func scriptedAgent(cfg DemoConfig, name, task string) (agents.Invocation, error) {
+func scriptedAgent(cfg Config, name, task string) (agents.Invocation, error) {
 	a, err := agents.Lookup(name)
 	if err != nil {
 		return agents.Invocation{}, err

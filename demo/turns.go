@@ -1,4 +1,4 @@
-package examples
+package demo
 
 import (
 	"context"
@@ -19,7 +19,7 @@ import (
 // agents (the careful one asks first; the naive one fixes what it guesses
 // and follows what the user reports), into the report's conversations/
 // folder (writeReport scores them by turn).
-func demoConversations(ctx context.Context, cfg DemoConfig) error {
+func demoConversations(ctx context.Context, cfg Config) error {
 	dir := filepath.Join(cfg.Examples, "conversations")
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) {
