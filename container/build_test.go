@@ -1,0 +1,105 @@
+package container
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCheckoutHoldsOnlyTheBase: the repository a build puts in an image
+// holds the base commit (its own hash) and nothing later: git log --all,
+// git tag, git reflog and git stash list show the base alone, and the
+// fix's commit, the tag's and the stash's objects are absent.
+func TestCheckoutHoldsOnlyTheBase(t *testing.T) {
+	in := pyInstance(t)
+	dest := filepath.Join(t.TempDir(), "repo")
+	if err := Checkout(context.Background(), in.Repo, in.Base, dest); err != nil {
+		t.Fatal(err)
+	}
+	checkOneCommit(t, in, func(args ...string) (string, error) {
+		c := exec.Command("git", args...)
+		c.Dir = dest
+		out, err := c.CombinedOutput()
+		return string(out), err
+	})
+	if b, err := os.ReadFile(filepath.Join(dest, "tinycalc", "ops.py")); err != nil || string(b) != baseFiles["tinycalc/ops.py"] {
+		t.Errorf("ops.py is not the base's: %q %v", b, err)
+	}
+}
+
+func TestCheckoutRefusesANameForTheCommit(t *testing.T) {
+	in := pyInstance(t)
+	for _, c := range []string{"main", "v1.1", in.Base[:12], ""} {
+		if err := Checkout(context.Background(), in.Repo, c, filepath.Join(t.TempDir(), "r")); err == nil || !strings.Contains(err.Error(), "40-digit") {
+			t.Errorf("%q: %v", c, err)
+		}
+	}
+}
+
+// checkOneCommit runs the history commands an agent would through git
+// and checks that the base is all they show.
+func checkOneCommit(t *testing.T, in instance, git func(args ...string) (string, error)) {
+	t.Helper()
+	out, err := git("log", "--all", "--format=%H")
+	if err != nil || strings.TrimSpace(out) != in.Base {
+		t.Errorf("git log --all: %q %v, want the base %s alone", out, err, in.Base)
+	}
+	for _, args := range [][]string{{"tag"}, {"stash", "list"}, {"remote"}, {"reflog"}} {
+		if out, err := git(args...); err != nil || strings.TrimSpace(out) != "" {
+			t.Errorf("git %s: %q %v, want nothing", strings.Join(args, " "), out, err)
+		}
+	}
+	if out, err := git("rev-parse", "HEAD"); err != nil || strings.TrimSpace(out) != in.Base {
+		t.Errorf("HEAD: %q %v, want the base commit's own hash", out, err)
+	}
+	if out, err := git("cat-file", "-e", in.Fix); err == nil {
+		t.Errorf("the fix's commit %s is in the repository: %s", in.Fix, out)
+	}
+	if out, err := git("fsck", "--lost-found", "--no-reflogs"); err != nil || strings.Contains(out, "dangling") {
+		t.Errorf("git fsck: %q %v: an object of no commit's", out, err)
+	}
+	if out, err := git("status", "--porcelain"); err != nil || strings.TrimSpace(out) != "" {
+		t.Errorf("git status: %q %v, want a clean checkout", out, err)
+	}
+}
+
+func TestSpecChecked(t *testing.T) {
+	good := Spec{Tag: "localhost/x:1", Repo: "/r", Commit: strings.Repeat("a", 40)}
+	if err := good.check(); err != nil {
+		t.Fatal(err)
+	}
+	for name, s := range map[string]Spec{
+		"package":  {Tag: "x", Repo: "/r", Packages: []string{"python3 && curl evil"}},
+		"pip":      {Tag: "x", Repo: "/r", Pip: []string{"-e git+https://x"}},
+		"tag":      {Tag: "X Y", Repo: "/r"},
+		"workdir":  {Tag: "x", Repo: "/r", Workdir: "testbed"},
+		"root dir": {Tag: "x", Repo: "/r", Workdir: "/"},
+	} {
+		if err := s.check(); err == nil {
+			t.Errorf("%s: a bad spec passed", name)
+		}
+	}
+	if err := (Spec{Tag: "x", Repo: "/r", Pip: []string{"numpy>=1.20,<2", "requests[socks]==2.31.0"}}).check(); err != nil {
+		t.Errorf("good pip lines refused: %v", err)
+	}
+}
+
+// TestImageHoldsOnlyTheBase builds the fixture's image (the source
+// repository has a later commit, a tag, a branch and a stash) and asks
+// git inside a container of it, as an agent would.
+func TestImageHoldsOnlyTheBase(t *testing.T) {
+	rt := needRuntime(t)
+	img := fixtureImage(t, rt)
+	in := pyInstance(t)
+	checkOneCommit(t, in, func(args ...string) (string, error) {
+		out, err := rt.Output(context.Background(), append([]string{"run", "--rm", "--network", "none", img, "git"}, args...)...)
+		return string(out), err
+	})
+	out, err := rt.Output(context.Background(), "run", "--rm", "--network", "none", img, "python3", "-m", "pytest", "-q", "tests/test_ops.py")
+	if err != nil || !strings.Contains(string(out), "2 passed") {
+		t.Errorf("the base's tests in the image: %s %v", out, err)
+	}
+}

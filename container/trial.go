@@ -1,0 +1,193 @@
+package container
+
+import (
+	"context"
+	"crypto/rand"
+	"debug/elf"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/swetouch/swetouch/task"
+)
+
+// Where a trial's files are inside its container.
+const (
+	inBin   = "/opt/swetouch/bin"
+	inTask  = "/opt/swetouch/task"
+	inOut   = "/opt/swetouch/out"
+	inModel = "/opt/swetouch/model"
+)
+
+// ModelSocket is the relay's socket's name in the folder mounted at
+// inModel.
+const ModelSocket = "model.sock"
+
+// Trial is one swetouch run in a container of a task's image.
+type Trial struct {
+	Runtime *Runtime
+	// Image is the task's environment image; Workdir the checkout in it
+	// the agent works in (default DefaultWorkdir).
+	Image, Workdir string
+	// Task is the task's folder on the host, Out the run folder there.
+	Task, Out string
+	// Swetouch and Shim are the executables handed to the container,
+	// read-only (Shim "" for none: swetouch serves as its own shim).
+	// Both should be static (Static), as the image's C library is not
+	// the host's.
+	Swetouch, Shim string
+	// Args are `swetouch run`'s arguments inside, after those the trial
+	// sets itself (--in-place, --task, --out): its flags, then -- and
+	// the agent's command.
+	Args []string
+	// ReadOnly are host paths the container sees read-only at the same
+	// path: the agent's install ($SWETOUCH_AGENTS), a plan, a records
+	// file. The task image stays as it is.
+	ReadOnly []string
+	// Env are KEY=VALUE pairs set in the container.
+	Env []string
+	// ModelURL, when set, is the host's model endpoint on its loopback:
+	// the container reaches it at the same address, through a unix
+	// socket the host relays (its network stays off).
+	ModelURL string
+	// Stdout and Stderr receive swetouch's output inside.
+	Stdout, Stderr io.Writer
+}
+
+// Run runs the trial and returns the exit code of swetouch inside. The
+// container is removed at the end (and killed when ctx ends); the run
+// folder is written to Out through a mount, whole, as a run on the host
+// writes it.
+func (t Trial) Run(ctx context.Context) (int, error) {
+	stage, err := os.MkdirTemp("", "swetouch-trial-")
+	if err != nil {
+		return -1, err
+	}
+	defer os.RemoveAll(stage)
+	taskCopy, err := stageTask(t.Task, stage)
+	if err != nil {
+		return -1, err
+	}
+	if err := os.MkdirAll(t.Out, 0o755); err != nil {
+		return -1, err
+	}
+	out, err := filepath.Abs(t.Out)
+	if err != nil {
+		return -1, err
+	}
+	name := "swetouch-trial-" + randomHex(6)
+	args := []string{"run", "--rm", "--name", name, "--init", "--network", "none", "--pull", "never"}
+	args = append(args, t.Runtime.SandboxOptions()...)
+	args = append(args, "-v", t.Swetouch+":"+inBin+"/swetouch:ro", "-v", taskCopy+":"+inTask+":ro", "-v", out+":"+inOut)
+	if t.Shim != "" {
+		args = append(args, "-v", t.Shim+":"+inBin+"/swetouch-shim:ro")
+	}
+	for _, p := range t.ReadOnly {
+		args = append(args, "-v", p+":"+p+":ro")
+	}
+	for _, kv := range t.Env {
+		args = append(args, "-e", kv)
+	}
+	inner := []string{filepath.Join(inBin, "swetouch")}
+	if t.ModelURL != "" {
+		addr, err := loopbackAddr(t.ModelURL)
+		if err != nil {
+			return -1, err
+		}
+		dir := filepath.Join(stage, "model")
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			return -1, err
+		}
+		relay, err := ListenRelay(filepath.Join(dir, ModelSocket), addr)
+		if err != nil {
+			return -1, err
+		}
+		defer relay.Close()
+		args = append(args, "-v", dir+":"+inModel)
+		inner = append(inner, "images", "relay", "--socket", filepath.Join(inModel, ModelSocket), "--listen", addr, "--", inner[0])
+	}
+	w := t.Workdir
+	if w == "" {
+		w = DefaultWorkdir
+	}
+	inner = append(inner, "run", "--in-place", w, "--task", inTask, "--out", inOut)
+	args = append(append(append(args, "--workdir", w, t.Image), inner...), t.Args...)
+	c := t.Runtime.Command(context.WithoutCancel(ctx), args...)
+	c.Stdout, c.Stderr = t.Stdout, t.Stderr
+	if err := c.Start(); err != nil {
+		return -1, err
+	}
+	stop := context.AfterFunc(ctx, func() {
+		// the runtime's own stop: SIGTERM to swetouch inside, which ends
+		// its agent and writes its files, then a kill
+		t.Runtime.Command(context.Background(), "stop", "-t", "15", name).Run()
+	})
+	defer stop()
+	err = c.Wait()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		return exit.ExitCode(), nil
+	}
+	if err != nil {
+		return -1, err
+	}
+	return 0, nil
+}
+
+// stageTask copies the task's folder (instruction, task.toml, tests,
+// solution: small) into stage, and returns the copy. A Harbor task whose
+// code lives in the image has no repo/; the copy gets an empty one,
+// which `run --in-place` replaces with the checkout's own start.
+func stageTask(dir, stage string) (string, error) {
+	dst := filepath.Join(stage, "task")
+	if _, err := task.CopyRegular(dir, dst); err != nil {
+		return "", fmt.Errorf("copying the task %s: %w", dir, err)
+	}
+	_, e1 := os.Stat(filepath.Join(dst, "repo"))
+	_, e2 := os.Stat(filepath.Join(dst, "environment", "repo"))
+	if e1 != nil && e2 != nil {
+		if err := os.Mkdir(filepath.Join(dst, "repo"), 0o755); err != nil {
+			return "", err
+		}
+	}
+	return dst, nil
+}
+
+// Static reports whether the executable at p needs no dynamic loader,
+// so that it runs in an image whatever its C library.
+func Static(p string) (bool, error) {
+	f, err := elf.Open(p)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	for _, prog := range f.Progs {
+		if prog.Type == elf.PT_INTERP {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// TrueTime is how long a container of the image takes to start, run
+// `true` and be removed: the floor any trial in a container pays, which
+// the bench divides a trial's added time by.
+func TrueTime(ctx context.Context, rt *Runtime, image string) (time.Duration, error) {
+	start := time.Now()
+	if out, err := rt.Output(ctx, "run", "--rm", "--network", "none", "--pull", "never", image, "true"); err != nil {
+		return 0, fmt.Errorf("%v: %s", err, strings.TrimSpace(string(out)))
+	}
+	return time.Since(start), nil
+}
