@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/swetouch/swetouch/event"
-	"github.com/swetouch/swetouch/internal/baseline"
 	"github.com/swetouch/swetouch/internal/envlist"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/replay"
@@ -53,6 +52,11 @@ type RunConfig struct {
 	OnEvent func(event.Event)
 	// KeepWorkspace leaves the workspace on disk (its path is in the result).
 	KeepWorkspace bool
+	// InPlace, when set, is the workspace itself: the run works over
+	// this checkout rather than a copy of the task's repository, and its
+	// final diff is against the checkout as the run found it
+	// (inplacerun.go).
+	InPlace string
 	// Env is added to the agent's environment (a model endpoint, an
 	// agent's own settings).
 	Env []string
@@ -143,21 +147,13 @@ func Run(ctx context.Context, cfg RunConfig) (*result.Run, error) {
 	if done, err := probeFailed(ctx, cfg, res, start); done {
 		return res, err
 	}
-	ws, err := Workspace(cfg.Task.Repo)
+	ws, base, made, done, err := prepareWorkspace(&cfg)
 	if err != nil {
 		return res, setupFailed(cfg.Out, res, start, fmt.Errorf("the workspace: %w", err))
 	}
-	// the task's repository is the start: the workspace is its copy, and
-	// the agent never sees it (no copy of the start to make)
-	base, err := baseline.Index(cfg.Task.Repo)
-	if err != nil {
-		os.RemoveAll(ws)
-		return res, setupFailed(cfg.Out, res, start, fmt.Errorf("the workspace: %w", err))
-	}
-	if cfg.KeepWorkspace {
+	defer done()
+	if cfg.KeepWorkspace || cfg.InPlace != "" {
 		res.Workspace = ws
-	} else {
-		defer os.RemoveAll(ws)
 	}
 	f, err := os.Create(filepath.Join(cfg.Out, "trajectory.jsonl"))
 	if err != nil {
@@ -178,10 +174,7 @@ func Run(ctx context.Context, cfg RunConfig) (*result.Run, error) {
 		talk = cfg.Conversation.User(ws, cfg.Out)
 		defer talk.Close()
 	}
-	owned := cfg.Scratch
-	if !cfg.KeepWorkspace {
-		owned = append(owned[:len(owned):len(owned)], ws)
-	}
+	owned := append(cfg.Scratch[:len(cfg.Scratch):len(cfg.Scratch)], made...)
 	var selfCheck func(context.Context) (string, error)
 	if cfg.SelfCheck != nil {
 		selfCheck = func(ctx context.Context) (string, error) { return cfg.SelfCheck(ctx, ws) }

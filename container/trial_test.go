@@ -1,0 +1,234 @@
+package container
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// The trials here run the real thing: the host's swetouch (built static)
+// starts podman on the fixture's image, and swetouch run --in-place
+// inside runs the agent in bubblewrap and the verifier.
+
+var (
+	binOnce sync.Once
+	binDir  string
+	binErr  error
+)
+
+// binaries builds swetouch static (the image's C library is not the
+// host's) and swetouch-shim, once per test process.
+func binaries(t *testing.T) string {
+	t.Helper()
+	binOnce.Do(func() {
+		if binDir, binErr = os.MkdirTemp("", "swetouch-ctr-bin-"); binErr != nil {
+			return
+		}
+		for name, cgo := range map[string]string{"swetouch": "0", "swetouch-shim": "1"} {
+			c := exec.Command("go", "build", "-o", filepath.Join(binDir, name), "github.com/swetouch/swetouch/cmd/"+name)
+			c.Env = append(os.Environ(), "CGO_ENABLED="+cgo)
+			if out, err := c.CombinedOutput(); err != nil {
+				binErr = errors.New("go build " + name + ": " + err.Error() + "\n" + string(out))
+				return
+			}
+		}
+	})
+	if binErr != nil {
+		t.Fatal(binErr)
+	}
+	return binDir
+}
+
+// taskFor writes the instance as a Harbor task whose code lives in the
+// image: instruction.md, task.toml naming the image, tests/test.sh that
+// applies the test patch and runs FAIL_TO_PASS and PASS_TO_PASS with
+// pytest -rA (exit 0 exactly when all pass), and the gold patch as the
+// solution.
+func taskFor(t *testing.T, in instance, image string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "tinycalc-1")
+	tests := append(append([]string{}, in.FailToPass...), in.PassToPass...)
+	cfg, _ := json.Marshal(map[string][]string{"FAIL_TO_PASS": in.FailToPass, "PASS_TO_PASS": in.PassToPass})
+	files := map[string]string{
+		"instruction.md": issue,
+		"task.toml":      "[task]\nname = \"tinycalc-1\"\n\n[environment]\ndocker_image = \"" + image + "\"\nworkdir = \"/testbed\"\n\n[verifier]\ntimeout_sec = 120\nrunner = \"none\"\n",
+		"tests/test.sh": "#!/bin/bash\n# the instance's test patch over the agent's work, then its tests\n" +
+			"git apply \"$TESTS_DIR/test.patch\" || { echo 'test patch did not apply'; exit 1; }\n" +
+			"exec python3 -m pytest -rA -p no:cacheprovider " + strings.Join(tests, " ") + "\n",
+		"tests/test.patch":  in.TestPatch,
+		"tests/config.json": string(cfg),
+		"solution/solve.sh": "#!/bin/bash\ngit apply <<'EOF'\n" + in.Patch + "EOF\n",
+	}
+	for p, s := range files {
+		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, p), []byte(s), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// agentScript writes an agent: a bash script of body, its arguments
+// files the container is given read-only.
+func agentScript(t *testing.T, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "agent.sh")
+	if err := os.WriteFile(p, []byte("#!/bin/bash\n"+body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// runResult is what a trial's result.json says that the tests read.
+type runResult struct {
+	Resolved  *bool  `json:"resolved"`
+	Reason    string `json:"reason"`
+	AgentExit int    `json:"agent_exit"`
+	Sandbox   string `json:"sandbox"`
+	Workspace string `json:"workspace"`
+	Steps     int    `json:"steps"`
+}
+
+// trial runs swetouch run --runtime podman with the agent's command and
+// returns the run folder and its result.
+func trial(t *testing.T, taskDir string, agent ...string) (string, runResult) {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "run")
+	args := append([]string{"run", "--runtime", Podman, "--task", taskDir, "--out", out, "--"}, agent...)
+	c := exec.Command(filepath.Join(binaries(t), "swetouch"), args...)
+	var stderr bytes.Buffer
+	c.Stderr = &stderr
+	if err := c.Run(); err != nil {
+		t.Fatalf("swetouch run --runtime podman: %v\n%s", err, stderr.String())
+	}
+	b, err := os.ReadFile(filepath.Join(out, "result.json"))
+	if err != nil {
+		t.Fatalf("no result.json came out: %v\n%s", err, stderr.String())
+	}
+	var r runResult
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"trajectory.jsonl", "agent.log", "final.diff"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Errorf("the run folder came out without %s: %v", f, err)
+		}
+	}
+	return out, r
+}
+
+// verifyOutput is the verifier's output as the trajectory recorded it.
+func verifyOutput(t *testing.T, out string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(out, "trajectory.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range bytes.Split(b, []byte("\n")) {
+		var ev struct {
+			Kind   string `json:"kind"`
+			Output *struct {
+				Text string `json:"text"`
+			} `json:"output"`
+		}
+		if json.Unmarshal(l, &ev) == nil && ev.Kind == "verify" && ev.Output != nil {
+			return ev.Output.Text
+		}
+	}
+	t.Fatalf("no verify event in %s", b)
+	return ""
+}
+
+// TestGoldResolvesInContainer: the gold patch, applied by an agent
+// through the shim inside the container, resolves; the final diff is the
+// gold patch; every FAIL_TO_PASS and PASS_TO_PASS test passed.
+func TestGoldResolvesInContainer(t *testing.T) {
+	rt := needRuntime(t)
+	in := pyInstance(t)
+	taskDir := taskFor(t, in, fixtureImage(t, rt))
+	gold := filepath.Join(t.TempDir(), "gold.patch")
+	if err := os.WriteFile(gold, []byte(in.Patch), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, r := trial(t, taskDir, "/bin/bash", agentScript(t, `bash -c "git apply '$1'"`+"\n"), gold)
+	if r.Resolved == nil || !*r.Resolved {
+		t.Fatalf("the gold patch: resolved %v (%s), want true; agent.log:\n%s", r.Resolved, r.Reason, readFile(t, out, "agent.log"))
+	}
+	if r.Sandbox != "bwrap" || r.Workspace != DefaultWorkdir || r.Steps == 0 {
+		t.Errorf("sandbox %q, workspace %q, steps %d: want bwrap, %s, the agent's command", r.Sandbox, r.Workspace, r.Steps, DefaultWorkdir)
+	}
+	if d := readFile(t, out, "final.diff"); !strings.Contains(d, `raise ValueError("mean of an empty sequence")`) || strings.Contains(d, "test_mean_empty") {
+		t.Errorf("final.diff is not the gold patch:\n%s", d)
+	}
+	v := verifyOutput(t, out)
+	for _, id := range append(append([]string{}, in.FailToPass...), in.PassToPass...) {
+		if !strings.Contains(v, "PASSED "+id) {
+			t.Errorf("%s did not pass:\n%s", id, v)
+		}
+	}
+}
+
+// TestNoopUnresolvedInContainer: an agent that does nothing leaves the
+// FAIL_TO_PASS test failing and the PASS_TO_PASS tests passing.
+func TestNoopUnresolvedInContainer(t *testing.T) {
+	rt := needRuntime(t)
+	in := pyInstance(t)
+	taskDir := taskFor(t, in, fixtureImage(t, rt))
+	out, r := trial(t, taskDir, "/bin/true")
+	if r.Resolved == nil || *r.Resolved {
+		t.Fatalf("a no-op: resolved %v (%s), want false", r.Resolved, r.Reason)
+	}
+	if d := readFile(t, out, "final.diff"); strings.TrimSpace(d) != "" {
+		t.Errorf("a no-op's final diff: %q", d)
+	}
+	v := verifyOutput(t, out)
+	for _, id := range in.FailToPass {
+		if !strings.Contains(v, "FAILED "+id) {
+			t.Errorf("%s did not fail:\n%s", id, v)
+		}
+	}
+	for _, id := range in.PassToPass {
+		if !strings.Contains(v, "PASSED "+id) {
+			t.Errorf("%s did not pass:\n%s", id, v)
+		}
+	}
+}
+
+// TestAgentSeesOneCommitInContainer: an agent inside the trial that
+// reads the history (git log --all, git tag, git reflog, git stash list,
+// the fix's commit by its hash) finds the base commit alone, though the
+// image was built from a repository with later commits, a tag, a branch
+// and a stash.
+func TestAgentSeesOneCommitInContainer(t *testing.T) {
+	rt := needRuntime(t)
+	in := pyInstance(t)
+	taskDir := taskFor(t, in, fixtureImage(t, rt))
+	agent := agentScript(t, `bash -c 'echo "log:$(git log --all --format=%H | tr "\n" " ")"; echo "tag:$(git tag)"; echo "reflog:$(git reflog)"; echo "stash:$(git stash list)"; echo "fix:$(git cat-file -t `+in.Fix+` 2>&1 | head -c 40)"'`+"\n")
+	out, _ := trial(t, taskDir, "/bin/bash", agent)
+	log := readFile(t, out, "agent.log")
+	for _, want := range []string{"log:" + in.Base + " \n", "tag:\n", "reflog:\n", "stash:\n"} {
+		if !strings.Contains(log, want) {
+			t.Errorf("the agent's history: want %q in\n%s", want, log)
+		}
+	}
+	if !strings.Contains(log, "fix:fatal") {
+		t.Errorf("the fix's commit is readable inside:\n%s", log)
+	}
+}
+
+func readFile(t *testing.T, dir, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
