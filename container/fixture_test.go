@@ -123,6 +123,11 @@ func makeInstance() (instance, error) {
 	}
 	steps := []func() error{
 		func() error { _, err := g("init", "-q", "-b", "main"); return err },
+		// an earlier commit too: the base is fetched alone, without its
+		// parents (depth 1), so the image holds one commit
+		func() error { return write(map[string]string{"README": "tinycalc\n"}) },
+		func() error { _, err := g("add", "-A"); return err },
+		func() error { _, err := g("commit", "-qm", "a readme"); return err },
 		func() error { return write(baseFiles) },
 		func() error { _, err := g("add", "-A"); return err },
 		func() error { _, err := g("commit", "-qm", "tinycalc: add and mean"); return err },

@@ -56,6 +56,11 @@ type Trial struct {
 	// the container reaches it at the same address, through a unix
 	// socket the host relays (its network stays off).
 	ModelURL string
+	// Pids and Memory bound the container as a whole (0: no bound):
+	// the sandbox inside cannot make control groups of its own in a
+	// container's read-only cgroup file system, so the trial's limits
+	// are the container's, the hub's and the verifier's included.
+	Pids, Memory int64
 	// Stdout and Stderr receive swetouch's output inside.
 	Stdout, Stderr io.Writer
 }
@@ -87,6 +92,12 @@ func (t Trial) Run(ctx context.Context) (int, error) {
 	args = append(args, "-v", t.Swetouch+":"+inBin+"/swetouch:ro", "-v", taskCopy+":"+inTask+":ro", "-v", out+":"+inOut)
 	if t.Shim != "" {
 		args = append(args, "-v", t.Shim+":"+inBin+"/swetouch-shim:ro")
+	}
+	if t.Pids > 0 {
+		args = append(args, "--pids-limit", fmt.Sprint(t.Pids))
+	}
+	if t.Memory > 0 {
+		args = append(args, "--memory", fmt.Sprint(t.Memory))
 	}
 	for _, p := range t.ReadOnly {
 		args = append(args, "-v", p+":"+p+":ro")

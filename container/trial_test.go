@@ -4,11 +4,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -231,4 +235,48 @@ func readFile(t *testing.T, dir, name string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestModelRelayedInContainer: the agent inside reaches the model
+// endpoint on the host's loopback at its own URL, relayed over a socket,
+// and nothing else of the host's: another server on the host's loopback
+// is unreachable (the container's network is off).
+func TestModelRelayedInContainer(t *testing.T) {
+	rt := needRuntime(t)
+	in := pyInstance(t)
+	taskDir := taskFor(t, in, fixtureImage(t, rt))
+	var asked atomic.Int32
+	model := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked.Add(1)
+		io.WriteString(w, "model answered "+r.URL.Path)
+	}))
+	defer model.Close()
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t.Errorf("the agent reached a server of the host's it was not given: %s", r.URL)
+	}))
+	defer other.Close()
+	fetch := `import sys, urllib.request
+for u in sys.argv[1:]:
+    try:
+        print("got:", urllib.request.urlopen(u, timeout=5).read().decode())
+    except Exception as e:
+        print("refused:", u, type(e).__name__)
+`
+	script := filepath.Join(t.TempDir(), "fetch.py")
+	if err := os.WriteFile(script, []byte(fetch), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "run")
+	c := exec.Command(filepath.Join(binaries(t), "swetouch"), "run", "--runtime", Podman, "--task", taskDir, "--out", out,
+		"--model-url", model.URL+"/v1", "--", "/usr/bin/python3", script, model.URL+"/v1/chat", other.URL+"/x")
+	if b, err := c.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, b)
+	}
+	log := readFile(t, out, "agent.log")
+	if !strings.Contains(log, "got: model answered /v1/chat") || asked.Load() != 1 {
+		t.Errorf("the model was not reached (%d requests):\n%s", asked.Load(), log)
+	}
+	if !strings.Contains(log, "refused: "+other.URL) {
+		t.Errorf("the other server:\n%s", log)
+	}
 }

@@ -82,6 +82,13 @@ func (f *containerFlags) run(c *cobra.Command, taskDir, out string, agent []stri
 	if shim := filepath.Join(filepath.Dir(exe), "swetouch-shim"); isFile(shim) {
 		t.Shim = shim
 	}
+	if t.Pids, err = c.Flags().GetInt64("pids-limit"); err != nil || t.Pids < 0 {
+		return badInput("--pids-limit: want 0 or more")
+	}
+	mem, _ := c.Flags().GetString("memory-limit")
+	if t.Memory, err = parseBytes(mem); err != nil {
+		return badInput("--memory-limit: %v", err)
+	}
 	var ro []string
 	c.Flags().Visit(func(fl *pflag.Flag) {
 		if slices.Contains(ownFlags, fl.Name) {
