@@ -132,8 +132,13 @@ func makeInstance() (instance, error) {
 		func() error { _, err := g("add", "-A"); return err },
 		func() error { _, err := g("commit", "-qm", "tinycalc: add and mean"); return err },
 		func() (err error) { in.Base, err = g("rev-parse", "HEAD"); return err },
-		func() error { return write(map[string]string{"tinycalc/ops.py": fixedOps, "tests/test_ops.py": fixedTests}) },
-		func() error { _, err := g("commit", "-qam", "ops: mean of an empty sequence raises ValueError (the fix)"); return err },
+		func() error {
+			return write(map[string]string{"tinycalc/ops.py": fixedOps, "tests/test_ops.py": fixedTests})
+		},
+		func() error {
+			_, err := g("commit", "-qam", "ops: mean of an empty sequence raises ValueError (the fix)")
+			return err
+		},
 		func() (err error) { in.Fix, err = g("rev-parse", "HEAD"); return err },
 		func() error { _, err := g("tag", "-a", "v1.1", "-m", "release with the fix"); return err },
 		func() (err error) { in.Patch, err = g("diff", in.Base, in.Fix, "--", "tinycalc"); return err },
