@@ -103,3 +103,39 @@ func TestImageHoldsOnlyTheBase(t *testing.T) {
 		t.Errorf("the base's tests in the image: %s %v", out, err)
 	}
 }
+
+// TestPruneLeavesOnlyHead: a checkout with the whole history (a clone of
+// the fixture, reset to the base, as SWE-bench's first images were) holds
+// the base alone after Prune, its work tree untouched.
+func TestPruneLeavesOnlyHead(t *testing.T) {
+	in := pyInstance(t)
+	dir := filepath.Join(t.TempDir(), "testbed")
+	run := func(d string, args ...string) (string, error) {
+		c := exec.Command("git", args...)
+		c.Dir = d
+		c.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+		out, err := c.CombinedOutput()
+		return string(out), err
+	}
+	if out, err := run(filepath.Dir(dir), "clone", "-q", in.Repo, dir); err != nil {
+		t.Fatal(out)
+	}
+	if out, err := run(dir, "reset", "-q", "--hard", in.Base); err != nil {
+		t.Fatal(out)
+	}
+	// a change the image made after its commit stays, as a change
+	if err := os.WriteFile(filepath.Join(dir, "README"), []byte("changed by the image\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, _ := run(dir, "log", "--all", "--format=%H"); strings.Count(out, "\n") < 3 {
+		t.Fatalf("the clone should hold the later history: %q", out)
+	}
+	if err := Prune(context.Background(), dir); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := run(dir, "status", "--porcelain"); err != nil || strings.TrimSpace(out) != "M README" {
+		t.Errorf("git status after Prune: %q %v, want the image's change alone", out, err)
+	}
+	run(dir, "checkout", "-q", "README")
+	checkOneCommit(t, in, func(args ...string) (string, error) { return run(dir, args...) })
+}

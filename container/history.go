@@ -72,3 +72,89 @@ func git(ctx context.Context, dir string, args ...string) error {
 	}
 	return nil
 }
+
+// Prune makes the repository at dir (a checkout in an image that was not
+// built here: SWE-bench's own, a vendor's) hold its HEAD commit alone, as
+// Checkout would have made it: the commit fetched with depth 1 from the
+// old repository into a new one, which then takes the old one's place;
+// the work tree is left as it is, and the index is rebuilt from the
+// commit, so `git status` shows what the image changed since it. The
+// old repository is removed: run it in the trial's container, which is
+// thrown away after.
+func Prune(ctx context.Context, dir string) error {
+	old := filepath.Join(dir, ".git")
+	if st, err := os.Lstat(old); err != nil || !st.IsDir() {
+		return fmt.Errorf("%s: not a git checkout with a .git directory of its own", dir)
+	}
+	head, err := gitOutput(ctx, dir, "rev-parse", "--verify", "HEAD^{commit}")
+	if err != nil {
+		return err
+	}
+	fresh, err := os.MkdirTemp(filepath.Dir(dir), ".swetouch-git-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(fresh)
+	steps := [][]string{
+		{"init", "-q", "--template=", "-b", "main"},
+		{"-c", "protocol.file.allow=always", "fetch", "-q", "--no-tags", "--depth", "1", "file://" + dir, head},
+		{"update-ref", "refs/heads/main", head},
+	}
+	for _, args := range steps {
+		if err := git(ctx, fresh, args...); err != nil {
+			return err
+		}
+	}
+	for _, p := range []string{"FETCH_HEAD", "logs"} {
+		if err := os.RemoveAll(filepath.Join(fresh, ".git", p)); err != nil {
+			return err
+		}
+	}
+	// .git's entries replaced, not .git itself: an image's directory is
+	// in a lower layer of the container's overlay, which cannot be
+	// renamed (EXDEV); what Prune made is in the upper one, which can
+	if err := swapEntries(old, filepath.Join(fresh, ".git")); err != nil {
+		return err
+	}
+	// the index from the commit, the work tree untouched (read-tree
+	// writes no reflog, as reset would)
+	if err := git(ctx, dir, "read-tree", "HEAD"); err != nil {
+		return err
+	}
+	return git(ctx, dir, "update-index", "-q", "--refresh")
+}
+
+// gitOutput is git's standard output, trimmed.
+func gitOutput(ctx context.Context, dir string, args ...string) (string, error) {
+	c := exec.CommandContext(ctx, "git", args...)
+	c.Dir = dir
+	c.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+	out, err := c.Output()
+	if err != nil {
+		return "", fmt.Errorf("git %s in %s: %v", strings.Join(args, " "), dir, err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// swapEntries empties dir and moves src's entries into it.
+func swapEntries(dir, src string) error {
+	olds, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range olds {
+		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+			return err
+		}
+	}
+	news, err := os.ReadDir(src)
+	if err != nil {
+		return err
+	}
+	for _, e := range news {
+		if err := os.Rename(filepath.Join(src, e.Name()), filepath.Join(dir, e.Name())); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -14,7 +14,7 @@ import (
 // in a folder mounted into it, not through a network: the container's
 // network is off. The host's end (ListenRelay) takes each connection on
 // the socket to the endpoint on the host's loopback; the container's end
-// (Relay, run by `swetouch images relay` inside) listens on the same
+// (ListenInside, run by `swetouch images inside`) listens on the same
 // loopback address in the container's own network namespace and takes
 // each connection to the socket. The agent's URL is the host's,
 // unchanged.

@@ -56,6 +56,10 @@ type Trial struct {
 	// the container reaches it at the same address, through a unix
 	// socket the host relays (its network stays off).
 	ModelURL string
+	// KeepHistory leaves the image's checkout's git as the image has
+	// it. By default it is pruned to its HEAD commit before the agent
+	// starts (Prune), whatever the image holds.
+	KeepHistory bool
 	// Pids and Memory bound the container as a whole (0: no bound):
 	// the sandbox inside cannot make control groups of its own in a
 	// container's read-only cgroup file system, so the trial's limits
@@ -105,7 +109,15 @@ func (t Trial) Run(ctx context.Context) (int, error) {
 	for _, kv := range t.Env {
 		args = append(args, "-e", kv)
 	}
-	inner := []string{filepath.Join(inBin, "swetouch")}
+	w := t.Workdir
+	if w == "" {
+		w = DefaultWorkdir
+	}
+	self := filepath.Join(inBin, "swetouch")
+	inner := []string{self, "images", "inside"}
+	if !t.KeepHistory {
+		inner = append(inner, "--prune", w)
+	}
 	if t.ModelURL != "" {
 		addr, err := loopbackAddr(t.ModelURL)
 		if err != nil {
@@ -121,13 +133,9 @@ func (t Trial) Run(ctx context.Context) (int, error) {
 		}
 		defer relay.Close()
 		args = append(args, "-v", dir+":"+inModel)
-		inner = append(inner, "images", "relay", "--socket", filepath.Join(inModel, ModelSocket), "--listen", addr, "--", inner[0])
+		inner = append(inner, "--socket", filepath.Join(inModel, ModelSocket), "--listen", addr)
 	}
-	w := t.Workdir
-	if w == "" {
-		w = DefaultWorkdir
-	}
-	inner = append(inner, "run", "--in-place", w, "--task", inTask, "--out", inOut)
+	inner = append(inner, "--", self, "run", "--in-place", w, "--task", inTask, "--out", inOut)
 	args = append(append(append(args, "--workdir", w, t.Image), inner...), t.Args...)
 	c := t.Runtime.Command(context.WithoutCancel(ctx), args...)
 	c.Stdout, c.Stderr = t.Stdout, t.Stderr

@@ -2,6 +2,7 @@ package container
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -106,7 +108,11 @@ type runResult struct {
 func trial(t *testing.T, taskDir string, agent ...string) (string, runResult) {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "run")
-	args := append([]string{"run", "--runtime", Podman, "--task", taskDir, "--out", out, "--"}, agent...)
+	args := []string{"run", "--runtime", Podman, "--task", taskDir, "--out", out}
+	if !slices.Contains(agent, "--") {
+		args = append(args, "--")
+	}
+	args = append(args, agent...)
 	c := exec.Command(filepath.Join(binaries(t), "swetouch"), args...)
 	var stderr bytes.Buffer
 	c.Stderr = &stderr
@@ -226,6 +232,56 @@ func TestAgentSeesOneCommitInContainer(t *testing.T) {
 	if !strings.Contains(log, "fix:fatal") {
 		t.Errorf("the fix's commit is readable inside:\n%s", log)
 	}
+}
+
+// TestImageHistoryPrunedInContainer: an image whose checkout holds the
+// whole history (a clone reset to the base, as SWE-bench's first images
+// were) shows the agent the base alone, its history pruned before the
+// agent starts; with --keep-history the agent sees the later commits,
+// the tag and the fix (the check's own control).
+func TestImageHistoryPrunedInContainer(t *testing.T) {
+	rt := needRuntime(t)
+	in := pyInstance(t)
+	leaky := leakyImage(t, rt, fixtureImage(t, rt), in)
+	taskDir := taskFor(t, in, leaky)
+	agent := agentScript(t, `bash -c 'echo "log:$(git log --all --format=%H | tr "\n" " ")"; echo "tag:$(git tag)"; echo "fix:$(git cat-file -t `+in.Fix+` 2>&1 | head -c 40)"; git status --porcelain'`+"\n")
+	out, r := trial(t, taskDir, "/bin/bash", agent)
+	log := readFile(t, out, "agent.log")
+	for _, want := range []string{"log:" + in.Base + " \n", "tag:\n", "fix:fatal"} {
+		if !strings.Contains(log, want) {
+			t.Errorf("pruned: want %q in\n%s", want, log)
+		}
+	}
+	if r.Resolved == nil || *r.Resolved {
+		t.Errorf("nothing done: resolved %v (%s)", r.Resolved, r.Reason)
+	}
+	out, _ = trial(t, taskDir, "--keep-history", "--", "/bin/bash", agent)
+	if log := readFile(t, out, "agent.log"); !strings.Contains(log, in.Fix) || !strings.Contains(log, "tag:v1.1") {
+		t.Errorf("--keep-history: the image's own history should show:\n%s", log)
+	}
+}
+
+// leakyImage is base with its checkout replaced by a full clone of the
+// fixture's repository reset to the base commit.
+func leakyImage(t *testing.T, rt *Runtime, base string, in instance) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, args := range [][]string{{"clone", "-q", in.Repo, "testbed"}, {"-C", "testbed", "reset", "-q", "--hard", in.Base}} {
+		c := exec.Command("git", args...)
+		c.Dir = dir
+		if out, err := c.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %s", args, out)
+		}
+	}
+	cf := "FROM " + base + "\nRUN rm -rf /testbed\nCOPY testbed /testbed\n"
+	if err := os.WriteFile(filepath.Join(dir, "Containerfile"), []byte(cf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tag := "localhost/swetouch-test/tinycalc:leaky"
+	if out, err := rt.Output(context.Background(), "build", "-q", "-t", tag, "-f", filepath.Join(dir, "Containerfile"), dir); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	return tag
 }
 
 func readFile(t *testing.T, dir, name string) string {

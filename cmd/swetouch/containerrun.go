@@ -21,20 +21,24 @@ import (
 // container of the task's image (docs/containers.md).
 type containerFlags struct {
 	runtime, image, workdir string
+	keepHistory             bool
 }
 
 // wanted reports whether the flags ask for a trial in a container.
-func (f *containerFlags) wanted() bool { return f.runtime != "" || f.image != "" || f.workdir != "" }
+func (f *containerFlags) wanted() bool {
+	return f.runtime != "" || f.image != "" || f.workdir != "" || f.keepHistory
+}
 
 func (f *containerFlags) add(c *cobra.Command) {
 	c.Flags().StringVar(&f.runtime, "runtime", "", "podman or docker: run the whole trial (hub, shim, agent in bwrap, verifier) inside a container of the task's image, its network off (default: on the host)")
 	c.Flags().StringVar(&f.image, "image", "", "with --runtime: the image (default: task.toml's [environment] docker_image)")
+	c.Flags().BoolVar(&f.keepHistory, "keep-history", false, "with --runtime: leave the image's checkout's git history as the image has it (default: pruned to its HEAD commit before the agent starts, so no later commit, tag or reflog can hold the answer)")
 	c.Flags().StringVar(&f.workdir, "workdir", "", "with --runtime: the checkout in the image the agent works in (default: task.toml's [environment] workdir, else /testbed)")
 }
 
 // ownFlags are the flags the container trial sets itself inside, or
 // that only the host's swetouch reads.
-var ownFlags = []string{"runtime", "image", "workdir", "task", "out", "in-place", "keep"}
+var ownFlags = []string{"runtime", "image", "workdir", "keep-history", "task", "out", "in-place", "keep"}
 
 // systemDirs are the image's own: a path under them named on the
 // command line is the image's file, never the host's mounted over it.
@@ -46,7 +50,7 @@ var systemDirs = []string{"/bin", "/sbin", "/usr", "/lib", "/lib64", "/etc", "/p
 // read-only at its own path.
 func (f *containerFlags) run(c *cobra.Command, taskDir, out string, agent []string) error {
 	if f.runtime == "" {
-		return badInput("--image and --workdir are for a trial in a container: give --runtime podman|docker")
+		return badInput("--image, --workdir and --keep-history are for a trial in a container: give --runtime podman|docker")
 	}
 	if c.Flags().Changed("in-place") {
 		return badInput("--in-place is the container's own (its checkout): give --workdir to name it")
@@ -77,7 +81,7 @@ func (f *containerFlags) run(c *cobra.Command, taskDir, out string, agent []stri
 	if static, err := container.Static(exe); err == nil && !static {
 		fmt.Fprintf(c.ErrOrStderr(), "swetouch: %s is linked dynamically: it runs in the image only if the image's C library has what it needs (build with CGO_ENABLED=0 for any image)\n", exe)
 	}
-	t := container.Trial{Runtime: rt, Image: img, Workdir: wd, Task: taskDir, Out: out, Swetouch: exe,
+	t := container.Trial{Runtime: rt, Image: img, Workdir: wd, Task: taskDir, Out: out, Swetouch: exe, KeepHistory: f.keepHistory,
 		Stdout: c.OutOrStdout(), Stderr: c.ErrOrStderr()}
 	if shim := filepath.Join(filepath.Dir(exe), "swetouch-shim"); isFile(shim) {
 		t.Shim = shim

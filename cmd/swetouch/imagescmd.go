@@ -19,7 +19,7 @@ import (
 // with no registry (docs/containers.md).
 func imagesCmd() *cobra.Command {
 	c := &cobra.Command{Use: "images", Short: "Build tasks' environment images from a Debian base (no registry), for run --runtime"}
-	c.AddCommand(imagesBuildCmd(), imagesRelayCmd())
+	c.AddCommand(imagesBuildCmd(), imagesInsideCmd())
 	return c
 }
 
@@ -91,23 +91,35 @@ func imagesBuildCmd() *cobra.Command {
 	return c
 }
 
-// imagesRelayCmd is the container's end of the model relay: it listens
-// on the model endpoint's loopback address inside the container, takes
-// each connection to the socket the host serves, and runs the command
-// after -- (the trial's swetouch run), exiting with its code.
-func imagesRelayCmd() *cobra.Command {
-	var sock, listen string
+// imagesInsideCmd is what a trial's container runs first: the history
+// of the image's checkout pruned to its HEAD (container.Prune), the
+// container's end of the model relay (listening on the endpoint's
+// loopback address inside, each connection taken to the socket the host
+// serves), then the command after -- (the trial's swetouch run), whose
+// exit code it exits with.
+func imagesInsideCmd() *cobra.Command {
+	var sock, listen, prune string
 	c := &cobra.Command{
-		Use:    "relay --socket PATH --listen ADDR -- COMMAND...",
-		Short:  "Inside a trial's container: relay ADDR to the host's model socket while COMMAND runs",
+		Use:    "inside [--prune DIR] [--socket PATH --listen ADDR] -- COMMAND...",
+		Short:  "Inside a trial's container: prune the checkout's history, relay the model, run COMMAND",
 		Hidden: true,
 		Args:   cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			r, err := container.ListenInside(listen, sock)
-			if err != nil {
-				return err
+			if prune != "" {
+				if err := container.Prune(c.Context(), prune); err != nil {
+					return fmt.Errorf("the image's history: %w", err)
+				}
 			}
-			defer r.Close()
+			if (sock == "") != (listen == "") {
+				return badInput("--socket and --listen go together")
+			}
+			if sock != "" {
+				r, err := container.ListenInside(listen, sock)
+				if err != nil {
+					return err
+				}
+				defer r.Close()
+			}
 			cmd := exec.Command(args[0], args[1:]...)
 			cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, c.OutOrStdout(), c.ErrOrStderr()
 			if err := cmd.Start(); err != nil {
@@ -122,7 +134,7 @@ func imagesRelayCmd() *cobra.Command {
 					cmd.Process.Signal(s)
 				}
 			}()
-			err = cmd.Wait()
+			err := cmd.Wait()
 			signal.Stop(sig)
 			var exit *exec.ExitError
 			if errors.As(err, &exit) {
@@ -131,9 +143,8 @@ func imagesRelayCmd() *cobra.Command {
 			return err
 		},
 	}
+	c.Flags().StringVar(&prune, "prune", "", "the image's checkout, to hold its HEAD commit alone")
 	c.Flags().StringVar(&sock, "socket", "", "the host's model socket")
 	c.Flags().StringVar(&listen, "listen", "", "the loopback address to serve inside")
-	c.MarkFlagRequired("socket")
-	c.MarkFlagRequired("listen")
 	return c
 }
