@@ -69,7 +69,7 @@ func Build(ctx context.Context, rt *Runtime, spec Spec, opts ...Option) error {
 		}
 		b.cache = d
 	}
-	if err := spec.check(); err != nil {
+	if err := spec.Check(); err != nil {
 		return err
 	}
 	base, err := Base(ctx, rt, b.cache, spec.Suite, b.log)
@@ -135,7 +135,9 @@ var (
 	tagName = regexp.MustCompile(`^[a-z0-9][a-z0-9._/-]*(:[A-Za-z0-9_.-]+)?$`)
 )
 
-func (s Spec) check() error {
+// Check refuses a spec whose names could not be built or would reach the
+// Containerfile as more than names.
+func (s Spec) Check() error {
 	switch {
 	case !tagName.MatchString(s.Tag):
 		return fmt.Errorf("image tag: want lower-case name[:tag], got %q", s.Tag)

@@ -68,7 +68,7 @@ func checkOneCommit(t *testing.T, in instance, git func(args ...string) (string,
 
 func TestSpecChecked(t *testing.T) {
 	good := Spec{Tag: "localhost/x:1", Repo: "/r", Commit: strings.Repeat("a", 40)}
-	if err := good.check(); err != nil {
+	if err := good.Check(); err != nil {
 		t.Fatal(err)
 	}
 	for name, s := range map[string]Spec{
@@ -78,11 +78,11 @@ func TestSpecChecked(t *testing.T) {
 		"workdir":  {Tag: "x", Repo: "/r", Workdir: "testbed"},
 		"root dir": {Tag: "x", Repo: "/r", Workdir: "/"},
 	} {
-		if err := s.check(); err == nil {
+		if err := s.Check(); err == nil {
 			t.Errorf("%s: a bad spec passed", name)
 		}
 	}
-	if err := (Spec{Tag: "x", Repo: "/r", Pip: []string{"numpy>=1.20,<2", "requests[socks]==2.31.0"}}).check(); err != nil {
+	if err := (Spec{Tag: "x", Repo: "/r", Pip: []string{"numpy>=1.20,<2", "requests[socks]==2.31.0"}}).Check(); err != nil {
 		t.Errorf("good pip lines refused: %v", err)
 	}
 }

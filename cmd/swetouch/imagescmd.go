@@ -52,6 +52,9 @@ func imagesBuildCmd() *cobra.Command {
 			case spec.Commit == "":
 				return badInput("--commit: the base commit's full hash")
 			}
+			if err := spec.Check(); err != nil {
+				return badInput("%v", err)
+			}
 			if cache == "" {
 				d, err := container.CacheDir()
 				if err != nil {
