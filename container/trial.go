@@ -23,6 +23,7 @@ const (
 	inTask  = "/opt/swetouch/task"
 	inOut   = "/opt/swetouch/out"
 	inModel = "/opt/swetouch/model"
+	inTools = "/opt/swetouch/tools"
 )
 
 // ModelSocket is the relay's socket's name in the folder mounted at
@@ -50,6 +51,10 @@ type Trial struct {
 	// path: the agent's install ($SWETOUCH_AGENTS), a plan, a records
 	// file. The task image stays as it is.
 	ReadOnly []string
+	// Programs are host executables the agent's install needs and the
+	// image may lack (Node for an npm-installed CLI), by name: mounted
+	// read-only in a folder that goes first on the container's PATH.
+	Programs map[string]string
 	// Env are KEY=VALUE pairs set in the container.
 	Env []string
 	// ModelURL, when set, is the host's model endpoint on its loopback:
@@ -106,6 +111,9 @@ func (t Trial) Run(ctx context.Context) (int, error) {
 	for _, p := range t.ReadOnly {
 		args = append(args, "-v", p+":"+p+":ro")
 	}
+	for name, p := range t.Programs {
+		args = append(args, "-v", p+":"+filepath.Join(inTools, name)+":ro")
+	}
 	for _, kv := range t.Env {
 		args = append(args, "-e", kv)
 	}
@@ -117,6 +125,9 @@ func (t Trial) Run(ctx context.Context) (int, error) {
 	inner := []string{self, "images", "inside"}
 	if !t.KeepHistory {
 		inner = append(inner, "--prune", w)
+	}
+	if len(t.Programs) > 0 {
+		inner = append(inner, "--path", inTools)
 	}
 	if t.ModelURL != "" {
 		addr, err := loopbackAddr(t.ModelURL)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"slices"
@@ -13,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/swetouch/swetouch/agents"
 	"github.com/swetouch/swetouch/container"
 	"github.com/swetouch/swetouch/task"
 )
@@ -122,6 +124,19 @@ func (f *containerFlags) run(c *cobra.Command, taskDir, out string, agent []stri
 	for _, a := range agent {
 		if filepath.IsAbs(a) && exists(a) && !underAny(a, systemDirs) && !slices.Contains(ro, a) {
 			ro = append(ro, a)
+		}
+	}
+	if c.Flags().Changed("agent") {
+		// a preset's CLI is found where install-agents.sh put it, and
+		// runs on the host's Node: both handed in, read-only, so the
+		// task's image stays as it is
+		if d := agents.AgentsDir(); exists(d) && os.Getenv("SWETOUCH_AGENTS") == "" {
+			t.Env, ro = append(t.Env, "SWETOUCH_AGENTS="+d), append(ro, d)
+		}
+		if node, err := exec.LookPath("node"); err == nil {
+			if real, err := filepath.EvalSymlinks(node); err == nil {
+				t.Programs = map[string]string{"node": real}
+			}
 		}
 	}
 	for _, k := range []string{"SWETOUCH_AGENTS", "SWETOUCH_SANDBOX"} {

@@ -101,7 +101,7 @@ func imagesBuildCmd() *cobra.Command {
 // serves), then the command after -- (the trial's swetouch run), whose
 // exit code it exits with.
 func imagesInsideCmd() *cobra.Command {
-	var sock, listen, prune string
+	var sock, listen, prune, path string
 	c := &cobra.Command{
 		Use:    "inside [--prune DIR] [--socket PATH --listen ADDR] -- COMMAND...",
 		Short:  "Inside a trial's container: prune the checkout's history, relay the model, run COMMAND",
@@ -122,6 +122,11 @@ func imagesInsideCmd() *cobra.Command {
 					return err
 				}
 				defer r.Close()
+			}
+			if path != "" {
+				// the host's programs first, the image's PATH (a conda
+				// environment's, say) after
+				os.Setenv("PATH", path+string(os.PathListSeparator)+os.Getenv("PATH"))
 			}
 			cmd := exec.Command(args[0], args[1:]...)
 			cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, c.OutOrStdout(), c.ErrOrStderr()
@@ -147,6 +152,7 @@ func imagesInsideCmd() *cobra.Command {
 		},
 	}
 	c.Flags().StringVar(&prune, "prune", "", "the image's checkout, to hold its HEAD commit alone")
+	c.Flags().StringVar(&path, "path", "", "a folder to put first on PATH (the host's programs the agent needs)")
 	c.Flags().StringVar(&sock, "socket", "", "the host's model socket")
 	c.Flags().StringVar(&listen, "listen", "", "the loopback address to serve inside")
 	return c
