@@ -8,12 +8,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/swetouch/swetouch/event"
+	"github.com/swetouch/swetouch/result"
 	"github.com/swetouch/swetouch/task"
 )
 
@@ -75,9 +79,12 @@ type Trial struct {
 }
 
 // Run runs the trial and returns the exit code of swetouch inside. The
-// container is removed at the end (and killed when ctx ends); the run
+// container is removed at the end (and stopped when ctx ends); the run
 // folder is written to Out through a mount, whole, as a run on the host
-// writes it.
+// writes it. When the container ends without a result.json (the image
+// is missing, the runtime failed, swetouch could not start in it), Run
+// writes one without a verdict saying why: the machine's failure, not
+// the agent's.
 func (t Trial) Run(ctx context.Context) (int, error) {
 	stage, err := os.MkdirTemp("", "swetouch-trial-")
 	if err != nil {
@@ -96,6 +103,26 @@ func (t Trial) Run(ctx context.Context) (int, error) {
 		return -1, err
 	}
 	name := "swetouch-trial-" + randomHex(6)
+	args := t.options(name, taskCopy, out)
+	inner, mounts, closeRelay, err := t.inner(stage)
+	if err != nil {
+		return -1, err
+	}
+	defer closeRelay()
+	args = append(append(append(append(args, mounts...), "--workdir", t.workdir(), t.Image), inner...), t.Args...)
+	var tail limitedBuffer
+	code, err := t.wait(ctx, name, args, &tail)
+	if err == nil && code != 0 {
+		if _, serr := os.Stat(filepath.Join(out, result.File)); os.IsNotExist(serr) {
+			err = noVerdict(out, t.Task, fmt.Sprintf("the trial's container ended (%s exit %d) before swetouch inside wrote a result: %s", t.Runtime.Name, code, lastLines(tail.String(), 5)))
+		}
+	}
+	return code, err
+}
+
+// options are the container's: its name, no network, an init, the
+// sandbox's security options, the limits, and what is mounted in.
+func (t Trial) options(name, taskCopy, out string) []string {
 	args := []string{"run", "--rm", "--name", name, "--init", "--network", "none", "--pull", "never"}
 	args = append(args, t.Runtime.SandboxOptions()...)
 	args = append(args, "-v", t.Swetouch+":"+inBin+"/swetouch:ro", "-v", taskCopy+":"+inTask+":ro", "-v", out+":"+inOut)
@@ -111,45 +138,55 @@ func (t Trial) Run(ctx context.Context) (int, error) {
 	for _, p := range t.ReadOnly {
 		args = append(args, "-v", p+":"+p+":ro")
 	}
-	for name, p := range t.Programs {
-		args = append(args, "-v", p+":"+filepath.Join(inTools, name)+":ro")
+	names := slices.Sorted(maps.Keys(t.Programs))
+	for _, n := range names {
+		args = append(args, "-v", t.Programs[n]+":"+filepath.Join(inTools, n)+":ro")
 	}
 	for _, kv := range t.Env {
 		args = append(args, "-e", kv)
 	}
-	w := t.Workdir
-	if w == "" {
-		w = DefaultWorkdir
-	}
+	return args
+}
+
+// inner is the command the container runs (swetouch images inside, then
+// swetouch run --in-place), the mounts it needs, and the host's end of
+// the model relay to close after.
+func (t Trial) inner(stage string) (inner, mounts []string, closeRelay func(), err error) {
 	self := filepath.Join(inBin, "swetouch")
-	inner := []string{self, "images", "inside"}
+	inner = []string{self, "images", "inside"}
 	if !t.KeepHistory {
-		inner = append(inner, "--prune", w)
+		inner = append(inner, "--prune", t.workdir())
 	}
 	if len(t.Programs) > 0 {
 		inner = append(inner, "--path", inTools)
 	}
+	closeRelay = func() {}
 	if t.ModelURL != "" {
 		addr, err := loopbackAddr(t.ModelURL)
 		if err != nil {
-			return -1, err
+			return nil, nil, nil, err
 		}
 		dir := filepath.Join(stage, "model")
 		if err := os.Mkdir(dir, 0o755); err != nil {
-			return -1, err
+			return nil, nil, nil, err
 		}
 		relay, err := ListenRelay(filepath.Join(dir, ModelSocket), addr)
 		if err != nil {
-			return -1, err
+			return nil, nil, nil, err
 		}
-		defer relay.Close()
-		args = append(args, "-v", dir+":"+inModel)
+		closeRelay = func() { relay.Close() }
+		mounts = append(mounts, "-v", dir+":"+inModel)
 		inner = append(inner, "--socket", filepath.Join(inModel, ModelSocket), "--listen", addr)
 	}
-	inner = append(inner, "--", self, "run", "--in-place", w, "--task", inTask, "--out", inOut)
-	args = append(append(append(args, "--workdir", w, t.Image), inner...), t.Args...)
+	inner = append(inner, "--", self, "run", "--in-place", t.workdir(), "--task", inTask, "--out", inOut)
+	return inner, mounts, closeRelay, nil
+}
+
+// wait runs the runtime with args until the container ends, stopping it
+// when ctx ends; tail keeps the end of what it printed on stderr.
+func (t Trial) wait(ctx context.Context, name string, args []string, tail *limitedBuffer) (int, error) {
 	c := t.Runtime.Command(context.WithoutCancel(ctx), args...)
-	c.Stdout, c.Stderr = t.Stdout, t.Stderr
+	c.Stdout, c.Stderr = t.Stdout, io.MultiWriter(orDiscard(t.Stderr), tail)
 	if err := c.Start(); err != nil {
 		return -1, err
 	}
@@ -159,7 +196,7 @@ func (t Trial) Run(ctx context.Context) (int, error) {
 		t.Runtime.Command(context.Background(), "stop", "-t", "15", name).Run()
 	})
 	defer stop()
-	err = c.Wait()
+	err := c.Wait()
 	var exit *exec.ExitError
 	if errors.As(err, &exit) {
 		return exit.ExitCode(), nil
@@ -168,6 +205,36 @@ func (t Trial) Run(ctx context.Context) (int, error) {
 		return -1, err
 	}
 	return 0, nil
+}
+
+func (t Trial) workdir() string {
+	if t.Workdir == "" {
+		return DefaultWorkdir
+	}
+	return t.Workdir
+}
+
+// noVerdict writes the run folder's result.json for a trial whose
+// container never gave one.
+func noVerdict(out, taskDir, reason string) error {
+	res := &result.Run{Task: filepath.Base(taskDir), Condition: "vanilla", Agent: []string{}, Interventions: []event.Attempt{}, Sandbox: "none", Reason: reason}
+	return res.Write(filepath.Join(out, result.File))
+}
+
+// lastLines is the last n lines of s, joined by " / ".
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, " / ")
+}
+
+func orDiscard(w io.Writer) io.Writer {
+	if w == nil {
+		return io.Discard
+	}
+	return w
 }
 
 // stageTask copies the task's folder (instruction, task.toml, tests,

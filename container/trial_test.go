@@ -336,3 +336,26 @@ for u in sys.argv[1:]:
 		t.Errorf("the other server:\n%s", log)
 	}
 }
+
+// TestMissingImageNoVerdict: a task whose image is not here ends with a
+// result without a verdict, saying why (the machine's failure, not the
+// agent's), and the runtime's exit code.
+func TestMissingImageNoVerdict(t *testing.T) {
+	needRuntime(t)
+	in := pyInstance(t)
+	taskDir := taskFor(t, in, "localhost/swetouch-test/absent:never-built")
+	out := filepath.Join(t.TempDir(), "run")
+	c := exec.Command(filepath.Join(binaries(t), "swetouch"), "run", "--runtime", Podman, "--task", taskDir, "--out", out, "--", "/bin/true")
+	b, err := c.CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 125 {
+		t.Fatalf("want podman's exit 125, got %v\n%s", err, b)
+	}
+	var r runResult
+	if err := json.Unmarshal([]byte(readFile(t, out, "result.json")), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Resolved != nil || !strings.Contains(r.Reason, "podman exit 125") || !strings.Contains(r.Reason, "absent") {
+		t.Errorf("resolved %v, reason %q: want null, saying the image is missing", r.Resolved, r.Reason)
+	}
+}
