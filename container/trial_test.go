@@ -359,3 +359,28 @@ func TestMissingImageNoVerdict(t *testing.T) {
 		t.Errorf("resolved %v, reason %q: want null, saying the image is missing", r.Resolved, r.Reason)
 	}
 }
+
+// TestEvaluationHiddenInContainer: inside the container the task's copy
+// (its tests, the test patch, the solution) and the run folder are
+// mounted under /opt/swetouch, which the sandbox shows as a system
+// folder; the agent's sandbox hides both, as on the host.
+func TestEvaluationHiddenInContainer(t *testing.T) {
+	rt := needRuntime(t)
+	in := pyInstance(t)
+	taskDir := taskFor(t, in, fixtureImage(t, rt))
+	agent := agentScript(t, `for p in /opt/swetouch/task/tests/test.patch /opt/swetouch/task/solution/solve.sh /opt/swetouch/out/trajectory.jsonl; do
+  if head -c 40 "$p" >/dev/null 2>&1; then echo "read: $p"; else echo "hidden: $p"; fi
+done
+echo "listing:"
+ls -A /opt/swetouch/task /opt/swetouch/out 2>&1 | head -5
+`)
+	out, _ := trial(t, taskDir, "/bin/bash", agent)
+	log := readFile(t, out, "agent.log")
+	_, listing, _ := strings.Cut(log, "listing:")
+	if strings.Contains(log, "read: ") || strings.Contains(listing, "tests") || strings.Contains(listing, "instruction.md") || strings.Contains(listing, "trajectory") {
+		t.Errorf("the agent reached the evaluation's files inside the container:\n%s", log)
+	}
+	if strings.Count(log, "hidden: ") != 3 {
+		t.Errorf("the agent's probe did not run:\n%s", log)
+	}
+}
