@@ -155,6 +155,8 @@ func (f *containerFlags) run(c *cobra.Command, taskDir, out string, agent []stri
 	if err != nil {
 		return fmt.Errorf("the trial's container: %w", err)
 	}
+	// swetouch inside named its own paths; this is the run folder here
+	fmt.Fprintf(c.ErrOrStderr(), "swetouch: the run folder: %s\n", out)
 	if code != 0 {
 		return exitError{code}
 	}
