@@ -53,7 +53,7 @@ func TestContainerAddsLittle(t *testing.T) {
 	}
 	var inCtr, inside, inPlace, truth []time.Duration
 	for range 3 {
-		inCtr = append(inCtr, timed(func() error { return run("--runtime", Podman) }))
+		inCtr = append(inCtr, timed(func() error { return run("--runtime", testRuntime()) }))
 		var r struct {
 			Timings struct {
 				Total float64 `json:"total_s"`

@@ -94,7 +94,7 @@ func TestClaudeCounterEditInContainer(t *testing.T) {
 	}
 	url = strings.TrimSpace(url)
 	out := filepath.Join(t.TempDir(), "run")
-	c := exec.Command(filepath.Join(bin, "swetouch"), "run", "--runtime", Podman, "--task", taskDir, "--out", out,
+	c := exec.Command(filepath.Join(bin, "swetouch"), "run", "--runtime", testRuntime(), "--task", taskDir, "--out", out,
 		"--records", record(t), "--instance", "tinycalc-1", "--agent", "claude", "--model-url", url, "--model", "claude-sonnet-4-5")
 	if b, err := c.CombinedOutput(); err != nil {
 		t.Fatalf("%v\n%s", err, b)

@@ -160,20 +160,29 @@ func makeInstance() (instance, error) {
 	return in, nil
 }
 
-// needRuntime is podman, or the test skips saying why; the base image
-// needs debootstrap unless its root file system is cached.
+// testRuntime is the runtime the tests drive: podman, or
+// $SWETOUCH_TEST_RUNTIME (docker, with its daemon at $DOCKER_HOST).
+func testRuntime() string {
+	if r := os.Getenv("SWETOUCH_TEST_RUNTIME"); r != "" {
+		return r
+	}
+	return Podman
+}
+
+// needRuntime is the tests' runtime, or the test skips saying why; the
+// base image needs debootstrap unless its root file system is cached.
 func needRuntime(t *testing.T) *Runtime {
 	t.Helper()
 	cache, err := CacheDir()
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt, err := Find(Podman, cache)
+	rt, err := Find(testRuntime(), cache)
 	if err != nil {
-		t.Skipf("no podman here (.ci/run installs it): %v", err)
+		t.Skipf("no %s here (.ci/run installs podman): %v", testRuntime(), err)
 	}
-	if out, err := rt.Output(context.Background(), "info", "--format", "{{.Host.OCIRuntime.Name}}"); err != nil {
-		t.Skipf("podman cannot run here: %v (%s)", err, out)
+	if out, err := rt.Output(context.Background(), "info"); err != nil {
+		t.Skipf("%s cannot run here: %v (%s)", rt.Name, err, out)
 	}
 	if _, err := exec.LookPath("debootstrap"); err != nil && !rt.HasImage(context.Background(), BaseImage(DefaultSuite)) {
 		if _, err := os.Stat(filepath.Join(cache, "rootfs", DefaultSuite+"-minbase.tar")); err != nil {

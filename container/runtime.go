@@ -118,12 +118,16 @@ func (r *Runtime) Output(ctx context.Context, args ...string) ([]byte, error) {
 }
 
 // SandboxOptions are what a container needs for bubblewrap to make its
-// sandbox inside: user namespaces and mounts of /proc, which the
-// runtimes' default seccomp profile and masked /proc paths refuse.
-// Podman can lift those two alone; Docker only with --privileged.
+// sandbox inside: user namespaces and a fresh /proc, which the runtimes'
+// default seccomp profile and masked /proc paths refuse. Both runtimes
+// can lift those two alone (podman's unmask, docker's systempaths),
+// rather than --privileged, which also asks for every capability: more
+// than the trial needs, and more than a root without CAP_SYS_RESOURCE
+// (a machine that is itself a container) can give, where docker
+// --privileged fails to start.
 func (r *Runtime) SandboxOptions() []string {
 	if r.Name == Docker {
-		return []string{"--privileged"}
+		return []string{"--security-opt", "seccomp=unconfined", "--security-opt", "systempaths=unconfined"}
 	}
 	return []string{"--security-opt", "seccomp=unconfined", "--security-opt", "unmask=/proc/*"}
 }

@@ -108,7 +108,7 @@ type runResult struct {
 func trial(t *testing.T, taskDir string, agent ...string) (string, runResult) {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "run")
-	args := []string{"run", "--runtime", Podman, "--task", taskDir, "--out", out}
+	args := []string{"run", "--runtime", testRuntime(), "--task", taskDir, "--out", out}
 	if !slices.Contains(agent, "--") {
 		args = append(args, "--")
 	}
@@ -323,7 +323,7 @@ for u in sys.argv[1:]:
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "run")
-	c := exec.Command(filepath.Join(binaries(t), "swetouch"), "run", "--runtime", Podman, "--task", taskDir, "--out", out,
+	c := exec.Command(filepath.Join(binaries(t), "swetouch"), "run", "--runtime", testRuntime(), "--task", taskDir, "--out", out,
 		"--model-url", model.URL+"/v1", "--", "/usr/bin/python3", script, model.URL+"/v1/chat", other.URL+"/x")
 	if b, err := c.CombinedOutput(); err != nil {
 		t.Fatalf("%v\n%s", err, b)
@@ -345,17 +345,17 @@ func TestMissingImageNoVerdict(t *testing.T) {
 	in := pyInstance(t)
 	taskDir := taskFor(t, in, "localhost/swetouch-test/absent:never-built")
 	out := filepath.Join(t.TempDir(), "run")
-	c := exec.Command(filepath.Join(binaries(t), "swetouch"), "run", "--runtime", Podman, "--task", taskDir, "--out", out, "--", "/bin/true")
+	c := exec.Command(filepath.Join(binaries(t), "swetouch"), "run", "--runtime", testRuntime(), "--task", taskDir, "--out", out, "--", "/bin/true")
 	b, err := c.CombinedOutput()
 	var exit *exec.ExitError
 	if !errors.As(err, &exit) || exit.ExitCode() != 125 {
-		t.Fatalf("want podman's exit 125, got %v\n%s", err, b)
+		t.Fatalf("want the runtime's exit 125, got %v\n%s", err, b)
 	}
 	var r runResult
 	if err := json.Unmarshal([]byte(readFile(t, out, "result.json")), &r); err != nil {
 		t.Fatal(err)
 	}
-	if r.Resolved != nil || !strings.Contains(r.Reason, "podman exit 125") || !strings.Contains(r.Reason, "absent") {
+	if r.Resolved != nil || !strings.Contains(r.Reason, testRuntime()+" exit 125") || !strings.Contains(r.Reason, "absent") {
 		t.Errorf("resolved %v, reason %q: want null, saying the image is missing", r.Resolved, r.Reason)
 	}
 }
