@@ -123,4 +123,14 @@ func TestClaudeCounterEditInContainer(t *testing.T) {
 	if !strings.Contains(reqs, "An empty list's mean should just be 0") {
 		t.Errorf("the user's message never reached the model:\n%.3000s", reqs)
 	}
+	// the same trial's replay, in a container of its own: the recorded
+	// look at mean() fires the Counter-Edit again, at the same place
+	rout, rres := trial(t, taskDir, "--records", record(t), "--instance", "tinycalc-1", "--",
+		"/opt/swetouch/bin/swetouch", "agent", "replay", "--trajectory", filepath.Join(out, "trajectory.jsonl"), "--root", DefaultWorkdir)
+	if rres.Steps == 0 || readFile(t, rout, "final.diff") != readFile(t, out, "final.diff") {
+		t.Errorf("the replay: %d steps, final.diff\n%s\nwant the recording's\n%s", rres.Steps, readFile(t, rout, "final.diff"), readFile(t, out, "final.diff"))
+	}
+	if !strings.Contains(readFile(t, rout, "result.json"), `"interventions_applied": 1`) {
+		t.Errorf("the replay applied no Counter-Edit:\n%s", readFile(t, rout, "result.json"))
+	}
 }

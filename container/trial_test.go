@@ -186,6 +186,29 @@ func TestGoldResolvesInContainer(t *testing.T) {
 	}
 }
 
+// TestReplayInContainer: a trial in a container replays in another (the
+// recorded commands played again through the shim by swetouch agent
+// replay, from the recording's own /testbed): the same final diff, and
+// resolved again.
+func TestReplayInContainer(t *testing.T) {
+	rt := needRuntime(t)
+	in := pyInstance(t)
+	taskDir := taskFor(t, in, fixtureImage(t, rt))
+	gold := filepath.Join(t.TempDir(), "gold.patch")
+	if err := os.WriteFile(gold, []byte(in.Patch), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// the patch inline in the command, so the command alone replays it
+	out, _ := trial(t, taskDir, "/bin/bash", agentScript(t, "bash -c \"git apply <<'EOF'\n$(cat \"$1\")\nEOF\"\n"), gold)
+	rout, r := trial(t, taskDir, "/opt/swetouch/bin/swetouch", "agent", "replay", "--trajectory", filepath.Join(out, "trajectory.jsonl"), "--root", DefaultWorkdir)
+	if r.Resolved == nil || !*r.Resolved || r.Steps == 0 {
+		t.Errorf("the replay: resolved %v (%s), %d steps; want resolved, the recorded command", r.Resolved, r.Reason, r.Steps)
+	}
+	if got, want := readFile(t, rout, "final.diff"), readFile(t, out, "final.diff"); got != want {
+		t.Errorf("the replay's final.diff:\n%s\nthe recording's:\n%s", got, want)
+	}
+}
+
 // TestNoopUnresolvedInContainer: an agent that does nothing leaves the
 // FAIL_TO_PASS test failing and the PASS_TO_PASS tests passing.
 func TestNoopUnresolvedInContainer(t *testing.T) {
