@@ -139,3 +139,36 @@ func TestPruneLeavesOnlyHead(t *testing.T) {
 	run(dir, "checkout", "-q", "README")
 	checkOneCommit(t, in, func(args ...string) (string, error) { return run(dir, args...) })
 }
+
+// TestAloneSeesALaterObject: a repository as Checkout made it is left
+// alone by Prune, but one later object (a blob of the fix, stored and
+// reachable from nothing) is enough for Prune to make it anew.
+func TestAloneSeesALaterObject(t *testing.T) {
+	in := pyInstance(t)
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "testbed")
+	if err := Checkout(ctx, in.Repo, in.Base, dir); err != nil {
+		t.Fatal(err)
+	}
+	if !alone(ctx, dir, in.Base) {
+		t.Fatal("a checkout as Build makes it is not taken as alone")
+	}
+	c := exec.Command("git", "hash-object", "-w", "--stdin")
+	c.Dir = dir
+	c.Stdin = strings.NewReader(fixedOps)
+	if out, err := c.CombinedOutput(); err != nil {
+		t.Fatal(string(out))
+	}
+	if alone(ctx, dir, in.Base) {
+		t.Fatal("a stored object of a later state went unseen")
+	}
+	if err := Prune(ctx, dir); err != nil {
+		t.Fatal(err)
+	}
+	c = exec.Command("git", "count-objects", "-v")
+	c.Dir = dir
+	out, _ := c.CombinedOutput()
+	if !alone(ctx, dir, in.Base) {
+		t.Errorf("after Prune the repository still holds more than the base: %s", out)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -90,6 +91,9 @@ func Prune(ctx context.Context, dir string) error {
 	if err != nil {
 		return err
 	}
+	if alone(ctx, dir, head) {
+		return nil // as Checkout made it: nothing later to take out
+	}
 	fresh, err := os.MkdirTemp(filepath.Dir(dir), ".swetouch-git-")
 	if err != nil {
 		return err
@@ -157,4 +161,43 @@ func swapEntries(dir, src string) error {
 		}
 	}
 	return nil
+}
+
+// alone reports whether the repository at dir already holds head and
+// nothing else: head the one commit any ref or reflog reaches, every
+// object stored reachable from it, and no FETCH_HEAD or ORIG_HEAD
+// naming another. An image built by Build is so, and Prune need not
+// fetch its tree again (a second or more for sympy's). Any doubt (a
+// count that does not match, a git that fails) says no, and Prune
+// makes it so.
+func alone(ctx context.Context, dir, head string) bool {
+	for _, f := range []string{"FETCH_HEAD", "ORIG_HEAD"} {
+		if _, err := os.Lstat(filepath.Join(dir, ".git", f)); err == nil {
+			return false
+		}
+	}
+	commits, err := gitOutput(ctx, dir, "rev-list", "--all", "--reflog")
+	if err != nil || commits != head {
+		return false
+	}
+	reachable, err := gitOutput(ctx, dir, "rev-list", "--objects", "--all", "--reflog")
+	if err != nil {
+		return false
+	}
+	counts, err := gitOutput(ctx, dir, "count-objects", "-v")
+	if err != nil {
+		return false
+	}
+	stored := 0
+	for _, l := range strings.Split(counts, "\n") {
+		k, v, _ := strings.Cut(l, ": ")
+		if k == "count" || k == "in-pack" {
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				return false
+			}
+			stored += n
+		}
+	}
+	return stored == strings.Count(reachable, "\n")+1
 }
