@@ -55,6 +55,11 @@ type Config struct {
 	OnEvent func(event.Event)
 	// KeepWorkspace leaves the workspace on disk (its path is in the result).
 	KeepWorkspace bool
+	// InPlace, when set, is the workspace itself: the run works over
+	// this checkout rather than a copy of the task's repository, and its
+	// final diff is against the checkout as the run found it
+	// (inplacerun.go).
+	InPlace string
 	Clock         func() time.Time
 	// Sandbox isolates the agent and the verifier's tests (a nil Runner:
 	// unsandboxed, and result.json says so); both get its Env and see its

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/swetouch/swetouch/event"
-	"github.com/swetouch/swetouch/internal/baseline"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/result"
 	"github.com/swetouch/swetouch/sandbox"
@@ -112,23 +111,18 @@ func (tr *trial) begin(ctx context.Context) (*result.Run, error, bool) {
 // setUp makes the workspace, the trajectory, the user model's tape, the
 // conversation's user and the host; done when the trial ends there.
 func (tr *trial) setUp() (*result.Run, error, bool) {
-	cfg, res := tr.cfg, tr.res
-	ws, err := Workspace(cfg.Task.Repo)
+	res := tr.res
+	// in place, the task's start becomes a copy of the checkout: the
+	// later phases read it from tr.cfg
+	ws, base, made, done, err := prepareWorkspace(&tr.cfg)
+	cfg := tr.cfg
 	if err != nil {
-		return res, setupFailed(cfg.Out, res, tr.start, fmt.Errorf("the workspace: %w", err)), true
-	}
-	// the task's repository is the start: the workspace is its copy, and
-	// the agent never sees it (no copy of the start to make)
-	base, err := baseline.Index(cfg.Task.Repo)
-	if err != nil {
-		os.RemoveAll(ws)
 		return res, setupFailed(cfg.Out, res, tr.start, fmt.Errorf("the workspace: %w", err)), true
 	}
 	tr.ws = ws
-	if cfg.KeepWorkspace {
+	tr.later(done)
+	if cfg.KeepWorkspace || cfg.InPlace != "" {
 		res.Workspace = ws
-	} else {
-		tr.later(func() { os.RemoveAll(ws) })
 	}
 	f, err := os.Create(filepath.Join(cfg.Out, "trajectory.jsonl"))
 	if err != nil {
@@ -148,10 +142,7 @@ func (tr *trial) setUp() (*result.Run, error, bool) {
 		tr.talk = cfg.Conversation.User(ws, cfg.Out)
 		tr.later(func() { tr.talk.Close() })
 	}
-	owned := cfg.Scratch
-	if !cfg.KeepWorkspace {
-		owned = append(owned[:len(owned):len(owned)], ws)
-	}
+	owned := append(cfg.Scratch[:len(cfg.Scratch):len(cfg.Scratch)], made...)
 	var selfCheck func(context.Context) (string, error)
 	if cfg.SelfCheck != nil {
 		selfCheck = func(ctx context.Context) (string, error) { return cfg.SelfCheck(ctx, ws) }

@@ -40,15 +40,20 @@ func runCmd() *cobra.Command {
 	var upstream upstreamFlags
 	var scheduleSteps, after int
 	var visible, agentArgs []string
+	var ctr containerFlags
+	var inPlace string
 	c := &cobra.Command{
 		Use:   "run --task DIR [--records FILE --instance ID] [--condition C] [--match M] --out DIR (--agent claude|codex|gemini|opencode [--model-url URL] [--model M] | -- AGENT ARGS...)",
 		Short: "Run an agent on a task through the shim, verify, and write trajectory.jsonl and result.json",
 		RunE: func(c *cobra.Command, args []string) error {
+			if ctr.wanted() {
+				return ctr.run(c, taskDir, out, args)
+			}
 			t, err := task.Load(taskDir)
 			if err != nil {
 				return badInput("--task: %v", err)
 			}
-			cfg := run.Config{Task: t, Agent: agents.Command(args...), Out: out, KeepWorkspace: keep}
+			cfg := run.Config{Task: t, Agent: agents.Command(args...), Out: out, KeepWorkspace: keep, InPlace: inPlace}
 			// the agent's own output goes to agent.log; the user sees
 			// what it did, an action a line, or with --verbose its output
 			prog := newProgress(c.ErrOrStderr())
@@ -224,6 +229,8 @@ func runCmd() *cobra.Command {
 	c.Flags().BoolVar(&noSandbox, "no-sandbox", false, "run the agent and the tests without isolation (result.json says so)")
 	c.Flags().StringSliceVar(&visible, "visible", nil, "a host path the sandboxed agent may read (repeat): its own files outside the system directories")
 	c.Flags().BoolVar(&keep, "keep", false, "keep the workspace (its path is in result.json)")
+	c.Flags().StringVar(&inPlace, "in-place", "", "work over this checkout rather than a copy of the task's repository (nothing copied in; final.diff against the checkout as the run found it; a container's /testbed, a harness's workspace)")
+	ctr.add(c)
 	c.Flags().BoolVar(&verbose, "verbose", false, "print the agent's own output (its JSON event stream) instead of what it did, an action a line; agent.log keeps it either way")
 	c.Flags().StringVar(&agent, "agent", "", "a registered agent to run unmodified: "+agentList())
 	c.Flags().StringVar(&mcpFile, "mcp", "", `MCP servers for the --agent preset, each behind the relay: {"mcpServers": {NAME: {"command", "args", "env"}}}, "{workspace}" in args`)

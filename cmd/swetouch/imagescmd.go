@@ -1,0 +1,159 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/swetouch/swetouch/container"
+	"github.com/swetouch/swetouch/task"
+)
+
+// imagesCmd is `swetouch images`: tasks' environment images made here,
+// with no registry (docs/containers.md).
+func imagesCmd() *cobra.Command {
+	c := &cobra.Command{Use: "images", Short: "Build tasks' environment images from a Debian base (no registry), for run --runtime"}
+	c.AddCommand(imagesBuildCmd(), imagesInsideCmd())
+	return c
+}
+
+func imagesBuildCmd() *cobra.Command {
+	var spec container.Spec
+	var runtime, taskDir, cache string
+	var quiet bool
+	c := &cobra.Command{
+		Use:   "build --repo DIR --commit HASH (--tag NAME | --task DIR) [--package P]... [--pip REQ]...",
+		Short: "Build an environment image: debootstrap's Debian (cached), the packages, the repository at its base commit with none of its later history",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			if taskDir != "" {
+				img, wd, err := task.Environment(taskDir)
+				if err != nil {
+					return badInput("--task: %v", err)
+				}
+				if spec.Tag == "" {
+					spec.Tag = img
+				}
+				if spec.Workdir == "" {
+					spec.Workdir = wd
+				}
+			}
+			switch {
+			case spec.Tag == "":
+				return badInput("--tag: name the image (or give --task DIR whose task.toml names it in [environment] docker_image)")
+			case spec.Repo == "":
+				return badInput("--repo: the local git repository holding the base commit")
+			case spec.Commit == "":
+				return badInput("--commit: the base commit's full hash")
+			}
+			if err := spec.Check(); err != nil {
+				return badInput("%v", err)
+			}
+			if cache == "" {
+				d, err := container.CacheDir()
+				if err != nil {
+					return err
+				}
+				cache = d
+			}
+			rt, err := container.Find(runtime, cache)
+			if err != nil {
+				return badInput("%v", err)
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			opts := []container.Option{container.WithCache(cache)}
+			if !quiet {
+				opts = append(opts, container.WithLog(c.ErrOrStderr()))
+			}
+			if err := container.Build(ctx, rt, spec, opts...); err != nil {
+				return err
+			}
+			fmt.Fprintln(c.OutOrStdout(), spec.Tag)
+			return nil
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&spec.Repo, "repo", "", "a local git repository holding the base commit (read, never changed)")
+	f.StringVar(&spec.Commit, "commit", "", "the base commit, its full 40-digit hash")
+	f.StringVar(&spec.Tag, "tag", "", "the image's name, e.g. localhost/swetouch-env/NAME:latest (default: --task's docker_image)")
+	f.StringVar(&taskDir, "task", "", "a Harbor task whose task.toml names the image and workdir ([environment] docker_image, workdir)")
+	f.StringVar(&spec.Workdir, "workdir", "", "where the repository goes in the image (default "+container.DefaultWorkdir+")")
+	f.StringArrayVar(&spec.Packages, "package", nil, "a Debian package the environment needs beyond python3, pytest, pip, git and bubblewrap (repeat)")
+	f.StringArrayVar(&spec.Pip, "pip", nil, "a pip requirement, e.g. numpy==1.26.4 (repeat)")
+	f.StringVar(&spec.Suite, "suite", container.DefaultSuite, "the Debian release debootstrap makes the base of")
+	f.StringVar(&runtime, "runtime", container.Podman, "podman or docker")
+	f.StringVar(&cache, "cache", "", "where the base's root file system is kept (default $SWETOUCH_CACHE/containers, else the user cache's swetouch/containers)")
+	f.BoolVar(&quiet, "quiet", false, "do not print debootstrap's and the build's output")
+	return c
+}
+
+// imagesInsideCmd is what a trial's container runs first: the history
+// of the image's checkout pruned to its HEAD (container.Prune), the
+// container's end of the model relay (listening on the endpoint's
+// loopback address inside, each connection taken to the socket the host
+// serves), then the command after -- (the trial's swetouch run), whose
+// exit code it exits with.
+func imagesInsideCmd() *cobra.Command {
+	var sock, listen, prune, path string
+	c := &cobra.Command{
+		Use:    "inside [--prune DIR] [--socket PATH --listen ADDR] -- COMMAND...",
+		Short:  "Inside a trial's container: prune the checkout's history, relay the model, run COMMAND",
+		Hidden: true,
+		Args:   cobra.MinimumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			if prune != "" {
+				if err := container.Prune(c.Context(), prune); err != nil {
+					return fmt.Errorf("the image's history: %w", err)
+				}
+			}
+			if (sock == "") != (listen == "") {
+				return badInput("--socket and --listen go together")
+			}
+			if sock != "" {
+				r, err := container.ListenInside(listen, sock)
+				if err != nil {
+					return err
+				}
+				defer r.Close()
+			}
+			if path != "" {
+				// the host's programs first, the image's PATH (a conda
+				// environment's, say) after
+				os.Setenv("PATH", path+string(os.PathListSeparator)+os.Getenv("PATH"))
+			}
+			cmd := exec.Command(args[0], args[1:]...)
+			cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, c.OutOrStdout(), c.ErrOrStderr()
+			if err := cmd.Start(); err != nil {
+				return err
+			}
+			// the runtime's stop reaches this process: passed on, so the
+			// run writes its files
+			sig := make(chan os.Signal, 1)
+			signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+			go func() {
+				for s := range sig {
+					cmd.Process.Signal(s)
+				}
+			}()
+			err := cmd.Wait()
+			signal.Stop(sig)
+			var exit *exec.ExitError
+			if errors.As(err, &exit) {
+				return exitError{exit.ExitCode()}
+			}
+			return err
+		},
+	}
+	c.Flags().StringVar(&prune, "prune", "", "the image's checkout, to hold its HEAD commit alone")
+	c.Flags().StringVar(&path, "path", "", "a folder to put first on PATH (the host's programs the agent needs)")
+	c.Flags().StringVar(&sock, "socket", "", "the host's model socket")
+	c.Flags().StringVar(&listen, "listen", "", "the loopback address to serve inside")
+	return c
+}
