@@ -29,7 +29,7 @@ func TestBuildFromTasks(t *testing.T) {
 	swetouch := filepath.Join(bin, "swetouch")
 	root := t.TempDir()
 	for _, d := range []string{"tasks", "agents"} {
-		if out, err := exec.Command("cp", "-r", d, filepath.Join(root, d)).CombinedOutput(); err != nil {
+		if out, err := exec.Command("cp", "-r", filepath.Join(examplesDir, d), filepath.Join(root, d)).CombinedOutput(); err != nil {
 			t.Fatalf("%v %s", err, out)
 		}
 	}

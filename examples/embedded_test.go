@@ -1,4 +1,4 @@
-package e2e_test
+package examples_test
 
 import (
 	"bytes"
