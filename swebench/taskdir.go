@@ -192,7 +192,7 @@ func TestScript(in Instance) (string, error) {
 		"Base": in.BaseCommit, "Eval": spec.Eval, "Install": spec.Install,
 		"Reset": quote(ModifiedFiles(in.TestPatch)), "TestCmd": spec.TestCmd,
 		"Directives": quote(TestDirectives(in.Repo, in.TestPatch)),
-		"Start": StartMarker, "End": EndMarker,
+		"Start":      StartMarker, "End": EndMarker,
 	})
 	return b.String(), err
 }
