@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -111,6 +112,12 @@ func (in Instance) check() (string, error) {
 	}
 	if _, err := SpecFor(in.Repo, in.Version); err != nil {
 		return "repo/version", err
+	}
+	// test.sh names these files and tasks copy them: inside the workspace
+	for _, f := range append(ModifiedFiles(in.TestPatch), TestDirectives("", in.TestPatch)...) {
+		if !filepath.IsLocal(f) {
+			return "test_patch", fmt.Errorf("names %q, a path outside the repository", f)
+		}
 	}
 	return "", nil
 }

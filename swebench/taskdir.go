@@ -107,11 +107,34 @@ func WriteTask(in Instance, out string, opts ...WriteOption) (string, error) {
 		}
 	}
 	if w.repoGit != "" {
-		if err := archive(w.repoGit, in.BaseCommit, filepath.Join(dir, "repo")); err != nil {
+		repo := filepath.Join(dir, "repo")
+		if err := archive(w.repoGit, in.BaseCommit, repo); err != nil {
+			return "", fmt.Errorf("instance %s: %v", in.InstanceID, err)
+		}
+		if err := baseCopies(repo, filepath.Join(dir, "tests", "base"), ModifiedFiles(in.TestPatch)); err != nil {
 			return "", fmt.Errorf("instance %s: %v", in.InstanceID, err)
 		}
 	}
 	return dir, nil
+}
+
+// baseCopies copies the files the test patch changes from repo to base,
+// for test.sh to restore them where the workspace has no git.
+func baseCopies(repo, base string, files []string) error {
+	for _, f := range files {
+		b, err := os.ReadFile(filepath.Join(repo, f))
+		if err != nil {
+			return fmt.Errorf("the test patch changes %s, which the base commit lacks: %v", f, err)
+		}
+		p := filepath.Join(base, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // archive writes commit's tree from the git directory gitDir into dir.
@@ -233,19 +256,30 @@ fi
 {{.}}
 {{- end}}
 git() { command git -c safe.directory='*' -c core.fileMode=false "$@"; }
+# restore the files the test patch changes to the base: from the task's
+# copy of them (tests/base/, written where the repository was at hand),
+# else from the workspace's git (SWE-bench's own image: the base commit;
+# a swetouch workspace: its one root commit); swetouch's verifier copies
+# the workspace without .git, so there the copy is what restores them
 base={{.Base}}
-if ! git cat-file -e "$base^{commit}" 2>/dev/null; then
-  # swetouch's workspace holds the base state as its one root commit
-  base=$(git rev-list --max-parents=0 HEAD 2>/dev/null | tail -n 1)
-fi
 reset() {
 {{- if .Reset}}
-  git checkout "$base" -- {{.Reset}}
+  local f
+  if [ -d "$tests/base" ]; then
+    for f in {{.Reset}}; do
+      mkdir -p "$(dirname "$f")" && cp "$tests/base/$f" "$f" || return 1
+    done
+  elif git rev-parse --git-dir >/dev/null 2>&1; then
+    git cat-file -e "$base^{commit}" 2>/dev/null || base=$(git rev-list --max-parents=0 HEAD | tail -n 1)
+    git checkout "$base" -- {{.Reset}}
+  else
+    echo "test.sh: no base copy of the test files and no git history here: the test patch goes onto them as they are" >&2
+  fi
 {{- else}}
   :
 {{- end}}
 }
-if [ -z "$base" ] || ! reset; then
+if ! reset; then
   echo "test.sh: cannot restore the test files to the base commit" >&2
   exit 1
 fi
