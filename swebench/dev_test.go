@@ -71,6 +71,9 @@ func devTask(t *testing.T, in Instance) *task.Task {
 // tests failing before and passing after are exactly FAIL_TO_PASS, those
 // passing in both exactly PASS_TO_PASS, and the gold patch resolves.
 func TestDevRowsReproduce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: six runs of sympy's tests")
+	}
 	ins := devRows(t)
 	sympyMirror(t)
 	sympyPython(t)
@@ -120,6 +123,9 @@ func TestDevRowsReproduce(t *testing.T) {
 // them, the Counter-Edit alone and the Counter-Edit then the gold patch
 // do not (the dev rows' README: the gate holds).
 func TestDevRowGate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: three states of sympy's tests")
+	}
 	in := devRow(t, "sympy__sympy-21847")
 	records := filepath.Join(filepath.Dir(filepath.Dir(devInstances())), "swe-touch-v0.1.2", "swe_bench_verified.jsonl")
 	recs, err := task.LoadRecords(records)
