@@ -40,8 +40,8 @@ func venvPython() (string, string) {
 	if _, err := os.Stat(py); err != nil {
 		return "", "no venv with the official swebench package at " + dir + " (run scripts/install-python-peers.sh)"
 	}
-	if err := exec.Command(py, "-c", "import swebench.harness.grading").Run(); err != nil {
-		return "", "the venv at " + dir + " cannot import swebench.harness.grading (run scripts/install-python-peers.sh): " + err.Error()
+	if out, err := exec.Command(py, filepath.Join("testdata", "official.py")).CombinedOutput(); err != nil {
+		return "", "the venv at " + dir + " cannot load the official parsers (run scripts/install-python-peers.sh): " + err.Error() + ": " + string(out)
 	}
 	return py, ""
 }

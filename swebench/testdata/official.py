@@ -6,14 +6,37 @@ on stdout.
   {"grade": {"repo", "version", "FAIL_TO_PASS", "PASS_TO_PASS"}, "log": "..."}
       -> {"map": {...}, "found": bool, "report": {...}, "resolved": bool}
 """
+import importlib.util
 import json
 import os
 import sys
 import tempfile
 import types
 
-from swebench.harness import grading
-from swebench.harness.log_parsers import python as log_parsers
+
+def _bare_package(name):
+    """The package without running its __init__ (swebench's imports every
+    part of the harness and their dependencies: docker, datasets, modal,
+    requests), so the venv holds swebench alone (pip --no-deps)."""
+    spec = importlib.util.find_spec(name)
+    m = types.ModuleType(name)
+    m.__path__ = list(spec.submodule_search_locations)
+    sys.modules[name] = m
+
+
+_bare_package("swebench")
+_bare_package("swebench.harness")
+# imported at the top of modules the grading imports, used only by
+# functions it never calls (fetching environment files and datasets,
+# reading JS patches): stand-ins whose every name does nothing
+for _name in ("requests", "unidiff", "datasets", "dotenv"):
+    if importlib.util.find_spec(_name) is None:
+        _m = types.ModuleType(_name)
+        _m.__getattr__ = lambda attr: (lambda *a, **k: None)
+        sys.modules[_name] = _m
+
+from swebench.harness import grading  # noqa: E402
+from swebench.harness.log_parsers import python as log_parsers  # noqa: E402
 
 
 def parse(req):
