@@ -8,7 +8,7 @@ import (
 )
 
 // maxCompared is the longest fuzzed log held to the official parsers.
-const maxCompared = 512
+const maxCompared = 256
 
 func unquoteGo(s string) (string, error) { return strconv.Unquote(s) }
 
