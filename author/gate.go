@@ -41,6 +41,12 @@ type Outcome struct {
 	// flags, so a Counter-Edit that did not apply could pass its gate.
 	UserEditApplied  *bool `json:"user_edit_applied,omitempty"`
 	ReferenceApplied *bool `json:"reference_applied,omitempty"`
+	// JudgedOn is "FAIL_TO_PASS" when Resolved is the paper's V^F, the
+	// verdict of the task's FAIL_TO_PASS tests alone (a task that lists
+	// them and reports per-test results), and FailToPassFailed are those
+	// that failed; empty when Resolved is the whole verifier's.
+	JudgedOn         string   `json:"judged_on,omitempty"`
+	FailToPassFailed []string `json:"fail_to_pass_failed,omitempty"`
 }
 
 // Passes reports the gate's verdict: true when the reference alone
@@ -86,6 +92,9 @@ func Gate(ctx context.Context, t *task.Task, instance, candidate, diff, logDir s
 		}
 		v := task.Verify(ctx, t, ws, opts...)
 		o.Resolved = v.Resolved
+		if v.Resolved != nil && v.Listed != nil && len(t.FailToPass) > 0 {
+			o.Resolved, o.JudgedOn, o.FailToPassFailed = v.Listed.FailToPassPassed(), "FAIL_TO_PASS", v.Listed.FailToPassFailed
+		}
 		if v.Resolved != nil {
 			o.ExitCode = &v.Exit
 		} else {

@@ -69,3 +69,26 @@ type UserModelUsage struct {
 	CompletionTokens int     `json:"completion_tokens"`
 	Seconds          float64 `json:"seconds"`
 }
+
+// Listed is what came of the tests a task lists (SWE-bench's
+// FAIL_TO_PASS and PASS_TO_PASS), by SWE-bench's rule: a test with no
+// result has failed, a skipped one has neither passed nor failed
+// (task.ListedResults).
+type Listed struct {
+	FailToPass int `json:"fail_to_pass"`
+	PassToPass int `json:"pass_to_pass"`
+	// FailToPassFailed and PassToPassFailed are the listed tests that
+	// failed, errored or reported nothing.
+	FailToPassFailed []string `json:"fail_to_pass_failed"`
+	PassToPassFailed []string `json:"pass_to_pass_failed"`
+}
+
+// FailToPassPassed is V^F, the paper's verdict on the FAIL_TO_PASS tests
+// alone: nil without per-test results.
+func (l *Listed) FailToPassPassed() *bool {
+	if l == nil {
+		return nil
+	}
+	passed := len(l.FailToPassFailed) == 0
+	return &passed
+}

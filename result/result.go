@@ -75,6 +75,12 @@ type Run struct {
 	Timings   Timings   `json:"timings"`
 	// Audit is what the mechanical audit after the run flagged.
 	Audit *Audit `json:"audit,omitempty"`
+
+	// Listed is what came of the tests the task lists (SWE-bench's
+	// FAIL_TO_PASS and PASS_TO_PASS), where test.sh reported per-test
+	// results: how many each list holds and which failed.
+	Listed *Listed `json:"listed_tests,omitempty"`
+
 	// Conversation is a multi-turn run's turns (nil for one turn); its
 	// fields sit at the top level of result.json.
 	*Conversation

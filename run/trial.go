@@ -345,6 +345,7 @@ func (tr *trial) judge(turn agentTurn) {
 		res.Timings.Verify = time.Since(vStart).Seconds()
 		res.Resolved, res.Reason, res.VerifyLeftOut = v.Resolved, v.Reason, v.LeftOut
 		res.Canaries, res.VerifyPathDropped = v.Canaries, v.PathDropped
+		res.Listed = v.Listed
 		note := "resolved=null: " + v.Reason
 		if v.Resolved != nil {
 			note = fmt.Sprintf("resolved=%v", *v.Resolved)

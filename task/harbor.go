@@ -30,6 +30,13 @@ type Task struct {
 	// canaries): task.toml's [verifier] runner, task.json's "runner".
 	// Empty: read from test.sh.
 	Runner string
+	// Image and Workdir are Harbor's [environment] docker_image and
+	// workdir: with no Repo the starting code is the image's, at Workdir
+	// (CodeInImage).
+	Image, Workdir string
+	// FailToPass and PassToPass are the tests the task lists
+	// (tests/config.json, SWE-bench's): the verifier reports which failed.
+	FailToPass, PassToPass []string
 	// AgentTimeout is how long the agent may run (Harbor's
 	// agent.timeout_sec, task.json's agent_timeout_sec); 0: the task
 	// does not say.
@@ -38,8 +45,8 @@ type Task struct {
 
 // Load reads a task from a Harbor task directory (instruction.md,
 // task.toml, tests/test.sh, solution/solve.sh; the starting code in repo/
-// or environment/repo/, since on the host there is no container image to
-// build) or from a local task file (task.json: {"name", "instruction",
+// or environment/repo/, or, with neither, in the image task.toml names at
+// its workdir: CodeInImage) or from a local task file (task.json: {"name", "instruction",
 // "repo", "tests", "solution", "timeout_sec"}, paths relative to the file).
 func Load(path string) (*Task, error) {
 	path, err := filepath.Abs(path)
@@ -84,6 +91,10 @@ func loadHarbor(dir string) (*Task, error) {
 		if v, ok := kv["metadata.name"]; ok {
 			t.Name = v
 		}
+		if v, ok := kv["task.name"]; ok {
+			t.Name = v
+		}
+		t.Image, t.Workdir = kv["environment.docker_image"], kv["environment.workdir"]
 		if v, ok := kv["verifier.runner"]; ok {
 			if err := checkRunner(v); err != nil {
 				return nil, fmt.Errorf("%s: field verifier.runner: %v", filepath.Join(dir, "task.toml"), err)
@@ -99,12 +110,15 @@ func loadHarbor(dir string) (*Task, error) {
 			break
 		}
 	}
-	if t.Repo == "" {
-		return nil, fmt.Errorf("%s: no starting code (repo/ or environment/repo/)", dir)
+	if t.Repo == "" && t.Image == "" {
+		return nil, fmt.Errorf("%s: no starting code (repo/, environment/repo/, or an image: task.toml's [environment] docker_image)", dir)
 	}
 	t.Tests = filepath.Join(dir, "tests")
 	if _, err := os.Stat(filepath.Join(t.Tests, "test.sh")); err != nil {
 		return nil, fmt.Errorf("%s: tests/test.sh: %w", dir, err)
+	}
+	if err := readListed(t); err != nil {
+		return nil, err
 	}
 	if _, err := os.Stat(filepath.Join(dir, "solution", "solve.sh")); err == nil {
 		t.Solution = filepath.Join(dir, "solution", "solve.sh")

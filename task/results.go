@@ -8,7 +8,8 @@ import (
 )
 
 // ParseResults reads per-test results as test.sh writes them: a JSON
-// object of "pass", "fail" or "error" by test id, or JUnit XML (a
+// object of "pass", "fail", "error" or "skip" (SWE-bench's skipped tests,
+// which count neither way) by test id, or JUnit XML (a
 // testcase's id is its classname and name, joined by "::"; failure and
 // skipped are fail, error is error).
 func ParseResults(b []byte) (map[string]string, error) {
@@ -21,8 +22,8 @@ func ParseResults(b []byte) (map[string]string, error) {
 		return nil, fmt.Errorf("want a JSON object of results or JUnit XML: %v", err)
 	}
 	for id, r := range out {
-		if r != "pass" && r != "fail" && r != "error" {
-			return nil, fmt.Errorf("test %q: want pass, fail or error, got %q", id, r)
+		if r != "pass" && r != "fail" && r != "error" && r != "skip" {
+			return nil, fmt.Errorf("test %q: want pass, fail, error or skip, got %q", id, r)
 		}
 	}
 	return out, nil

@@ -34,6 +34,10 @@ type Verdict struct {
 	// (WithTests): "pass", "fail" or "error" by test id; nil when it
 	// wrote none.
 	Tests map[string]string `json:"tests,omitempty"`
+	// Listed is what came of the tests the task lists (FAIL_TO_PASS,
+	// PASS_TO_PASS): which failed; nil when it lists none or test.sh
+	// reported no per-test results.
+	Listed *ListedResults `json:"listed,omitempty"`
 	// PathDropped are the entries of the tests' PATH that were empty or
 	// relative (lookups in the agent's copy), dropped before they ran.
 	PathDropped []string `json:"path_dropped,omitempty"`
@@ -104,6 +108,8 @@ func Verify(ctx context.Context, t *Task, workspace string, opts ...VerifyOption
 	for _, o := range opts {
 		o(&vc)
 	}
+	// a task that lists its tests is graded per test every time
+	vc.perTest = vc.perTest || t.Listed()
 	start := time.Now()
 	v := vc.verify(ctx, t, workspace)
 	if v.Resolved != nil && !*v.Resolved && (v.Exit == 126 || v.Exit == 127) {
@@ -117,6 +123,11 @@ func Verify(ctx context.Context, t *Task, workspace string, opts ...VerifyOption
 // agent's or the machine's, by verifying the reference solution (or the
 // starting code, when the task has none) the same way.
 func (vc verifier) crossCheck(ctx context.Context, t *Task, v *Verdict) {
+	if t.Repo == "" {
+		// the code is the image's: nothing here to check against
+		v.Resolved, v.Reason = nil, notHere(*v)
+		return
+	}
 	against, dir := "the task's starting code", t.Repo
 	if t.Solution != "" {
 		against = "the task's reference solution"
@@ -217,6 +228,7 @@ func (vc verifier) verify(ctx context.Context, t *Task, workspace string) Verdic
 	}
 	exited(&v, err, ctx.Err() != nil, t.Timeout)
 	vc.judge(&v, cs, marks)
+	judgeListed(t, &v)
 	return v
 }
 

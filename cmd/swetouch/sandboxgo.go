@@ -43,6 +43,9 @@ func sandboxGo(r *sandbox.Runner, exe string) (sandbox.Setup, error) {
 	if err != nil {
 		return sandbox.Setup{}, err
 	}
+	// a SWE-bench task's test.sh grades its log with this executable,
+	// which the sandbox shows where PATH may not lead
+	env = append(env, "SWETOUCH_GRADE="+exe)
 	return sandbox.Setup{Runner: r, Env: env, Visible: append(visible, exe)}, nil
 }
 

@@ -33,6 +33,7 @@ var hostExec = map[string]string{
 	"sandbox/sandbox.go:Command":                        "bwrap, which runs the sandboxed command",
 	"run/run.go:Workspace":                              "git init of the task's code before any agent runs, with the task's content only",
 	"run/turns.go:runAgent":                             "the agent, wrapped in the sandbox by agentProcess",
+	"swebench/taskdir.go:archive":                       "git archive of the user's source repository at a dataset's base commit (--git-dir, writing a tree), before any agent; tar extracting that tree",
 	"cmd/swetouch/imagescmd.go:imagesInsideCmd":         "inside the task's container, before any agent: starts swetouch run itself (the trial), which sandboxes the agent",
 	"container/base.go:Rootfs":                          "debootstrap and tar of a fresh Debian root, once, before any task or agent",
 	"container/history.go:git":                          "git over the user's source repository or the image's checkout before the agent starts (pruning its history), never a workspace an agent wrote",

@@ -64,6 +64,7 @@ var allowed = map[string][]string{
 	"run":         join(utils, vocab, leaves, []string{"agents", "user", "session", "session/wire"}),
 	"replay":      join(utils, vocab, leaves),
 	"container":   join(utils, vocab, leaves),
+	"swebench":    utils,
 	"modelserver": join(utils, vocab, []string{"agents"}),
 	// many trials, and what is made of them
 	"score":    join(utils, vocab, []string{"stats"}),
