@@ -346,14 +346,24 @@ for u in sys.argv[1:]:
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "run")
+	// a second endpoint (the user's model, which the hub inside calls)
+	// is relayed too, on its own address
+	userModel := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "user model answered")
+	}))
+	defer userModel.Close()
 	c := exec.Command(filepath.Join(binaries(t), "swetouch"), "run", "--runtime", testRuntime(), "--task", taskDir, "--out", out,
-		"--model-url", model.URL+"/v1", "--", "/usr/bin/python3", script, model.URL+"/v1/chat", other.URL+"/x")
+		"--model-url", model.URL+"/v1", "--user-model-url", userModel.URL+"/v1", "--user-model", "u",
+		"--", "/usr/bin/python3", script, model.URL+"/v1/chat", other.URL+"/x", userModel.URL+"/v1/models")
 	if b, err := c.CombinedOutput(); err != nil {
 		t.Fatalf("%v\n%s", err, b)
 	}
 	log := readFile(t, out, "agent.log")
 	if !strings.Contains(log, "got: model answered /v1/chat") || asked.Load() != 1 {
 		t.Errorf("the model was not reached (%d requests):\n%s", asked.Load(), log)
+	}
+	if !strings.Contains(log, "got: user model answered") {
+		t.Errorf("the second endpoint was not relayed:\n%s", log)
 	}
 	if !strings.Contains(log, "refused: "+other.URL) {
 		t.Errorf("the other server:\n%s", log)

@@ -42,6 +42,13 @@ func (f *containerFlags) add(c *cobra.Command) {
 // that only the host's swetouch reads.
 var ownFlags = []string{"runtime", "image", "workdir", "keep-history", "task", "out", "in-place", "keep"}
 
+// pathFlags name host files the trial inside reads; endpointFlags host
+// endpoints it talks to, relayed in.
+var (
+	pathFlags     = []string{"records", "mcp", "visible", "personas", "prices"}
+	endpointFlags = []string{"model-url", "user-model-url", "judge-model-url", "reviewer-model-url"}
+)
+
 // systemDirs are the image's own: a path under them named on the
 // command line is the image's file, never the host's mounted over it.
 var systemDirs = []string{"/bin", "/sbin", "/usr", "/lib", "/lib64", "/etc", "/proc", "/sys", "/dev", "/opt/swetouch"}
@@ -67,6 +74,13 @@ func (f *containerFlags) run(c *cobra.Command, taskDir, out string, agent []stri
 	}
 	if c.Flags().Changed("model-upstream") {
 		return badInput("--model-upstream is not relayed into a container yet: give --model-url (an endpoint on this machine's loopback)")
+	}
+	for _, name := range endpointFlags {
+		if u, _ := c.Flags().GetString(name); u != "" {
+			if _, err := container.LoopbackAddr(u); err != nil {
+				return badInput("--%s: %v", name, err)
+			}
+		}
 	}
 	cache, err := container.CacheDir()
 	if err != nil {
@@ -107,16 +121,18 @@ func (f *containerFlags) run(c *cobra.Command, taskDir, out string, agent []stri
 		for _, v := range vals {
 			// a file a flag names (records, an MCP configuration, a
 			// path --visible shows) is read at its absolute path inside
-			if abs, err := filepath.Abs(v); err == nil && v != "" && exists(abs) && !underAny(abs, systemDirs) {
-				v, ro = abs, append(ro, abs)
+			if slices.Contains(pathFlags, fl.Name) && v != "" {
+				if abs, err := filepath.Abs(v); err == nil && exists(abs) && !underAny(abs, systemDirs) {
+					v, ro = abs, append(ro, abs)
+				}
 			}
 			t.Args = append(t.Args, "--"+fl.Name+"="+v)
 		}
-		if fl.Name == "model-url" {
-			t.ModelURL = fl.Value.String()
+		if slices.Contains(endpointFlags, fl.Name) {
+			t.Endpoints = append(t.Endpoints, fl.Value.String())
 		}
 	})
-	if t.ModelURL != "" && !c.Flags().Changed("network") {
+	if c.Flags().Changed("model-url") && !c.Flags().Changed("network") {
 		// the container's own network: its loopback, where the relay
 		// alone listens (docs/containers.md: why not a namespace inside)
 		t.Args = append(t.Args, "--network=host")
@@ -137,6 +153,13 @@ func (f *containerFlags) run(c *cobra.Command, taskDir, out string, agent []stri
 			if real, err := filepath.EvalSymlinks(node); err == nil {
 				t.Programs = map[string]string{"node": real}
 			}
+		}
+	}
+	for _, k := range []string{"SWETOUCH_USER_API_KEY", "SWETOUCH_JUDGE_API_KEY", "SWETOUCH_REVIEWER_API_KEY"} {
+		// the user's, judge's and reviewer's keys: their models are
+		// called by the hub inside
+		if _, ok := os.LookupEnv(k); ok {
+			t.Env = append(t.Env, k)
 		}
 	}
 	for _, k := range []string{"SWETOUCH_AGENTS", "SWETOUCH_SANDBOX"} {

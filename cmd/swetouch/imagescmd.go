@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -101,10 +102,11 @@ func imagesBuildCmd() *cobra.Command {
 // serves), then the command after -- (the trial's swetouch run), whose
 // exit code it exits with.
 func imagesInsideCmd() *cobra.Command {
-	var sock, listen, prune, path string
+	var relays []string
+	var prune, path string
 	c := &cobra.Command{
-		Use:    "inside [--prune DIR] [--socket PATH --listen ADDR] -- COMMAND...",
-		Short:  "Inside a trial's container: prune the checkout's history, relay the model, run COMMAND",
+		Use:    "inside [--prune DIR] [--relay ADDR=SOCKET]... [--path DIR] -- COMMAND...",
+		Short:  "Inside a trial's container: prune the checkout's history, relay the host's endpoints, run COMMAND",
 		Hidden: true,
 		Args:   cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -113,11 +115,12 @@ func imagesInsideCmd() *cobra.Command {
 					return fmt.Errorf("the image's history: %w", err)
 				}
 			}
-			if (sock == "") != (listen == "") {
-				return badInput("--socket and --listen go together")
-			}
-			if sock != "" {
-				r, err := container.ListenInside(listen, sock)
+			for _, rl := range relays {
+				addr, sock, ok := strings.Cut(rl, "=")
+				if !ok {
+					return badInput("--relay: want ADDR=SOCKET, got %q", rl)
+				}
+				r, err := container.ListenInside(addr, sock)
 				if err != nil {
 					return err
 				}
@@ -153,7 +156,6 @@ func imagesInsideCmd() *cobra.Command {
 	}
 	c.Flags().StringVar(&prune, "prune", "", "the image's checkout, to hold its HEAD commit alone")
 	c.Flags().StringVar(&path, "path", "", "a folder to put first on PATH (the host's programs the agent needs)")
-	c.Flags().StringVar(&sock, "socket", "", "the host's model socket")
-	c.Flags().StringVar(&listen, "listen", "", "the loopback address to serve inside")
+	c.Flags().StringArrayVar(&relays, "relay", nil, "a loopback address to serve inside, relayed to the host's socket: ADDR=SOCKET (repeat)")
 	return c
 }
