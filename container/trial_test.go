@@ -317,9 +317,13 @@ func readFile(t *testing.T, dir, name string) string {
 }
 
 // TestModelRelayedInContainer: the agent inside reaches the model
-// endpoint on the host's loopback at its own URL, relayed over a socket,
-// and nothing else of the host's: another server on the host's loopback
-// is unreachable (the container's network is off).
+// endpoint on the host's loopback at its own URL, relayed over a socket
+// into the container and from there into its sandbox's own network, and
+// nothing else: another server on the host's loopback is unreachable
+// (the container's network is off), and so is the user's model, relayed
+// into the container for the hub alone. The hub reaches the user's
+// model: the Counter-Edit the agent's look fires asks it for the
+// message.
 func TestModelRelayedInContainer(t *testing.T) {
 	rt := needRuntime(t)
 	in := pyInstance(t)
@@ -346,15 +350,21 @@ for u in sys.argv[1:]:
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "run")
-	// a second endpoint (the user's model, which the hub inside calls)
-	// is relayed too, on its own address
+	// a second endpoint, the user's model, which the hub inside calls
+	var userAsked atomic.Int32
 	userModel := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.WriteString(w, "user model answered")
+		if r.URL.Path == "/v1/chat/completions" {
+			userAsked.Add(1)
+		}
+		io.WriteString(w, `{"choices": [{"message": {"content": "I made an empty mean zero; please keep it."}}], "usage": {"prompt_tokens": 1, "completion_tokens": 1}}`)
 	}))
 	defer userModel.Close()
+	// the agent's look at mean() fires the record's Counter-Edit
+	agent := agentScript(t, `bash -c "nl -ba tinycalc/ops.py | sed -n 5,7p"; /usr/bin/python3 "$@"`+"\n")
 	c := exec.Command(filepath.Join(binaries(t), "swetouch"), "run", "--runtime", testRuntime(), "--task", taskDir, "--out", out,
+		"--records", record(t), "--instance", "tinycalc-1",
 		"--model-url", model.URL+"/v1", "--user-model-url", userModel.URL+"/v1", "--user-model", "u",
-		"--", "/usr/bin/python3", script, model.URL+"/v1/chat", other.URL+"/x", userModel.URL+"/v1/models")
+		"--", "/bin/bash", agent, script, model.URL+"/v1/chat", other.URL+"/x", userModel.URL+"/v1/models")
 	if b, err := c.CombinedOutput(); err != nil {
 		t.Fatalf("%v\n%s", err, b)
 	}
@@ -362,8 +372,14 @@ for u in sys.argv[1:]:
 	if !strings.Contains(log, "got: model answered /v1/chat") || asked.Load() != 1 {
 		t.Errorf("the model was not reached (%d requests):\n%s", asked.Load(), log)
 	}
-	if !strings.Contains(log, "got: user model answered") {
-		t.Errorf("the second endpoint was not relayed:\n%s", log)
+	if !strings.Contains(log, "refused: "+userModel.URL) {
+		t.Errorf("the agent reached the user's model:\n%s", log)
+	}
+	if userAsked.Load() == 0 {
+		t.Errorf("the hub inside never reached the user's model; result:\n%s", readFile(t, out, "result.json"))
+	}
+	if r := readFile(t, out, "result.json"); !strings.Contains(r, `"network": "relayed"`) {
+		t.Errorf("the agent's network inside is not its own with the model relayed in:\n%s", r)
 	}
 	if !strings.Contains(log, "refused: "+other.URL) {
 		t.Errorf("the other server:\n%s", log)

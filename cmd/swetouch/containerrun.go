@@ -132,11 +132,6 @@ func (f *containerFlags) run(c *cobra.Command, taskDir, out string, agent []stri
 			t.Endpoints = append(t.Endpoints, fl.Value.String())
 		}
 	})
-	if c.Flags().Changed("model-url") && !c.Flags().Changed("network") {
-		// the container's own network: its loopback, where the relay
-		// alone listens (docs/containers.md: why not a namespace inside)
-		t.Args = append(t.Args, "--network=host")
-	}
 	for _, a := range agent {
 		if filepath.IsAbs(a) && exists(a) && !underAny(a, systemDirs) && !slices.Contains(ro, a) {
 			ro = append(ro, a)
