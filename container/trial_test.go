@@ -1,6 +1,7 @@
 package container
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -431,5 +432,53 @@ ls -A /opt/swetouch/task /opt/swetouch/out 2>&1 | head -5
 	}
 	if strings.Count(log, "hidden: ") != 3 {
 		t.Errorf("the agent's probe did not run:\n%s", log)
+	}
+}
+
+// TestInterruptInContainer: Ctrl-C to swetouch run --runtime stops the
+// container (SIGTERM to swetouch inside), whose run writes its result,
+// interrupted, into the run folder, and no container is left.
+func TestInterruptInContainer(t *testing.T) {
+	rt := needRuntime(t)
+	in := pyInstance(t)
+	taskDir := taskFor(t, in, fixtureImage(t, rt))
+	out := filepath.Join(t.TempDir(), "run")
+	// --verbose: the agent's output comes out on swetouch's, where its
+	// first line says it is running
+	c := exec.Command(filepath.Join(binaries(t), "swetouch"), "run", "--verbose", "--runtime", testRuntime(), "--task", taskDir, "--out", out,
+		"--", "/bin/bash", "-c", "echo started; exec sleep 600")
+	var stderr bytes.Buffer
+	c.Stderr = &stderr
+	stdout, err := c.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() && !strings.Contains(sc.Text(), "started") {
+	}
+	if !strings.Contains(sc.Text(), "started") {
+		c.Process.Kill()
+		c.Wait()
+		t.Fatalf("the agent never started:\n%s", stderr.String())
+	}
+	go io.Copy(io.Discard, stdout)
+	c.Process.Signal(os.Interrupt)
+	err = c.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 130 {
+		t.Errorf("exit: %v, want 130\n%s", err, stderr.String())
+	}
+	var r runResult
+	if err := json.Unmarshal([]byte(readFile(t, out, "result.json")), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Resolved != nil || r.Reason != "interrupted" {
+		t.Errorf("resolved %v, reason %q: want null, interrupted", r.Resolved, r.Reason)
+	}
+	if names, err := rt.Output(context.Background(), "ps", "-a", "--format", "{{.Names}}"); err != nil || strings.Contains(string(names), "swetouch-trial-") {
+		t.Errorf("a trial's container is left: %s %v", names, err)
 	}
 }
