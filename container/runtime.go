@@ -20,6 +20,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 )
 
 // Podman and Docker are the runtimes swetouch drives.
@@ -161,3 +162,12 @@ func (l *limitedBuffer) Write(p []byte) (int, error) {
 }
 
 func (l *limitedBuffer) String() string { return string(l.b) }
+
+// imageID is the ID of the image ref names, "" when there is none.
+func (r *Runtime) imageID(ctx context.Context, ref string) string {
+	out, err := r.Output(ctx, "image", "inspect", "--format", "{{.Id}}", ref)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}

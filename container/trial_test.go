@@ -302,8 +302,12 @@ func leakyImage(t *testing.T, rt *Runtime, base string, in instance) string {
 		t.Fatal(err)
 	}
 	tag := "localhost/swetouch-test/tinycalc:leaky"
+	old := rt.imageID(context.Background(), tag)
 	if out, err := rt.Output(context.Background(), "build", "-q", "-t", tag, "-f", filepath.Join(dir, "Containerfile"), dir); err != nil {
 		t.Fatalf("%v: %s", err, out)
+	}
+	if old != "" && old != rt.imageID(context.Background(), tag) {
+		rt.Command(context.Background(), "rmi", old).Run()
 	}
 	return tag
 }
