@@ -92,12 +92,18 @@ func Build(ctx context.Context, rt *Runtime, spec Spec, opts ...Option) error {
 	if err := os.WriteFile(filepath.Join(dir, "Containerfile"), []byte(spec.containerfile(base)), 0o644); err != nil {
 		return err
 	}
+	old := rt.imageID(ctx, spec.Tag)
 	// the build's RUN steps fetch from Debian's mirror and PyPI: the
 	// host's network, as apt-get on the host has it (no bridge to set up)
 	c := rt.Command(ctx, "build", "--network", "host", "-t", spec.Tag, "-f", filepath.Join(dir, "Containerfile"), dir)
 	c.Stdout, c.Stderr = b.log, b.log
 	if err := c.Run(); err != nil {
 		return fmt.Errorf("%s build %s: %v", rt.Name, spec.Tag, err)
+	}
+	if old != "" && old != rt.imageID(ctx, spec.Tag) {
+		// a rebuild replaces its image: the one it untagged goes, unless
+		// a container still uses it (rmi without force refuses then)
+		rt.Command(ctx, "rmi", old).Run()
 	}
 	return nil
 }

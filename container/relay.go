@@ -10,9 +10,9 @@ import (
 	"sync"
 )
 
-// The model endpoint reaches a trial's container through a unix socket
-// in a folder mounted into it, not through a network: the container's
-// network is off. The host's end (ListenRelay) takes each connection on
+// An endpoint on the host's loopback (the agent's model, the user's)
+// reaches a trial's container through a unix socket in a folder mounted
+// into it, not through a network: the container's network is off. The host's end (ListenRelay) takes each connection on
 // the socket to the endpoint on the host's loopback; the container's end
 // (ListenInside, run by `swetouch images inside`) listens on the same
 // loopback address in the container's own network namespace and takes
@@ -106,12 +106,13 @@ func (r *Relay) Close() error {
 	return err
 }
 
-// loopbackAddr is the host:port of a model URL on the loopback, which
-// the relay can serve at the same address in the container.
-func loopbackAddr(raw string) (string, error) {
+// LoopbackAddr is the host:port of an endpoint's URL on the loopback,
+// which the relay serves at the same address in the container; an error
+// for any other URL, which a container without a network cannot reach.
+func LoopbackAddr(raw string) (string, error) {
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" {
-		return "", fmt.Errorf("--model-url %q is not a URL", raw)
+		return "", fmt.Errorf("%q is not a URL", raw)
 	}
 	host, port := u.Hostname(), u.Port()
 	if port == "" {
@@ -121,7 +122,7 @@ func loopbackAddr(raw string) (string, error) {
 		host = "127.0.0.1"
 	}
 	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() || port == "" {
-		return "", fmt.Errorf("--model-url %s: a trial in a container reaches a model endpoint on this machine's loopback only (relayed over a socket; the container has no network)", raw)
+		return "", fmt.Errorf("%s is not on this machine's loopback: a trial in a container reaches the host's endpoints there only (relayed over a socket; the container has no network)", raw)
 	}
 	return net.JoinHostPort(host, port), nil
 }

@@ -20,6 +20,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 )
 
 // Podman and Docker are the runtimes swetouch drives.
@@ -125,11 +126,19 @@ func (r *Runtime) Output(ctx context.Context, args ...string) ([]byte, error) {
 // than the trial needs, and more than a root without CAP_SYS_RESOURCE
 // (a machine that is itself a container) can give, where docker
 // --privileged fails to start.
+//
+// And CAP_SYS_ADMIN, for swetouch inside (root, outside the sandbox) to
+// enter the agent's network namespace and relay its model endpoint in,
+// as it does on the host: without it the agent would have to share the
+// container's network, where every endpoint relayed for the hub (the
+// user's model, a judge's) listens too. bwrap gives the agent none of
+// root's capabilities, as on the host.
 func (r *Runtime) SandboxOptions() []string {
+	caps := []string{"--cap-add", "SYS_ADMIN"}
 	if r.Name == Docker {
-		return []string{"--security-opt", "seccomp=unconfined", "--security-opt", "systempaths=unconfined"}
+		return append([]string{"--security-opt", "seccomp=unconfined", "--security-opt", "systempaths=unconfined"}, caps...)
 	}
-	return []string{"--security-opt", "seccomp=unconfined", "--security-opt", "unmask=/proc/*"}
+	return append([]string{"--security-opt", "seccomp=unconfined", "--security-opt", "unmask=/proc/*"}, caps...)
 }
 
 // HasImage reports whether the runtime holds the image ref.
@@ -153,3 +162,12 @@ func (l *limitedBuffer) Write(p []byte) (int, error) {
 }
 
 func (l *limitedBuffer) String() string { return string(l.b) }
+
+// imageID is the ID of the image ref names, "" when there is none.
+func (r *Runtime) imageID(ctx context.Context, ref string) string {
+	out, err := r.Output(ctx, "image", "inspect", "--format", "{{.Id}}", ref)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}

@@ -26,13 +26,9 @@ const (
 	inBin   = "/opt/swetouch/bin"
 	inTask  = "/opt/swetouch/task"
 	inOut   = "/opt/swetouch/out"
-	inModel = "/opt/swetouch/model"
+	inRelay = "/opt/swetouch/relay"
 	inTools = "/opt/swetouch/tools"
 )
-
-// ModelSocket is the relay's socket's name in the folder mounted at
-// inModel.
-const ModelSocket = "model.sock"
 
 // Trial is one swetouch run in a container of a task's image.
 type Trial struct {
@@ -61,10 +57,11 @@ type Trial struct {
 	Programs map[string]string
 	// Env are KEY=VALUE pairs set in the container.
 	Env []string
-	// ModelURL, when set, is the host's model endpoint on its loopback:
-	// the container reaches it at the same address, through a unix
-	// socket the host relays (its network stays off).
-	ModelURL string
+	// Endpoints are the host's HTTP endpoints on its loopback the trial
+	// talks to (the agent's model, the user's, a judge's): the container
+	// reaches each at the same address, through a unix socket the host
+	// relays (its network stays off).
+	Endpoints []string
 	// KeepHistory leaves the image's checkout's git as the image has
 	// it. By default it is pruned to its HEAD commit before the agent
 	// starts (Prune), whatever the image holds.
@@ -160,23 +157,39 @@ func (t Trial) inner(stage string) (inner, mounts []string, closeRelay func(), e
 	if len(t.Programs) > 0 {
 		inner = append(inner, "--path", inTools)
 	}
-	closeRelay = func() {}
-	if t.ModelURL != "" {
-		addr, err := loopbackAddr(t.ModelURL)
+	var relays []*Relay
+	closeRelay = func() {
+		for _, r := range relays {
+			r.Close()
+		}
+	}
+	var addrs []string
+	for _, u := range t.Endpoints {
+		addr, err := LoopbackAddr(u)
 		if err != nil {
+			closeRelay()
 			return nil, nil, nil, err
 		}
-		dir := filepath.Join(stage, "model")
+		if !slices.Contains(addrs, addr) {
+			addrs = append(addrs, addr)
+		}
+	}
+	if len(addrs) > 0 {
+		dir := filepath.Join(stage, "relay")
 		if err := os.Mkdir(dir, 0o755); err != nil {
 			return nil, nil, nil, err
 		}
-		relay, err := ListenRelay(filepath.Join(dir, ModelSocket), addr)
+		mounts = append(mounts, "-v", dir+":"+inRelay)
+	}
+	for i, addr := range addrs {
+		sock := fmt.Sprintf("%d.sock", i)
+		relay, err := ListenRelay(filepath.Join(stage, "relay", sock), addr)
 		if err != nil {
+			closeRelay()
 			return nil, nil, nil, err
 		}
-		closeRelay = func() { relay.Close() }
-		mounts = append(mounts, "-v", dir+":"+inModel)
-		inner = append(inner, "--socket", filepath.Join(inModel, ModelSocket), "--listen", addr)
+		relays = append(relays, relay)
+		inner = append(inner, "--relay", addr+"="+filepath.Join(inRelay, sock))
 	}
 	inner = append(inner, "--", self, "run", "--in-place", t.workdir(), "--task", inTask, "--out", inOut)
 	return inner, mounts, closeRelay, nil

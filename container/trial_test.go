@@ -1,6 +1,7 @@
 package container
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -301,8 +302,12 @@ func leakyImage(t *testing.T, rt *Runtime, base string, in instance) string {
 		t.Fatal(err)
 	}
 	tag := "localhost/swetouch-test/tinycalc:leaky"
+	old := rt.imageID(context.Background(), tag)
 	if out, err := rt.Output(context.Background(), "build", "-q", "-t", tag, "-f", filepath.Join(dir, "Containerfile"), dir); err != nil {
 		t.Fatalf("%v: %s", err, out)
+	}
+	if old != "" && old != rt.imageID(context.Background(), tag) {
+		rt.Command(context.Background(), "rmi", old).Run()
 	}
 	return tag
 }
@@ -317,9 +322,13 @@ func readFile(t *testing.T, dir, name string) string {
 }
 
 // TestModelRelayedInContainer: the agent inside reaches the model
-// endpoint on the host's loopback at its own URL, relayed over a socket,
-// and nothing else of the host's: another server on the host's loopback
-// is unreachable (the container's network is off).
+// endpoint on the host's loopback at its own URL, relayed over a socket
+// into the container and from there into its sandbox's own network, and
+// nothing else: another server on the host's loopback is unreachable
+// (the container's network is off), and so is the user's model, relayed
+// into the container for the hub alone. The hub reaches the user's
+// model: the Counter-Edit the agent's look fires asks it for the
+// message.
 func TestModelRelayedInContainer(t *testing.T) {
 	rt := needRuntime(t)
 	in := pyInstance(t)
@@ -346,14 +355,36 @@ for u in sys.argv[1:]:
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "run")
+	// a second endpoint, the user's model, which the hub inside calls
+	var userAsked atomic.Int32
+	userModel := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/chat/completions" {
+			userAsked.Add(1)
+		}
+		io.WriteString(w, `{"choices": [{"message": {"content": "I made an empty mean zero; please keep it."}}], "usage": {"prompt_tokens": 1, "completion_tokens": 1}}`)
+	}))
+	defer userModel.Close()
+	// the agent's look at mean() fires the record's Counter-Edit
+	agent := agentScript(t, `bash -c "nl -ba tinycalc/ops.py | sed -n 5,7p"; /usr/bin/python3 "$@"`+"\n")
 	c := exec.Command(filepath.Join(binaries(t), "swetouch"), "run", "--runtime", testRuntime(), "--task", taskDir, "--out", out,
-		"--model-url", model.URL+"/v1", "--", "/usr/bin/python3", script, model.URL+"/v1/chat", other.URL+"/x")
+		"--records", record(t), "--instance", "tinycalc-1",
+		"--model-url", model.URL+"/v1", "--user-model-url", userModel.URL+"/v1", "--user-model", "u",
+		"--", "/bin/bash", agent, script, model.URL+"/v1/chat", other.URL+"/x", userModel.URL+"/v1/models")
 	if b, err := c.CombinedOutput(); err != nil {
 		t.Fatalf("%v\n%s", err, b)
 	}
 	log := readFile(t, out, "agent.log")
 	if !strings.Contains(log, "got: model answered /v1/chat") || asked.Load() != 1 {
 		t.Errorf("the model was not reached (%d requests):\n%s", asked.Load(), log)
+	}
+	if !strings.Contains(log, "refused: "+userModel.URL) {
+		t.Errorf("the agent reached the user's model:\n%s", log)
+	}
+	if userAsked.Load() == 0 {
+		t.Errorf("the hub inside never reached the user's model; result:\n%s", readFile(t, out, "result.json"))
+	}
+	if r := readFile(t, out, "result.json"); !strings.Contains(r, `"network": "relayed"`) {
+		t.Errorf("the agent's network inside is not its own with the model relayed in:\n%s", r)
 	}
 	if !strings.Contains(log, "refused: "+other.URL) {
 		t.Errorf("the other server:\n%s", log)
@@ -405,5 +436,53 @@ ls -A /opt/swetouch/task /opt/swetouch/out 2>&1 | head -5
 	}
 	if strings.Count(log, "hidden: ") != 3 {
 		t.Errorf("the agent's probe did not run:\n%s", log)
+	}
+}
+
+// TestInterruptInContainer: Ctrl-C to swetouch run --runtime stops the
+// container (SIGTERM to swetouch inside), whose run writes its result,
+// interrupted, into the run folder, and no container is left.
+func TestInterruptInContainer(t *testing.T) {
+	rt := needRuntime(t)
+	in := pyInstance(t)
+	taskDir := taskFor(t, in, fixtureImage(t, rt))
+	out := filepath.Join(t.TempDir(), "run")
+	// --verbose: the agent's output comes out on swetouch's, where its
+	// first line says it is running
+	c := exec.Command(filepath.Join(binaries(t), "swetouch"), "run", "--verbose", "--runtime", testRuntime(), "--task", taskDir, "--out", out,
+		"--", "/bin/bash", "-c", "echo started; exec sleep 600")
+	var stderr bytes.Buffer
+	c.Stderr = &stderr
+	stdout, err := c.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() && !strings.Contains(sc.Text(), "started") {
+	}
+	if !strings.Contains(sc.Text(), "started") {
+		c.Process.Kill()
+		c.Wait()
+		t.Fatalf("the agent never started:\n%s", stderr.String())
+	}
+	go io.Copy(io.Discard, stdout)
+	c.Process.Signal(os.Interrupt)
+	err = c.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 130 {
+		t.Errorf("exit: %v, want 130\n%s", err, stderr.String())
+	}
+	var r runResult
+	if err := json.Unmarshal([]byte(readFile(t, out, "result.json")), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Resolved != nil || r.Reason != "interrupted" {
+		t.Errorf("resolved %v, reason %q: want null, interrupted", r.Resolved, r.Reason)
+	}
+	if names, err := rt.Output(context.Background(), "ps", "-a", "--format", "{{.Names}}"); err != nil || strings.Contains(string(names), "swetouch-trial-") {
+		t.Errorf("a trial's container is left: %s %v", names, err)
 	}
 }
