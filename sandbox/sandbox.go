@@ -50,6 +50,13 @@ type Spec struct {
 	Dir string
 	// Network is what it reaches of the network (the zero value: nothing).
 	Network Network
+	// User, when set, is the host uid it runs as (a trial's Lease), so
+	// per-uid kernel limits are its own; nil: swetouch's uid. Its
+	// Writable paths become that uid's.
+	User *HostUser
+	// SharedUID, with no User, says why it has no uid of its own
+	// (Lease's error), for its Usage.
+	SharedUID string
 }
 
 // Setup is how a run isolates its processes: the runner (nil: not at
@@ -181,6 +188,15 @@ func (r *Runner) Command(cmd *exec.Cmd, spec Spec) (*Sandboxed, error) {
 	}
 	if s.cg != nil {
 		s.cg.wrap(w)
+	}
+	if spec.User != nil {
+		system := r.System
+		if system == nil {
+			system = DefaultSystem
+		}
+		s.asUser(*spec.User, spec, system)
+	} else {
+		s.usage.SharedUID = spec.SharedUID
 	}
 	return s, nil
 }
@@ -464,7 +480,9 @@ func (s *Sandboxed) Wait() error {
 	s.pid.end()
 	if s.cg != nil {
 		s.cg.kill()
+		uid, shared := s.usage.UID, s.usage.SharedUID
 		s.usage = s.cg.usage()
+		s.usage.UID, s.usage.SharedUID = uid, shared
 		s.cg.remove()
 	}
 	s.startedProcess = <-s.started
