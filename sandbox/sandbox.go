@@ -66,6 +66,10 @@ type Setup struct {
 	Runner  *Runner
 	Env     []string
 	Visible []string
+	// User is the host uid the trial's sandboxes run as (its Lease), or
+	// nil with SharedUID saying why it has none.
+	User      *HostUser
+	SharedUID string
 }
 
 // ErrUnavailable is wrapped by Check's error when bwrap cannot run here.
@@ -95,6 +99,9 @@ type Runner struct {
 	// Notice is told, once, why limits could not be set here (nil: not
 	// told; each sandbox's Usage says so all the same).
 	Notice func(string)
+	// UIDs are the host uids its trials lease (the zero value:
+	// DefaultUIDs).
+	UIDs UIDRange
 
 	once       sync.Once
 	err        error

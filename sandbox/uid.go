@@ -100,6 +100,14 @@ func (r UIDRange) dir() (string, error) {
 	return "", fmt.Errorf("no folder for the uid leases: %w", err)
 }
 
+// LeaseUID leases a uid of the runner's range for one trial.
+func (r *Runner) LeaseUID() (*Lease, error) {
+	if r.UIDs.Count == 0 {
+		return DefaultUIDs.Lease()
+	}
+	return r.UIDs.Lease()
+}
+
 // Release frees the uid for another trial; the sandboxes that ran as it
 // must have ended (Sandboxed.Wait kills everything in them).
 func (l *Lease) Release() {

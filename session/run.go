@@ -192,6 +192,7 @@ func Run(ctx context.Context, cfg RunConfig) (*result.Run, error) {
 		return res, setupFailed(cfg.Out, res, start, fmt.Errorf("the session hub: %w", err))
 	}
 	hub, closed := host.Hub, false
+	defer trialUser(&cfg.Sandbox, host)()
 	defer func() {
 		if !closed {
 			host.Close("swetouch run failed")
@@ -468,6 +469,7 @@ func agentProcess(cfg RunConfig, cmd *exec.Cmd, host *Host, ws string) (agentPro
 	}
 	spec.ReadOnly = append(spec.ReadOnly, sandbox.Tools(cmd.Env, nil)...)
 	spec.Home = envlist.Value(cmd.Env, "HOME")
+	spec.User, spec.SharedUID = cfg.Sandbox.User, cfg.Sandbox.SharedUID
 	net, err := agentNetwork(cfg)
 	if err != nil {
 		return agentProc{}, err

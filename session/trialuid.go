@@ -1,0 +1,36 @@
+package session
+
+import (
+	"os"
+
+	"github.com/swetouch/swetouch/sandbox"
+)
+
+// trialUser gives the trial's sandboxes a host uid of its own (setup's
+// User), so what the kernel counts per uid (inotify instances,
+// processes) is the trial's alone, and readies what they must reach as
+// it: the private folder searchable (not listable), the hub's socket its
+// to connect to. Where it cannot have one (swetouch is not root, the
+// range is held) setup's SharedUID says why. release frees the uid once
+// the trial's sandboxes have ended.
+func trialUser(setup *sandbox.Setup, host *Host) (release func()) {
+	if setup.Runner == nil {
+		return func() {}
+	}
+	lease, err := setup.Runner.LeaseUID()
+	if err != nil {
+		setup.SharedUID = err.Error()
+		return func() {}
+	}
+	u := lease.User
+	if err := os.Chmod(host.private, 0o711); err == nil {
+		err = os.Chown(host.Socket, u.UID, u.GID)
+	}
+	if err != nil {
+		lease.Release()
+		setup.SharedUID = sandbox.ErrShared.Error() + ": " + err.Error()
+		return func() {}
+	}
+	setup.User = &u
+	return lease.Release
+}
