@@ -255,3 +255,45 @@ print("inotify", fd if fd >= 0 else os.strerror(ctypes.get_errno()))
 		t.Errorf("the honest sandbox's inotify_init: %v\n%s", err, out)
 	}
 }
+
+// benchStart is a sandbox's start and end for `true`, as user (nil:
+// swetouch's uid).
+func benchStart(b *testing.B, user *HostUser) {
+	r := &Runner{}
+	if err := r.Check(); err != nil {
+		b.Skip(err)
+	}
+	ws := b.TempDir()
+	for p := ws; p != "/" && p != os.TempDir(); p = filepath.Dir(p) {
+		os.Chmod(p, 0o711)
+	}
+	for b.Loop() {
+		s, err := r.Command(exec.Command("/bin/true"), Spec{Writable: []string{ws}, Dir: ws, User: user})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := s.Start(); err != nil {
+			b.Fatal(err)
+		}
+		if err := s.Wait(); err != nil {
+			b.Fatal(err)
+		}
+		if user != nil && s.Usage().UID != user.UID {
+			b.Fatalf("usage %+v", s.Usage())
+		}
+	}
+}
+
+func BenchmarkStartShared(b *testing.B) { benchStart(b, nil) }
+
+func BenchmarkStartAsUID(b *testing.B) {
+	if os.Geteuid() != 0 {
+		b.Skip("needs root")
+	}
+	lease, err := UIDRange{First: 2_000_100_500, Count: 2, Dir: b.TempDir()}.Lease()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer lease.Release()
+	benchStart(b, &lease.User)
+}
