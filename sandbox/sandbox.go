@@ -57,6 +57,10 @@ type Spec struct {
 	// SharedUID, with no User, says why it has no uid of its own
 	// (Lease's error), for its Usage.
 	SharedUID string
+	// Over are files shown in another's place for this sandbox alone,
+	// over the Runner's (a trial's copy of swetouch carrying its
+	// session's token).
+	Over map[string]string
 }
 
 // Setup is how a run isolates its processes: the runner (nil: not at
@@ -70,6 +74,8 @@ type Setup struct {
 	// nil with SharedUID saying why it has none.
 	User      *HostUser
 	SharedUID string
+	// Over are the trial's own files shown in another's place (Spec.Over).
+	Over map[string]string
 }
 
 // ErrUnavailable is wrapped by Check's error when bwrap cannot run here.
@@ -263,7 +269,7 @@ func (r *Runner) args(cmd *exec.Cmd, spec Spec) ([]string, error) {
 	a = append(a, binds...)
 	bound := append(slices.Clone(system), append(spec.Writable, spec.ReadOnly...)...)
 	a = append(a, spec.masks(bound)...)
-	a = append(a, r.over(bound)...)
+	a = append(a, r.over(bound, spec.Over)...)
 	if spec.Dir != "" {
 		a = append(a, "--chdir", spec.Dir)
 	}

@@ -197,6 +197,9 @@ func (s *Sandboxed) asUser(u HostUser, spec Spec, system []string) {
 	for _, p := range s.runner.Over {
 		shown = append(shown, p)
 	}
+	for _, p := range spec.Over {
+		shown = append(shown, p)
+	}
 	for _, p := range shown {
 		if _, err := os.Lstat(p); err == nil {
 			paths = append(paths, p)

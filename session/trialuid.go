@@ -2,6 +2,7 @@ package session
 
 import (
 	"os"
+	"path/filepath"
 
 	"github.com/swetouch/swetouch/sandbox"
 )
@@ -19,6 +20,9 @@ func trialUser(setup *sandbox.Setup, host *Host) (release func()) {
 	if setup.Runner == nil {
 		return func() {}
 	}
+	// swetouch's hooks and relays open their connections with the
+	// session's token too, from the trial's copy of it
+	setup.Over = tokenedOver(setup.Runner, filepath.Join(host.private, "shim"), host.own.token, host.Socket)
 	lease, err := setup.Runner.LeaseUID()
 	if err != nil {
 		setup.SharedUID = err.Error()

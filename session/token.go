@@ -1,0 +1,112 @@
+package session
+
+import (
+	"bytes"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/swetouch/swetouch/session/wire"
+)
+
+// WithToken has the hub refuse every connection whose first line is not
+// the hello carrying token (wire.Hello): a connection the agent's own
+// process opened and then handed to a child, before exec'ing the shim so
+// that the peer check passes, never carries it, since only the session's
+// copy of the shim does and the agent cannot read that copy
+// (TokenedCopy). In-process clients (a pipe) are not asked.
+func WithToken(token string) Option {
+	return func(h *Hub) { h.token = token }
+}
+
+// errNoToken is what a client that does not open with the session's
+// token is told.
+var errNoToken = errors.New("refused: a client of this session opens with its token, which only the session's shim carries")
+
+// checkToken reads the connection's hello, at most its length and not a
+// byte more (an admitted client cannot make the hub buffer anything
+// before it has shown the token), and says whether it carries the token.
+func (h *Hub) checkToken(c io.Reader) error {
+	if h.token == "" {
+		return nil
+	}
+	if _, ok := c.(peered); !ok {
+		return nil
+	}
+	var line [wire.HelloLen]byte
+	for n := 0; n < len(line); {
+		k, err := c.Read(line[n:])
+		if err != nil {
+			return errNoToken
+		}
+		n += k
+		// a client that opens with anything else is told at once, not
+		// left waiting for the rest of a hello it will never send
+		if !wire.HelloSoFar(line[:n]) {
+			return errNoToken
+		}
+	}
+	if subtle.ConstantTimeCompare([]byte(wire.TokenOf(line[:])), []byte(h.token)) != 1 {
+		return errNoToken
+	}
+	return nil
+}
+
+// NewToken is a fresh session token.
+func NewToken() (string, error) {
+	var b [wire.TokenLen / 2]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(b[:]), nil
+}
+
+// TokenedCopy writes dst, a copy of the executable src with token and
+// its hub's socket in every token slot (the C fast path's and the Go path's), execute-only
+// (0111): a process can run it and none can read it but root with its
+// capabilities, which no sandbox has; running it makes a process
+// non-dumpable, so its memory cannot be read either. src without a slot
+// is an error: its copy could not open a connection the hub accepts.
+func TokenedCopy(src, dst, token, socket string) error {
+	if len(token) != wire.TokenLen {
+		return fmt.Errorf("session: a token is %d characters, not %d", wire.TokenLen, len(token))
+	}
+	if len(socket) >= wire.SocketLen {
+		return fmt.Errorf("session: the socket path %s is too long for a Unix socket", socket)
+	}
+	b, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	slot := []byte(wire.TokenSlot())
+	fill := make([]byte, wire.TokenLen+wire.SocketLen)
+	copy(fill, token)
+	copy(fill[wire.TokenLen:], socket)
+	n := 0
+	for i := bytes.Index(b, slot); i >= 0; i = bytes.Index(b, slot) {
+		copy(b[i+len(wire.TokenMarker):], fill)
+		n++
+	}
+	if n == 0 {
+		return fmt.Errorf("session: %s has no token slot: it is not swetouch's shim, or was built without it", src)
+	}
+	f, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o100)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		os.Remove(dst)
+		return err
+	}
+	if err := f.Chmod(0o111); err != nil {
+		f.Close()
+		os.Remove(dst)
+		return err
+	}
+	return f.Close()
+}
