@@ -89,7 +89,7 @@ type Host struct {
 	base    *baseline.Tree
 	baseDir string
 	own     tokened // the session's copy of the shim
-	tools   string // commands for the agent besides the shims ("" for none)
+	tools   string  // commands for the agent besides the shims ("" for none)
 	watcher *watch.Watcher
 	stop    context.CancelFunc
 	served  chan struct{}

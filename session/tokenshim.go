@@ -3,9 +3,9 @@ package session
 import (
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
-	"path/filepath"
 
 	"github.com/swetouch/swetouch/sandbox"
 )
