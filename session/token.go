@@ -78,35 +78,77 @@ func TokenedCopy(src, dst, token, socket string) error {
 	if len(socket) >= wire.SocketLen {
 		return fmt.Errorf("session: the socket path %s is too long for a Unix socket", socket)
 	}
-	b, err := os.ReadFile(src)
+	in, err := os.Open(src)
 	if err != nil {
 		return err
 	}
-	slot := []byte(wire.TokenSlot())
+	defer in.Close()
+	f, err := os.OpenFile(dst, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o100)
+	if err != nil {
+		return err
+	}
 	fill := make([]byte, wire.TokenLen+wire.SocketLen)
 	copy(fill, token)
 	copy(fill[wire.TokenLen:], socket)
+	err = patchSlots(f, in, fill)
+	if err == nil {
+		err = f.Chmod(0o111)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(dst)
+		if errors.Is(err, errNoSlot) {
+			return fmt.Errorf("session: %s has no token slot: it is not swetouch's shim, or was built without it", src)
+		}
+		return err
+	}
+	return nil
+}
+
+var errNoSlot = errors.New("no token slot")
+
+// patchSlots copies in to out a chunk at a time (swetouch is tens of
+// megabytes, which a copy read whole added to its resident memory), with
+// fill after the marker of every slot, one straddling two chunks too.
+func patchSlots(out *os.File, in io.Reader, fill []byte) error {
+	slot := []byte(wire.TokenSlot())
+	buf := make([]byte, 1<<20)
+	keep := 0 // bytes held back from the last chunk: a slot's start may lie there
+	var off int64
 	n := 0
-	for i := bytes.Index(b, slot); i >= 0; i = bytes.Index(b, slot) {
-		copy(b[i+len(wire.TokenMarker):], fill)
-		n++
+	for {
+		k, rerr := io.ReadFull(in, buf[keep:])
+		end := keep + k
+		for i := 0; ; {
+			j := bytes.Index(buf[i:end], slot)
+			if j < 0 {
+				break
+			}
+			copy(buf[i+j+len(wire.TokenMarker):], fill)
+			n++
+			i += j + len(slot)
+		}
+		last := rerr == io.EOF || rerr == io.ErrUnexpectedEOF
+		if rerr != nil && !last {
+			return rerr
+		}
+		write := end
+		if !last && end > len(slot) {
+			write = end - (len(slot) - 1)
+		}
+		if _, err := out.WriteAt(buf[:write], off); err != nil {
+			return err
+		}
+		off += int64(write)
+		keep = copy(buf, buf[write:end])
+		if last {
+			break
+		}
 	}
 	if n == 0 {
-		return fmt.Errorf("session: %s has no token slot: it is not swetouch's shim, or was built without it", src)
+		return errNoSlot
 	}
-	f, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o100)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		os.Remove(dst)
-		return err
-	}
-	if err := f.Chmod(0o111); err != nil {
-		f.Close()
-		os.Remove(dst)
-		return err
-	}
-	return f.Close()
+	return nil
 }
