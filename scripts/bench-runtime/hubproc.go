@@ -73,7 +73,7 @@ func recordingHost(ws, shim string) (host *session.Host, stop func(), err error)
 	if err != nil {
 		return nil, nil, err
 	}
-	host, err = session.Start(session.HostConfig{Root: ws, Trajectory: traj, Shim: shim})
+	host, err = session.Start(session.HostConfig{Root: ws, Trajectory: traj, Shim: shim, RequireToken: true})
 	if err != nil {
 		traj.Close()
 		os.Remove(traj.Name())
