@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -80,5 +81,27 @@ func TestTokenedCopy(t *testing.T) {
 	}
 	if err := session.TokenedCopy("/bin/true", filepath.Join(t.TempDir(), "x"), token, "/s"); err == nil {
 		t.Error("a copy of an executable with no slot: no error")
+	}
+}
+
+// BenchmarkTokenedCopy: what a trial's copies cost swetouch at its start
+// (this test binary stands in for the shim and swetouch).
+func BenchmarkTokenedCopy(b *testing.B) {
+	self, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	info, _ := os.Stat(self)
+	b.SetBytes(info.Size())
+	token, _ := session.NewToken()
+	dir := b.TempDir()
+	i := 0
+	for b.Loop() {
+		i++
+		dst := filepath.Join(dir, "copy"+strconv.Itoa(i))
+		if err := session.TokenedCopy(self, dst, token, "/run/x/hub.sock"); err != nil {
+			b.Fatal(err)
+		}
+		os.Remove(dst)
 	}
 }
