@@ -363,10 +363,10 @@ static void undumpable(void) {
 
 // token_slot is where a session's copy of the shim carries its token (see
 // session/wire's token.go): the marker, then 64 bytes of hex the copy's
-// maker wrote over the dots. volatile: read as the file holds it, never
-// folded by the compiler.
-// After the token, the hub's socket the copy dials, whatever
-// SWETOUCH_SOCKET says (a socket of the agent's would be handed the token).
+// maker wrote over the dots, then the hub's socket the copy dials, whatever
+// SWETOUCH_SOCKET says (a socket of the agent's would be handed the
+// token). volatile: read as the file holds it, never folded by the
+// compiler.
 static const volatile char token_slot[] = "swetouch-session-token:"
                                           "................................................................"
                                           "................................................................"
