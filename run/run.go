@@ -199,6 +199,7 @@ func agentProcess(cfg Config, cmd *exec.Cmd, host *Host, ws string) (agentProc, 
 	}
 	spec.ReadOnly = append(spec.ReadOnly, sandbox.Tools(cmd.Env, nil)...)
 	spec.Home = envlist.Value(cmd.Env, "HOME")
+	spec.User, spec.SharedUID, spec.Over = cfg.Sandbox.User, cfg.Sandbox.SharedUID, cfg.Sandbox.Over
 	net, err := agentNetwork(cfg)
 	if err != nil {
 		return agentProc{}, err
