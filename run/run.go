@@ -60,7 +60,7 @@ type Config struct {
 	// final diff is against the checkout as the run found it
 	// (inplacerun.go).
 	InPlace string
-	Clock         func() time.Time
+	Clock   func() time.Time
 	// Sandbox isolates the agent and the verifier's tests (a nil Runner:
 	// unsandboxed, and result.json says so); both get its Env and see its
 	// Visible.
