@@ -44,7 +44,7 @@ func assembleCmd() *cobra.Command {
 			}
 			cfg := author.AssembleConfig{K: k, FirstEvent: firstEvent}
 			if helpfulFile != "" {
-				var doc generated
+				var doc author.Generated
 				if err := readJSONFile(helpfulFile, &doc); err != nil {
 					return err
 				}

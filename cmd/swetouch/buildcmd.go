@@ -41,7 +41,7 @@ func buildCmd() *cobra.Command {
 			if len(runDirs) == 0 {
 				return badInput("--runs: give the folders of the runs to mine the regions from")
 			}
-			gen, err := generatorAgent("--generator", agent, modelURL, modelName, args)
+			gen, err := generatorAgent("--generator", generatorFlags{agent, modelURL, modelName}, args)
 			if err != nil {
 				return err
 			}
@@ -86,17 +86,13 @@ func buildCmd() *cobra.Command {
 				for _, r := range regions.Regions {
 					trs = append(trs, task.Region{Path: r.Path, StartLine: r.StartLine, EndLine: r.EndLine})
 				}
-				taskGen := *gen
-				taskGen.Argv = make([]string, len(gen.Argv))
-				for i, a := range gen.Argv {
-					taskGen.Argv[i] = strings.ReplaceAll(a, "{task}", t.Name)
-				}
+				g := &author.Generation{Task: t, Kind: author.CounterEdit, Regions: trs, Instance: t.Name, Generator: gen.Expand("task", t.Name), Sandbox: sb}
 				cands := &author.Candidates{SchemaVersion: "1.0.0"}
 				gate := &author.GateResults{SchemaVersion: "1.0.0"}
 				accepted := 0
 				dir := filepath.Join(strings.TrimSuffix(out, filepath.Ext(out))+".runs", t.Name)
 				for n := 1; n <= attempts; n++ {
-					entry, why := generateOnce(ctx, t, author.CounterEdit, trs, t.Name, n, filepath.Join(dir, fmt.Sprintf("attempt-%d", n)), &taskGen, sb)
+					entry, why := g.Attempt(ctx, n, filepath.Join(dir, fmt.Sprintf("attempt-%d", n)))
 					if ctx.Err() != nil {
 						return ctx.Err()
 					}
@@ -109,7 +105,7 @@ func buildCmd() *cobra.Command {
 					if entry.Passes {
 						accepted++
 					}
-					fmt.Fprintf(c.ErrOrStderr(), "swetouch build: %s: attempt %d %s\n", t.Name, n, entry.verdict())
+					fmt.Fprintf(c.ErrOrStderr(), "swetouch build: %s: attempt %d %s\n", t.Name, n, entry.Verdict())
 				}
 				rec, err := author.Assemble(regions, cands, gate, author.AssembleConfig{K: k, FirstEvent: firstEvent})
 				if err != nil {
