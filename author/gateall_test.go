@@ -65,6 +65,8 @@ func TestGateAll(t *testing.T) {
 		t.Fatal("the example record has no Counter-Edit")
 	}
 	stale := Proposal{"stale", strings.ReplaceAll(ps[0].Diff, "pricing.py", "gone.py")}
+	// the reference still solves the task after it: a gate that fails
+	harmless := Proposal{"harmless", strings.Replace(ps[0].Diff, "+    percent = min(max(percent, 0), 100)  # out-of-range discounts are clamped", "+    # the discount is a percentage", 1)}
 	for _, tt := range []struct {
 		name string
 		ps   []Proposal
@@ -72,6 +74,7 @@ func TestGateAll(t *testing.T) {
 	}{
 		{"validated", ps[:1], true},
 		{"one does not apply", []Proposal{ps[0], stale}, false},
+		{"one fails its gate", []Proposal{harmless, ps[0]}, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var told []string
