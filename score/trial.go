@@ -1,16 +1,11 @@
 package score
 
 import (
-	"encoding/json"
-	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/swetouch/swetouch/event"
-	"github.com/swetouch/swetouch/replay"
 	"github.com/swetouch/swetouch/result"
 )
 
@@ -54,41 +49,20 @@ type Mark struct {
 	Outcome string `json:"outcome,omitempty"`
 }
 
-// Load finds every run (a folder with result.json) under the given
-// folders, which may come from many machines.
-func Load(dirs ...string) ([]Trial, error) {
-	var trials []Trial
-	for _, d := range dirs {
-		err := filepath.WalkDir(d, func(p string, e fs.DirEntry, err error) error {
-			if err != nil || e.IsDir() || e.Name() != "result.json" {
-				return err
-			}
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			var t Trial
-			if err := json.Unmarshal(b, &t.Result); err != nil {
-				return fmt.Errorf("%s: %v", p, err)
-			}
-			t.Dir = filepath.Dir(p)
-			t.inspect()
-			trials = append(trials, t)
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
+// inspect reads the trial's trajectory once: the timeline (with
+// timelines), what the agent did after the last user edit, and that
+// edit's fate against final.diff. A trial without a readable trajectory
+// keeps only its result; without timelines, so does one that holds no
+// user's event.
+func (t *Trial) inspect(timelines bool) {
+	if !timelines && !t.userMayHaveActed() {
+		return
 	}
-	sort.Slice(trials, func(i, j int) bool { return trials[i].Dir < trials[j].Dir })
-	return trials, nil
-}
-
-// inspect reads the trial's trajectory once: the timeline, what the agent
-// did after the last user edit, and that edit's fate against final.diff.
-// A trial without a readable trajectory keeps only its result.
-func (t *Trial) inspect() {
-	tr, err := replay.ReadFile(filepath.Join(t.Dir, "trajectory.jsonl"))
+	data, err := os.ReadFile(filepath.Join(t.Dir, "trajectory.jsonl"))
+	if err != nil || !timelines && !mayHoldUserEvent(data) {
+		return
+	}
+	events, err := readMarks(data, timelines)
 	if err != nil {
 		return
 	}
@@ -100,7 +74,7 @@ func (t *Trial) inspect() {
 		step int
 	}
 	seen := map[action]int{}
-	for _, ev := range tr.Events {
+	for _, ev := range events {
 		m, ok := markOf(ev)
 		if !ok {
 			continue
@@ -134,10 +108,22 @@ func (t *Trial) inspect() {
 			t.After.Tests++
 		}
 	}
+	if !timelines {
+		t.Marks = nil
+	}
 	if len(added) > 0 {
 		final, _ := os.ReadFile(filepath.Join(t.Dir, "final.diff"))
 		t.Fate = fateOf(added, plusLines(string(final)))
 	}
+}
+
+// userMayHaveActed says whether the result leaves room for a user's
+// edit in the trajectory: an intervention was attempted, or the trial is
+// a conversation (whose user may edit between turns). A vanilla
+// single-turn trial's trajectory need not be read for the figures.
+func (t *Trial) userMayHaveActed() bool {
+	r := t.Result
+	return r.Applied > 0 || len(r.Interventions) > 0 || r.Conversation != nil
 }
 
 // fateOf compares the lines the Counter-Edits added with the lines the

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/swetouch/swetouch/report"
+	"github.com/swetouch/swetouch/score"
 	"github.com/swetouch/swetouch/stats"
 )
 
@@ -21,7 +22,7 @@ func reportCmd() *cobra.Command {
 			"trials.csv into --out (default: the first DIR).",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			trials, err := loadTrials(args)
+			trials, err := loadTrials(args, score.WithTimelines())
 			if err != nil {
 				return err
 			}
