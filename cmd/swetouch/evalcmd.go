@@ -28,7 +28,7 @@ import (
 
 func evalCmd() *cobra.Command {
 	var tasksDir, records, conditions, out, plans, modelURL, modelName string
-	var emit, image, swetouchImage, pvc, namespace string
+	var emit, image, swetouchImage, pvc, namespace, podSecurity, agentImage string
 	var agentNames, agentArgs []string
 	var mcpFile, schedule, userURL, userModel, personas string
 	var roles roleFlags
@@ -183,12 +183,17 @@ func evalCmd() *cobra.Command {
 				}
 				cfg.Agents = append(cfg.Agents, a)
 			}
-			if emit != "" && cfg.Schedule.Kind != "" {
-				return badInput("--schedule %s: the emitted jobs run each trial on its own, on the record's triggers; run eval here for another schedule", schedule)
+			if emit != "" && schedule == "fraction" {
+				return badInput("--schedule fraction: its steps come from each trial's paired vanilla run, which an emitted job does not wait for; give run's --schedule after --after N, or run eval here")
 			}
 			if emit != "" {
+				agentDir := ""
+				if agentImage != "" {
+					agentDir = eval.EmitAgentDir
+				}
 				return emitJobs(c, cfg, emit, eval.EmitConfig{Image: image, SwetouchImage: swetouchImage, PVC: pvc, Namespace: namespace,
-					Command: eval.TrialArgs{SharedRecords: records != "", ModelURL: modelURL, Model: modelName,
+					PodSecurity: podSecurity, AgentImage: agentImage,
+					Command: eval.TrialArgs{SharedRecords: records != "", ModelURL: modelURL, Model: modelName, Flags: runFlagsOf(c), AgentDir: agentDir,
 						Scripted: func(a string) bool { return a == examples.Naive || a == examples.Careful }}.Command})
 			}
 			if cfg.Verify, err = budget(); err != nil {
@@ -257,7 +262,9 @@ func evalCmd() *cobra.Command {
 	budget = budgetFlag(c)
 	c.Flags().BoolVar(&noSandbox, "no-sandbox", false, "run agents and tests without isolation (results say so)")
 	c.Flags().StringVar(&emit, "emit", "", "write a job per trial for an orchestrator instead of running: k8s")
-	c.Flags().StringVar(&image, "image", "", "with --emit: the trial's container image ({task} is the task's name)")
+	c.Flags().StringVar(&image, "image", "", "with --emit: the trial's container image: {task} is the task's name, {instance_id} the name as SWE-bench's images spell it (lower case, __ as _1776_: swebench/sweb.eval.x86_64.{instance_id}:latest)")
+	c.Flags().StringVar(&podSecurity, "pod-security", eval.PodPrivileged, "with --emit: what the trial's container gets for bwrap: privileged, or userns (hostUsers: false with an unmasked /proc; containerd 2 or CRI-O); docs/scale.md")
+	c.Flags().StringVar(&agentImage, "agent-image", "", "with --emit: an image holding the agent's install at /agent (and cp), copied into each trial's pod at "+eval.EmitAgentDir+", its bin/ on the PATH")
 	c.Flags().StringVar(&swetouchImage, "swetouch-image", "", "with --emit: an image holding the static swetouch binary at /swetouch")
 	c.Flags().StringVar(&pvc, "pvc", "", "with --emit: the volume claim holding tasks/, agents/, records.jsonl and results/")
 	c.Flags().StringVar(&namespace, "namespace", "", "with --emit: the jobs' namespace")
