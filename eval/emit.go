@@ -9,6 +9,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/swetouch/swetouch/policy"
@@ -195,7 +196,8 @@ func (ta TrialArgs) Command(t *task.Task, cond policy.Condition, agent string, r
 	if ta.ModelURL != "" {
 		args = append(args, "--model-url", ta.ModelURL)
 	}
-	if _, err := sandbox.ModelNetwork(ta.ModelURL); err != nil || ta.ModelURL == "" {
+	ownNetwork := slices.ContainsFunc(ta.Flags, func(f string) bool { return strings.HasPrefix(f, "--network=") })
+	if _, err := sandbox.ModelNetwork(ta.ModelURL); !ownNetwork && (err != nil || ta.ModelURL == "") {
 		// a provider, or a model service of the cluster's: the pod is
 		// the trial's own, so its network is the trial's alone
 		args = append(args, "--network", "host")

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
@@ -134,6 +135,24 @@ func checkKubeJob(t *testing.T, job *batchv1.Job, ec EmitConfig) {
 		if !ok || a.Image != ec.AgentImage || !mounted || !strings.Contains(argv, "--visible="+EmitAgentDir) {
 			t.Errorf("%s: the agent's install is not shipped to %s and shown to the sandbox", job.Name, EmitAgentDir)
 		}
+	}
+}
+
+// TestKubeStagePod: the staging pod parses strictly as a core/v1 Pod
+// holding the claim at the volume's mount point.
+func TestKubeStagePod(t *testing.T) {
+	b, err := json.Marshal(EmitConfig{PVC: "swetouch-data", Namespace: "bench"}.StagePod())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pod corev1.Pod
+	if err := yaml.UnmarshalStrict(b, &pod); err != nil {
+		t.Fatalf("not a v1 Pod: %v", err)
+	}
+	c := pod.Spec.Containers
+	if pod.Name != StagePodName || pod.Namespace != "bench" || len(c) != 1 || len(c[0].VolumeMounts) != 1 || c[0].VolumeMounts[0].MountPath != EmitVolume ||
+		pod.Spec.Volumes[0].PersistentVolumeClaim == nil || pod.Spec.Volumes[0].PersistentVolumeClaim.ClaimName != "swetouch-data" {
+		t.Errorf("stage pod %+v", pod)
 	}
 }
 

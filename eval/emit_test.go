@@ -169,5 +169,10 @@ func TestTrialArgsNetwork(t *testing.T) {
 		if strings.Contains(argv, "--network host") != host {
 			t.Errorf("model %q: %s; want --network host %v", url, argv, host)
 		}
+		// a --network eval was given is the trial's, not overridden
+		argv = strings.Join(TrialArgs{ModelURL: url, Flags: []string{"--network=none"}}.Command(tk, policy.Vanilla, "claude", 0, "/out"), " ")
+		if strings.Contains(argv, "--network host") || !strings.Contains(argv, "--network=none") {
+			t.Errorf("model %q, --network=none given: %s", url, argv)
+		}
 	}
 }

@@ -145,3 +145,30 @@ func (ec EmitConfig) job(j Job, image string) k8sJob {
 		Spec: k8sJobSpec{BackoffLimit: 0, TTLSecondsAfterFinished: 86400,
 			Template: k8sTemplate{Metadata: k8sMeta{Labels: labels}, Spec: pod}}}
 }
+
+// StagePod is a pod that holds the claim at EmitVolume and waits, for
+// kubectl cp to put tasks/, agents/ and records.jsonl on the volume
+// before the Jobs run and to take results/ off it after (busybox: tar
+// for kubectl cp, sleep to wait); docs/scale.md has the sequence.
+func (ec EmitConfig) StagePod() any {
+	type pod struct {
+		APIVersion string  `json:"apiVersion"`
+		Kind       string  `json:"kind"`
+		Metadata   k8sMeta `json:"metadata"`
+		Spec       struct {
+			RestartPolicy string         `json:"restartPolicy"`
+			Containers    []k8sContainer `json:"containers"`
+			Volumes       []k8sVolume    `json:"volumes"`
+		} `json:"spec"`
+	}
+	p := pod{APIVersion: "v1", Kind: "Pod", Metadata: k8sMeta{Name: StagePodName, Namespace: ec.Namespace,
+		Labels: map[string]string{"app.kubernetes.io/name": "swetouch", "app.kubernetes.io/component": "stage"}}}
+	p.Spec.RestartPolicy = "Never"
+	p.Spec.Containers = []k8sContainer{{Name: "stage", Image: "busybox:1.36", Command: []string{"sleep", "86400"},
+		VolumeMounts: []k8sMount{{Name: "data", MountPath: EmitVolume}}}}
+	p.Spec.Volumes = []k8sVolume{{Name: "data", PVC: &k8sClaim{ClaimName: ec.PVC}}}
+	return p
+}
+
+// StagePodName is the staging pod's name.
+const StagePodName = "swetouch-stage"

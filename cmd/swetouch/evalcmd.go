@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -341,6 +342,10 @@ func emitJobs(c *cobra.Command, cfg eval.Config, kind string, ec eval.EmitConfig
 	}
 	dir := filepath.Join(cfg.Out, "jobs")
 	if err := eval.WriteJobs(dir, jobs); err != nil {
+		return err
+	}
+	stage, _ := json.MarshalIndent(ec.StagePod(), "", "  ")
+	if err := os.WriteFile(filepath.Join(cfg.Out, "stage-pod.json"), append(stage, '\n'), 0o644); err != nil {
 		return err
 	}
 	fmt.Fprintf(c.ErrOrStderr(), "swetouch eval: %d jobs in %s; kubectl apply -k %s, then copy results/ from the volume and run: swetouch score results/\n", len(jobs), dir, dir)
