@@ -1,7 +1,6 @@
 package score
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -54,11 +53,11 @@ type Mark struct {
 // edit's fate against final.diff. A trial without a readable trajectory
 // keeps only its result; without timelines, so does one that holds no
 // user's event.
-func (t *Trial) inspect(timelines bool) {
+func (t *Trial) inspect(f *files, timelines bool) {
 	if !timelines && !t.userMayHaveActed() {
 		return
 	}
-	data, err := os.ReadFile(filepath.Join(t.Dir, "trajectory.jsonl"))
+	data, err := f.read(filepath.Join(t.Dir, "trajectory.jsonl"))
 	if err != nil || !timelines && !mayHoldUserEvent(data) {
 		return
 	}
@@ -112,7 +111,7 @@ func (t *Trial) inspect(timelines bool) {
 		t.Marks = nil
 	}
 	if len(added) > 0 {
-		final, _ := os.ReadFile(filepath.Join(t.Dir, "final.diff"))
+		final, _ := f.read(filepath.Join(t.Dir, "final.diff"))
 		t.Fate = fateOf(added, plusLines(string(final)))
 	}
 }
