@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -106,6 +107,7 @@ func run(n, emitN int, keep, bin, browser string, genOnly bool) error {
 	}
 	rows = append(rows, row{fmt.Sprintf("eval --emit k8s, %d trials", emitN), em.String(), "1 s", em.wall <= time.Second})
 	printTable(os.Stdout, rows)
+	fmt.Printf("\nthe best of 3 runs each; the machine's load average at the end: %s\n", loadavg())
 	return nil
 }
 
@@ -128,6 +130,18 @@ func printTable(w io.Writer, rows []row) {
 		}
 		fmt.Fprintf(w, "| %s | %s | %s | %s |\n", r.what, r.measured, r.budget, mark)
 	}
+}
+
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
 }
 
 func runQuiet(bin string, args ...string) error {
