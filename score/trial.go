@@ -117,12 +117,23 @@ func (t *Trial) inspect(f *files, timelines bool) {
 }
 
 // userMayHaveActed says whether the result leaves room for a user's
-// edit in the trajectory: an intervention was attempted, or the trial is
-// a conversation (whose user may edit between turns). A vanilla
-// single-turn trial's trajectory need not be read for the figures.
+// edit in the trajectory: an intervention was applied or attempted, or a
+// conversation's turn says the user edited files (its Counter-Edits).
+// Otherwise (a vanilla trial, a conversation of messages alone) the
+// trajectory need not be read for the figures.
 func (t *Trial) userMayHaveActed() bool {
 	r := t.Result
-	return r.Applied > 0 || len(r.Interventions) > 0 || r.Conversation != nil
+	if r.Applied > 0 || len(r.Interventions) > 0 {
+		return true
+	}
+	if r.Conversation != nil {
+		for _, turn := range r.Conversation.Turns {
+			if len(turn.UserEdits) > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // fateOf compares the lines the Counter-Edits added with the lines the
