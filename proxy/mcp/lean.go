@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"strings"
 
-	mcpgo "github.com/mark3labs/mcp-go/mcp"
-
 	"github.com/swetouch/swetouch/internal/fastjson"
 	"github.com/swetouch/swetouch/session/wire"
 )
@@ -226,9 +224,9 @@ func (lr *leanReading) reading(result json.RawMessage, place placement, keepRaw 
 	return r, true
 }
 
-// textBlock reads one content block as mcp-go's TextContent decodes, and
-// adds its text when it is a text block. Annotations and _meta, which
-// mcp-go decodes its own way, are left to encoding/json.
+// textBlock reads one content block as a textContent decodes, and
+// adds its text when it is a text block. Annotations and _meta are left
+// to encoding/json (the path that was mcp-go's TextContent).
 func textBlock(p *fastjson.Lexer, text *texts) error {
 	if p.Null() {
 		return nil
@@ -256,7 +254,7 @@ func textBlock(p *fastjson.Lexer, text *texts) error {
 		}
 		return p.Skip()
 	})
-	if err == nil && typ == mcpgo.ContentTypeText && s != nil {
+	if err == nil && typ == contentTypeText && s != nil {
 		err = text.add(s)
 	}
 	return err
