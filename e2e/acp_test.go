@@ -19,6 +19,7 @@ import (
 
 	"github.com/swetouch/swetouch/agents"
 	"github.com/swetouch/swetouch/event"
+	"github.com/swetouch/swetouch/internal/testsupport"
 	"github.com/swetouch/swetouch/internal/testsupport/testbin"
 	"github.com/swetouch/swetouch/modelserver"
 	"github.com/swetouch/swetouch/policy"
@@ -181,7 +182,7 @@ func TestGeminiACP(t *testing.T) {
 	}
 	p, gemini, err := agents.Find("gemini")
 	if err != nil {
-		t.Skipf("gemini is not installed: %v", err)
+		testsupport.Missing(t, testsupport.Agents, "gemini is not installed: %v", err)
 	}
 	f := newACPFixture(t, "gemini")
 	srv, ts, ws, sock, h := f.srv, f.model, f.ws, f.sock, f.hub
@@ -253,11 +254,11 @@ func TestClaudeACP(t *testing.T) {
 	}
 	p, _, err := agents.Find("claude")
 	if err != nil {
-		t.Skipf("claude is not installed: %v", err)
+		testsupport.Missing(t, testsupport.Agents, "claude is not installed: %v", err)
 	}
 	adapter, err := agents.FindAgent("claude-agent-acp")
 	if err != nil {
-		t.Skipf("the Claude ACP adapter is not installed: %v", err)
+		testsupport.Missing(t, testsupport.Agents, "the Claude ACP adapter is not installed: %v", err)
 	}
 	f := newACPFixture(t, "claude")
 	ts, ws, sock, h := f.model, f.ws, f.sock, f.hub
@@ -300,11 +301,11 @@ func TestCodexACP(t *testing.T) {
 	}
 	p, _, err := agents.Find("codex")
 	if err != nil {
-		t.Skipf("codex is not installed: %v", err)
+		testsupport.Missing(t, testsupport.Agents, "codex is not installed: %v", err)
 	}
 	adapter, err := agents.FindAgent("codex-acp")
 	if err != nil {
-		t.Skipf("the Codex ACP adapter is not installed: %v", err)
+		testsupport.Missing(t, testsupport.Agents, "the Codex ACP adapter is not installed: %v", err)
 	}
 	f := newACPFixture(t, "codex")
 	env := append(os.Environ(), p.Env(f.model.URL, filepath.Join(bin, "swetouch"), t.TempDir())...)

@@ -16,6 +16,7 @@ import (
 	"github.com/coder/acp-go-sdk"
 
 	"github.com/swetouch/swetouch/agents"
+	"github.com/swetouch/swetouch/internal/testsupport"
 	"github.com/swetouch/swetouch/internal/testsupport/testbin"
 	"github.com/swetouch/swetouch/modelserver"
 	"github.com/swetouch/swetouch/result"
@@ -188,7 +189,7 @@ func TestAgentConversations(t *testing.T) {
 		t.Run(c.agent, func(t *testing.T) {
 			p, _, err := agents.Find(c.agent)
 			if err != nil {
-				t.Skipf("%s is not installed: %v", c.agent, err)
+				testsupport.Missing(t, testsupport.Agents, "%s is not installed: %v", c.agent, err)
 			}
 			t.Parallel()
 			s, err := modelserver.LoadScript(c.script)
@@ -270,12 +271,12 @@ func TestACPConversation(t *testing.T) {
 		t.Run(c.agent, func(t *testing.T) {
 			p, exe, err := agents.Find(c.agent)
 			if err != nil {
-				t.Skipf("%s is not installed: %v", c.agent, err)
+				testsupport.Missing(t, testsupport.Agents, "%s is not installed: %v", c.agent, err)
 			}
 			command := []string{exe, "--acp", "--skip-trust", "-m", "gemini-2.5-pro"}
 			if c.adapter != "" {
 				if exe, err = agents.FindAgent(c.adapter); err != nil {
-					t.Skipf("the ACP adapter is not installed: %v", err)
+					testsupport.Missing(t, testsupport.Agents, "the ACP adapter is not installed: %v", err)
 				}
 				command = []string{exe}
 			}

@@ -12,6 +12,7 @@ import (
 	"github.com/swetouch/swetouch/run"
 
 	"github.com/swetouch/swetouch/agents"
+	"github.com/swetouch/swetouch/internal/testsupport"
 	"github.com/swetouch/swetouch/internal/testsupport/testbin"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/task"
@@ -37,7 +38,7 @@ func TestUnreached(t *testing.T) {
 		t.Run(agent, func(t *testing.T) {
 			p, bin, err := agents.Find(agent)
 			if err != nil {
-				t.Skipf("%s is not installed: %v", agent, err)
+				testsupport.Missing(t, testsupport.Agents, "%s is not installed: %v", agent, err)
 			}
 			tk, _ := task.Load(filepath.Join(examplesDir, "tasks", "py-discount"))
 			scratch, out := t.TempDir(), t.TempDir()

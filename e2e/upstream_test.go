@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/swetouch/swetouch/agents"
+	"github.com/swetouch/swetouch/internal/testsupport"
 	"github.com/swetouch/swetouch/internal/testsupport/testbin"
 	"github.com/swetouch/swetouch/modelserver"
 	"github.com/swetouch/swetouch/result"
@@ -130,7 +131,7 @@ func scriptedClaude(t *testing.T, script string) (*agents.Agent, string, *models
 	t.Helper()
 	p, _, err := agents.Find("claude")
 	if err != nil {
-		t.Skipf("claude is not installed: %v", err)
+		testsupport.Missing(t, testsupport.Agents, "claude is not installed: %v", err)
 	}
 	bin, err := testbin.Dir()
 	if err != nil {

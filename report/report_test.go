@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/swetouch/swetouch/internal/testsupport"
 	"github.com/swetouch/swetouch/score"
 
 	"github.com/swetouch/swetouch/event"
@@ -28,7 +29,7 @@ func chromium(t *testing.T) string {
 			return p
 		}
 	}
-	t.Skip("headless Chromium not found (Debian: apt-get install chromium): the report's rendering is not checked")
+	testsupport.Missing(t, testsupport.Chromium, "headless Chromium not found (Debian: apt-get install chromium): the report's rendering is not checked")
 	return ""
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/swetouch/swetouch/internal/testsupport"
 	"github.com/swetouch/swetouch/result"
 	"github.com/swetouch/swetouch/sandbox"
 )
@@ -28,7 +29,7 @@ const (
 func talk(t *testing.T, plan string) (result.Run, string, string) {
 	t.Helper()
 	if err := (&sandbox.Runner{}).Check(); err != nil {
-		t.Skipf("the sandbox cannot run here: %v", err)
+		testsupport.Missing(t, testsupport.Bwrap, "the sandbox cannot run here: %v", err)
 	}
 	dir := t.TempDir()
 	task := filepath.Join(dir, "talk-cart")
