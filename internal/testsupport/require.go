@@ -79,6 +79,13 @@ func isPrereq(p Prereq) bool {
 	return false
 }
 
+// IsRequired is whether SWETOUCH_REQUIRE names p, for code with no test
+// to end (a TestMain).
+func IsRequired(p Prereq) (bool, error) {
+	req, err := Required(os.Getenv(RequireEnv))
+	return req[p], err
+}
+
 // Missing ends t because p is missing, saying why (format and args): a
 // skip, or a failure when SWETOUCH_REQUIRE names p. Call it where the test
 // finds the prerequisite absent, in place of t.Skipf.
@@ -94,4 +101,21 @@ func Missing(t testing.TB, p Prereq, format string, args ...any) {
 		t.Fatalf("%s is missing and %s=%s requires it: %s", p, RequireEnv, env, why)
 	}
 	t.Skip(why)
+}
+
+// Degraded notes that t runs with less than it should because p is
+// missing (a check left out, agents run unsandboxed): a log line, or a
+// failure when SWETOUCH_REQUIRE names p. For tests that still prove
+// something without p, where Missing would skip all of it.
+func Degraded(t testing.TB, p Prereq, format string, args ...any) {
+	t.Helper()
+	req, err := IsRequired(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	why := fmt.Sprintf(format, args...)
+	if req {
+		t.Fatalf("%s is missing and %s requires it: %s", p, RequireEnv, why)
+	}
+	t.Log(why)
 }

@@ -62,3 +62,35 @@ func TestMissingChild(t *testing.T) {
 	Missing(t, Corpus, "no corpus at %s", "/nowhere")
 	t.Error("Missing returned")
 }
+
+// TestDegradedLogsOrFails: Degraded logs and lets the test go on, or
+// fails it where its prerequisite is required.
+func TestDegradedLogsOrFails(t *testing.T) {
+	if os.Getenv("SWETOUCH_MISSING_CHILD") != "" {
+		t.Skip("the child")
+	}
+	for _, c := range []struct {
+		require string
+		fail    bool
+		want    string
+	}{
+		{"", false, "went on"},
+		{"bwrap", true, "bwrap is missing and SWETOUCH_REQUIRE requires it: unsandboxed"},
+	} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestDegradedChild$", "-test.v")
+		cmd.Env = append(os.Environ(), "SWETOUCH_MISSING_CHILD=1", RequireEnv+"="+c.require)
+		out, err := cmd.CombinedOutput()
+		if (err != nil) != c.fail || !strings.Contains(string(out), c.want) || !strings.Contains(string(out), "unsandboxed") {
+			t.Errorf("%s=%q: err %v, output:\n%s", RequireEnv, c.require, err, out)
+		}
+	}
+}
+
+// TestDegradedChild is the child TestDegradedLogsOrFails runs.
+func TestDegradedChild(t *testing.T) {
+	if os.Getenv("SWETOUCH_MISSING_CHILD") == "" {
+		t.Skip("run by TestDegradedLogsOrFails")
+	}
+	Degraded(t, Bwrap, "unsandboxed")
+	t.Log("went on")
+}
