@@ -35,6 +35,7 @@ type HTTPRelay struct {
 	// AllowOrigin accepts a browser Origin besides localhost ones; the
 	// relay, like any local MCP server, refuses others (DNS rebinding).
 	AllowOrigin func(string) bool
+	reference   bool // net/http in place of the framing (httpreference.go)
 }
 
 // NewHTTPRelay relays to upstream (an http:// URL) through r.
@@ -43,11 +44,14 @@ func NewHTTPRelay(upstream *url.URL, r *Relay) *HTTPRelay {
 	if upstream.Port() == "" {
 		addr = net.JoinHostPort(upstream.Hostname(), "80")
 	}
-	return &HTTPRelay{upstream: addr, host: upstream.Host, relay: r}
+	return &HTTPRelay{upstream: addr, host: upstream.Host, relay: r, reference: referenceOn()}
 }
 
 // Serve relays every connection l accepts until l is closed.
 func (s *HTTPRelay) Serve(l net.Listener) error {
+	if s.reference {
+		return s.serveReference(l)
+	}
 	for {
 		c, err := l.Accept()
 		if err != nil {

@@ -28,8 +28,10 @@ type toolCall struct {
 // it goes on (its text is written after it, appendText). Its error is
 // encoding/json's reading of the params with the arguments kept raw.
 func readTool(params json.RawMessage) (toolCall, error) {
-	if c, ok := leanTool(params); ok {
-		return c, nil
+	if !fastjson.Reference() {
+		if c, ok := leanTool(params); ok {
+			return c, nil
+		}
 	}
 	var p struct {
 		Name      string          `json:"name"`
@@ -49,8 +51,10 @@ func (c toolCall) appendText(dst []byte) ([]byte, error) {
 	if len(c.args) == 0 || string(c.args) == "null" {
 		return append(dst, "{}"...), nil
 	}
-	if text, ok := fastjson.Canonical(dst, c.args); ok {
-		return text, nil
+	if !fastjson.Reference() {
+		if text, ok := fastjson.Canonical(dst, c.args); ok {
+			return text, nil
+		}
 	}
 	var a any
 	if err := json.Unmarshal(c.args, &a); err != nil {
@@ -98,10 +102,12 @@ func (c toolCall) arguments() map[string]any {
 	if len(c.args) == 0 {
 		return nil
 	}
-	p := fastjson.New(c.args)
-	if v, err := p.Any(); err == nil && p.End() == nil {
-		m, _ := v.(map[string]any)
-		return m
+	if !fastjson.Reference() {
+		p := fastjson.New(c.args)
+		if v, err := p.Any(); err == nil && p.End() == nil {
+			m, _ := v.(map[string]any)
+			return m
+		}
 	}
 	var m map[string]any
 	if json.Unmarshal(c.args, &m) != nil {
@@ -129,8 +135,10 @@ type resultReading struct {
 // readResult reads a tools/call result, by hand when it can; with
 // keepRaw, a one-block text stays the JSON it came as (resultReading.raw).
 func readResult(result json.RawMessage, place placement, keepRaw bool) resultReading {
-	if r, ok := leanResult(result, place, keepRaw); ok {
-		return r
+	if !fastjson.Reference() {
+		if r, ok := leanResult(result, place, keepRaw); ok {
+			return r
+		}
 	}
 	r := resultReading{channel: place.channel(result)}
 	var res toolResult
