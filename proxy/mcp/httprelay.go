@@ -274,6 +274,8 @@ const maxBody = 256 << 20
 // as they came (chunks, trailers and all) and the body they carry.
 func readBody(br *bufio.Reader, h *head) (raw, body []byte, err error) {
 	switch {
+	case h.faultyFraming():
+		return nil, nil, errFaultyFraming
 	case h.has("transfer-encoding", "chunked"):
 		var rawBuf bytes.Buffer
 		for {
@@ -308,6 +310,9 @@ func readBody(br *bufio.Reader, h *head) (raw, body []byte, err error) {
 // end of the connection when neither chunked nor by length); trailers go
 // with the chunking.
 func readWhole(br *bufio.Reader, h *head) ([]byte, error) {
+	if h.faultyFraming() {
+		return nil, errFaultyFraming
+	}
 	if h.has("transfer-encoding", "chunked") || h.get("content-length") != "" {
 		_, body, err := readBody(br, h)
 		return body, err
@@ -321,6 +326,8 @@ func readWhole(br *bufio.Reader, h *head) ([]byte, error) {
 // chunked one is re-chunked).
 func copyBody(w reportingWriter, br *bufio.Reader, h *head, events func([]byte) []byte) error {
 	switch {
+	case h.faultyFraming():
+		return errFaultyFraming
 	case h.has("transfer-encoding", "chunked"):
 		return copyChunked(w, br, events)
 	case h.get("content-length") != "":
