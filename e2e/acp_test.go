@@ -176,6 +176,7 @@ func converse(t *testing.T, ws string, env []string, command ...string) (*acpEdi
 // Gemini as a user turn, reaches the model's next request, and is echoed
 // to the editor.
 func TestGeminiACP(t *testing.T) {
+	testsupport.Slow(t)
 	bin, err := testbin.Dir()
 	if err != nil {
 		t.Fatal(err)
@@ -248,6 +249,7 @@ func TestGeminiACP(t *testing.T) {
 // running turn and is in the model's next request; the editor is shown
 // it once.
 func TestClaudeACP(t *testing.T) {
+	testsupport.Slow(t)
 	bin, err := testbin.Dir()
 	if err != nil {
 		t.Fatal(err)
@@ -295,6 +297,7 @@ func TestClaudeACP(t *testing.T) {
 // whole-file read, which fires the Counter-Edit; the user's message
 // reaches the model and is shown to the editor once.
 func TestCodexACP(t *testing.T) {
+	testsupport.Slow(t)
 	bin, err := testbin.Dir()
 	if err != nil {
 		t.Fatal(err)

@@ -23,6 +23,7 @@ import (
 // one), and the built records load as records do and validate against
 // the released dataset-record-v1 schema.
 func TestBuildFromTasks(t *testing.T) {
+	testsupport.Slow(t)
 	bin, err := testbin.Dir()
 	if err != nil {
 		t.Fatal(err)

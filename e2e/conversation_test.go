@@ -68,6 +68,7 @@ func scripted(t *testing.T, name, behaviour string) []string {
 // second issue is raised only once the first passes. The turns, the
 // resolving turn and the weighted turns are what the runs did.
 func TestScriptedConversations(t *testing.T) {
+	testsupport.Slow(t)
 	cases := []struct {
 		task, behaviour string
 		resolved        int
@@ -180,6 +181,7 @@ func traced(t *testing.T, pkg *conversation.Package, turns []result.Turn) {
 // resolved at turn 3. Claude Code works with its own Read and Edit, the
 // others through their shells.
 func TestAgentConversations(t *testing.T) {
+	testsupport.Slow(t)
 	for _, c := range []struct{ agent, script string }{
 		{"claude", filepath.Join(examplesDir, "agents", "claude", "talk-discount.script.json")},
 		{"codex", filepath.Join(examplesDir, "agents", "talk-discount.script.json")},
@@ -260,6 +262,7 @@ func jsonEscaped(s string) string {
 // user message; the editor's prompt returns when the conversation ends,
 // and session.json keeps the turns, resolved at turn 3.
 func TestACPConversation(t *testing.T) {
+	testsupport.Slow(t)
 	bin, err := testbin.Dir()
 	if err != nil {
 		t.Fatal(err)
@@ -343,6 +346,7 @@ func readJSON(path string, v any) error {
 // different agents (the scripted ones, which take different turns) get
 // the same persona chain and the same opening, stored with each result.
 func TestSameUser(t *testing.T) {
+	testsupport.Slow(t)
 	pkg := loadPackage(t, "talk-cart")
 	if pkg.Persona.Seed == nil {
 		t.Fatal("talk-cart's chain should be drawn from its seed")
@@ -375,6 +379,7 @@ func TestSameUser(t *testing.T) {
 // keeps the user's clamp, never resolves the task (its range check comes
 // after the clamp), and the conversation runs to its budget.
 func TestTalkAndTouch(t *testing.T) {
+	testsupport.Slow(t)
 	dir, _ := filepath.Abs(filepath.Join(examplesDir, "conversations", "talk-discount"))
 	res, _ := runConversation(t, "talk-discount", nil, append([]string{"--records", filepath.Join(dir, "records.jsonl"), "--condition", "counter-edit"},
 		scripted(t, "talk-discount", "careful")...)...)

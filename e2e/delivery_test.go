@@ -36,6 +36,7 @@ const mcpScript = `{"turns": [
 // next request the model receives. result.json counts it delivered only
 // then, and the trajectory holds the MCP read with its lines.
 func TestMCPDelivery(t *testing.T) {
+	testsupport.Slow(t)
 	shimDir, err := testbin.Dir()
 	if err != nil {
 		t.Fatal(err)

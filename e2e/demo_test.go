@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/swetouch/swetouch/examples"
+	"github.com/swetouch/swetouch/internal/testsupport"
 	"github.com/swetouch/swetouch/internal/testsupport/testbin"
 	"github.com/swetouch/swetouch/report"
 	"github.com/swetouch/swetouch/score"
@@ -22,6 +23,7 @@ import (
 // resolves every task; under Vanilla both resolve all; every Counter-Edit
 // is applied and its message delivered.
 func TestDemo(t *testing.T) {
+	testsupport.Slow(t)
 	bin, err := testbin.Dir()
 	if err != nil {
 		t.Fatal(err)

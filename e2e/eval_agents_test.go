@@ -28,6 +28,7 @@ import (
 // its own that plays the script from its start, two at a time, so every
 // trial of a condition records the same actions, each the script's.
 func TestEvalOneServer(t *testing.T) {
+	testsupport.Slow(t)
 	shimDir, err := testbin.Dir()
 	if err != nil {
 		t.Fatal(err)

@@ -34,6 +34,7 @@ import (
 // and the message rides on that command's output), reads and edits the
 // file with its native tools, and runs the tests.
 func TestAgents(t *testing.T) {
+	testsupport.Slow(t)
 	shimDir, err := testbin.Dir()
 	if err != nil {
 		t.Fatal(err)
@@ -182,6 +183,7 @@ func agentSession(t *testing.T, shimDir, agent, modelName, readTool string, deli
 // Counter-Edit lands, and the message is in the very next model request
 // (no shell command needed to carry it).
 func TestClaudeNativeReadMessage(t *testing.T) {
+	testsupport.Slow(t)
 	p, bin, err := agents.Find("claude")
 	if err != nil {
 		testsupport.Missing(t, testsupport.Agents, "claude is not installed: %v", err)

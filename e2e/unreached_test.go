@@ -23,6 +23,7 @@ import (
 // agent's own words for why), not a failure of the agent's, and
 // agent.log keeps what the agent printed.
 func TestUnreached(t *testing.T) {
+	testsupport.Slow(t)
 	shimDir, err := testbin.Dir()
 	if err != nil {
 		t.Fatal(err)

@@ -119,3 +119,13 @@ func Degraded(t testing.TB, p Prereq, format string, args ...any) {
 	}
 	t.Log(why)
 }
+
+// Slow skips t under go test -short: it takes more than about five
+// seconds here (real agents, whole runs, a corpus), which a quick local
+// loop leaves to CI.
+func Slow(t testing.TB) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("slow, over ~5 s: skipped with -short")
+	}
+}
