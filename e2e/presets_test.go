@@ -183,7 +183,6 @@ func agentSession(t *testing.T, shimDir, agent, modelName, readTool string, deli
 // Counter-Edit lands, and the message is in the very next model request
 // (no shell command needed to carry it).
 func TestClaudeNativeReadMessage(t *testing.T) {
-	testsupport.Slow(t)
 	p, bin, err := agents.Find("claude")
 	if err != nil {
 		testsupport.Missing(t, testsupport.Agents, "claude is not installed: %v", err)

@@ -192,7 +192,6 @@ func firstDiff(a, b string) string {
 // either order; a list with a skill missing or added still differs, and
 // so does any other enum in another order.
 func TestNormalizeSkillOrder(t *testing.T) {
-	testsupport.Slow(t)
 	const (
 		block = `{"system":"\u003cavailable_skills\u003e\u003cskill\u003e%s\u003c/skill\u003e\u003cskill\u003e%s\u003c/skill\u003e\u003c/available_skills\u003e"}`
 		tool  = `{"description":"Activates a skill (Available: %s). Returns it."}`
