@@ -117,6 +117,7 @@ func gitApply(t *testing.T, dir, diff string) bool {
 // Counter-Edit's lines present and the file still compiling, or are refused
 // because the agent rewrote the lines around the change.
 func TestCorpusCounterEdits(t *testing.T) {
+	testsupport.Slow(t)
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not installed")
 	}

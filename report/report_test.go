@@ -186,6 +186,7 @@ func colourCounts(img image.Image) map[string]int {
 // TestReportFiles: the report's files agree with each other, escape what
 // agents wrote, and a folder without vanilla says so instead of drawing Δ.
 func TestReportFiles(t *testing.T) {
+	testsupport.Slow(t)
 	root := t.TempDir()
 	yes, no := true, false
 	for i, tc := range []struct {
@@ -253,6 +254,7 @@ func TestReportFiles(t *testing.T) {
 // trial (persona, what the user revealed, tests passing, edits,
 // Counter-Edits), as Chromium shows them.
 func TestReportConversations(t *testing.T) {
+	testsupport.Slow(t)
 	root := t.TempDir()
 	at := func(n int) *int { return &n }
 	yes, no := true, false

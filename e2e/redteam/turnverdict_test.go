@@ -71,6 +71,7 @@ func talk(t *testing.T, plan string) (result.Run, string, string) {
 // "resolved" (LDPR 0.875, ≤2 100%) beside resolved: false. The honest
 // agent, which keeps the first fix, still resolves at turn 2.
 func TestCascadeFixThatBreaksTheFirstPhase(t *testing.T) {
+	testsupport.Slow(t)
 	turns := func(second string) string {
 		b, _ := json.Marshal(map[string]any{"task": "talk-cart", "turns": []map[string]any{
 			{"steps": []map[string]string{{"run": fixQuantity}}, "reply": "subtotal counts the quantity now."},
