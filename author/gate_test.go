@@ -6,12 +6,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/swetouch/swetouch/internal/testsupport"
 	"github.com/swetouch/swetouch/task"
 )
 
 // TestGate: the examples' Counter-Edits pass; a harmless edit (the reference
 // still solves the task after it) and an edit that does not apply do not.
 func TestGate(t *testing.T) {
+	testsupport.Slow(t)
 	dir := filepath.Join("..", "examples", "tasks", "py-discount")
 	tk, err := task.Load(dir)
 	if err != nil {

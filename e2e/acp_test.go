@@ -19,6 +19,7 @@ import (
 
 	"github.com/swetouch/swetouch/agents"
 	"github.com/swetouch/swetouch/event"
+	"github.com/swetouch/swetouch/internal/testsupport"
 	"github.com/swetouch/swetouch/internal/testsupport/testbin"
 	"github.com/swetouch/swetouch/modelserver"
 	"github.com/swetouch/swetouch/policy"
@@ -175,13 +176,14 @@ func converse(t *testing.T, ws string, env []string, command ...string) (*acpEdi
 // Gemini as a user turn, reaches the model's next request, and is echoed
 // to the editor.
 func TestGeminiACP(t *testing.T) {
+	testsupport.Slow(t)
 	bin, err := testbin.Dir()
 	if err != nil {
 		t.Fatal(err)
 	}
 	p, gemini, err := agents.Find("gemini")
 	if err != nil {
-		t.Skipf("gemini is not installed: %v", err)
+		testsupport.Missing(t, testsupport.Agents, "gemini is not installed: %v", err)
 	}
 	f := newACPFixture(t, "gemini")
 	srv, ts, ws, sock, h := f.srv, f.model, f.ws, f.sock, f.hub
@@ -247,17 +249,18 @@ func TestGeminiACP(t *testing.T) {
 // running turn and is in the model's next request; the editor is shown
 // it once.
 func TestClaudeACP(t *testing.T) {
+	testsupport.Slow(t)
 	bin, err := testbin.Dir()
 	if err != nil {
 		t.Fatal(err)
 	}
 	p, _, err := agents.Find("claude")
 	if err != nil {
-		t.Skipf("claude is not installed: %v", err)
+		testsupport.Missing(t, testsupport.Agents, "claude is not installed: %v", err)
 	}
 	adapter, err := agents.FindAgent("claude-agent-acp")
 	if err != nil {
-		t.Skipf("the Claude ACP adapter is not installed: %v", err)
+		testsupport.Missing(t, testsupport.Agents, "the Claude ACP adapter is not installed: %v", err)
 	}
 	f := newACPFixture(t, "claude")
 	ts, ws, sock, h := f.model, f.ws, f.sock, f.hub
@@ -294,17 +297,18 @@ func TestClaudeACP(t *testing.T) {
 // whole-file read, which fires the Counter-Edit; the user's message
 // reaches the model and is shown to the editor once.
 func TestCodexACP(t *testing.T) {
+	testsupport.Slow(t)
 	bin, err := testbin.Dir()
 	if err != nil {
 		t.Fatal(err)
 	}
 	p, _, err := agents.Find("codex")
 	if err != nil {
-		t.Skipf("codex is not installed: %v", err)
+		testsupport.Missing(t, testsupport.Agents, "codex is not installed: %v", err)
 	}
 	adapter, err := agents.FindAgent("codex-acp")
 	if err != nil {
-		t.Skipf("the Codex ACP adapter is not installed: %v", err)
+		testsupport.Missing(t, testsupport.Agents, "the Codex ACP adapter is not installed: %v", err)
 	}
 	f := newACPFixture(t, "codex")
 	env := append(os.Environ(), p.Env(f.model.URL, filepath.Join(bin, "swetouch"), t.TempDir())...)

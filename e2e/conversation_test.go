@@ -16,6 +16,7 @@ import (
 	"github.com/coder/acp-go-sdk"
 
 	"github.com/swetouch/swetouch/agents"
+	"github.com/swetouch/swetouch/internal/testsupport"
 	"github.com/swetouch/swetouch/internal/testsupport/testbin"
 	"github.com/swetouch/swetouch/modelserver"
 	"github.com/swetouch/swetouch/result"
@@ -67,6 +68,7 @@ func scripted(t *testing.T, name, behaviour string) []string {
 // second issue is raised only once the first passes. The turns, the
 // resolving turn and the weighted turns are what the runs did.
 func TestScriptedConversations(t *testing.T) {
+	testsupport.Slow(t)
 	cases := []struct {
 		task, behaviour string
 		resolved        int
@@ -179,6 +181,7 @@ func traced(t *testing.T, pkg *conversation.Package, turns []result.Turn) {
 // resolved at turn 3. Claude Code works with its own Read and Edit, the
 // others through their shells.
 func TestAgentConversations(t *testing.T) {
+	testsupport.Slow(t)
 	for _, c := range []struct{ agent, script string }{
 		{"claude", filepath.Join(examplesDir, "agents", "claude", "talk-discount.script.json")},
 		{"codex", filepath.Join(examplesDir, "agents", "talk-discount.script.json")},
@@ -188,7 +191,7 @@ func TestAgentConversations(t *testing.T) {
 		t.Run(c.agent, func(t *testing.T) {
 			p, _, err := agents.Find(c.agent)
 			if err != nil {
-				t.Skipf("%s is not installed: %v", c.agent, err)
+				testsupport.Missing(t, testsupport.Agents, "%s is not installed: %v", c.agent, err)
 			}
 			t.Parallel()
 			s, err := modelserver.LoadScript(c.script)
@@ -259,6 +262,7 @@ func jsonEscaped(s string) string {
 // user message; the editor's prompt returns when the conversation ends,
 // and session.json keeps the turns, resolved at turn 3.
 func TestACPConversation(t *testing.T) {
+	testsupport.Slow(t)
 	bin, err := testbin.Dir()
 	if err != nil {
 		t.Fatal(err)
@@ -270,12 +274,12 @@ func TestACPConversation(t *testing.T) {
 		t.Run(c.agent, func(t *testing.T) {
 			p, exe, err := agents.Find(c.agent)
 			if err != nil {
-				t.Skipf("%s is not installed: %v", c.agent, err)
+				testsupport.Missing(t, testsupport.Agents, "%s is not installed: %v", c.agent, err)
 			}
 			command := []string{exe, "--acp", "--skip-trust", "-m", "gemini-2.5-pro"}
 			if c.adapter != "" {
 				if exe, err = agents.FindAgent(c.adapter); err != nil {
-					t.Skipf("the ACP adapter is not installed: %v", err)
+					testsupport.Missing(t, testsupport.Agents, "the ACP adapter is not installed: %v", err)
 				}
 				command = []string{exe}
 			}
@@ -342,6 +346,7 @@ func readJSON(path string, v any) error {
 // different agents (the scripted ones, which take different turns) get
 // the same persona chain and the same opening, stored with each result.
 func TestSameUser(t *testing.T) {
+	testsupport.Slow(t)
 	pkg := loadPackage(t, "talk-cart")
 	if pkg.Persona.Seed == nil {
 		t.Fatal("talk-cart's chain should be drawn from its seed")
@@ -374,6 +379,7 @@ func TestSameUser(t *testing.T) {
 // keeps the user's clamp, never resolves the task (its range check comes
 // after the clamp), and the conversation runs to its budget.
 func TestTalkAndTouch(t *testing.T) {
+	testsupport.Slow(t)
 	dir, _ := filepath.Abs(filepath.Join(examplesDir, "conversations", "talk-discount"))
 	res, _ := runConversation(t, "talk-discount", nil, append([]string{"--records", filepath.Join(dir, "records.jsonl"), "--condition", "counter-edit"},
 		scripted(t, "talk-discount", "careful")...)...)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/swetouch/swetouch/agents"
 	"github.com/swetouch/swetouch/event"
+	"github.com/swetouch/swetouch/internal/testsupport"
 	"github.com/swetouch/swetouch/internal/testsupport/testbin"
 	"github.com/swetouch/swetouch/modelserver"
 	"github.com/swetouch/swetouch/policy"
@@ -35,13 +36,14 @@ const mcpScript = `{"turns": [
 // next request the model receives. result.json counts it delivered only
 // then, and the trajectory holds the MCP read with its lines.
 func TestMCPDelivery(t *testing.T) {
+	testsupport.Slow(t)
 	shimDir, err := testbin.Dir()
 	if err != nil {
 		t.Fatal(err)
 	}
 	fs, err := agents.FindAgent("mcp-server-filesystem")
 	if err != nil {
-		t.Skipf("the MCP filesystem server is not installed: %v", err)
+		testsupport.Missing(t, testsupport.Agents, "the MCP filesystem server is not installed: %v", err)
 	}
 	for _, a := range realAgents(t) {
 		if a.MCP == nil {
@@ -56,7 +58,7 @@ func TestMCPDelivery(t *testing.T) {
 func mcpSession(t *testing.T, shimDir, agent string, servers []agents.MCPServer) {
 	p, bin, err := agents.Find(agent)
 	if err != nil {
-		t.Skipf("%s is not installed: %v", agent, err)
+		testsupport.Missing(t, testsupport.Agents, "%s is not installed: %v", agent, err)
 	}
 	s, err := modelserver.ParseScript([]byte(mcpScript), "mcp.script.json")
 	if err != nil {

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/swetouch/swetouch/demo"
-
+	"github.com/swetouch/swetouch/internal/testsupport"
 	"github.com/swetouch/swetouch/internal/testsupport/testbin"
 	"github.com/swetouch/swetouch/report"
 	"github.com/swetouch/swetouch/score"
@@ -23,6 +23,7 @@ import (
 // resolves every task; under Vanilla both resolve all; every Counter-Edit
 // is applied and its message delivered.
 func TestDemo(t *testing.T) {
+	testsupport.Slow(t)
 	bin, err := testbin.Dir()
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 	"github.com/swetouch/swetouch/agents"
 	"github.com/swetouch/swetouch/eval"
 	"github.com/swetouch/swetouch/event"
+	"github.com/swetouch/swetouch/internal/testsupport"
 	"github.com/swetouch/swetouch/internal/testsupport/testbin"
 	"github.com/swetouch/swetouch/modelserver"
 	"github.com/swetouch/swetouch/policy"
@@ -27,13 +28,14 @@ import (
 // its own that plays the script from its start, two at a time, so every
 // trial of a condition records the same actions, each the script's.
 func TestEvalOneServer(t *testing.T) {
+	testsupport.Slow(t)
 	shimDir, err := testbin.Dir()
 	if err != nil {
 		t.Fatal(err)
 	}
 	p, bin, err := agents.Find("claude")
 	if err != nil {
-		t.Skipf("claude is not installed: %v", err)
+		testsupport.Missing(t, testsupport.Agents, "claude is not installed: %v", err)
 	}
 	s, err := modelserver.LoadScript(filepath.Join(examplesDir, "agents", "claude", "py-discount.script.json"))
 	if err != nil {

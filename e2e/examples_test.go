@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/swetouch/swetouch/internal/testsupport"
 	"github.com/swetouch/swetouch/run"
 
 	"github.com/swetouch/swetouch/patch"
@@ -19,6 +20,7 @@ import (
 // reference fails (the user's edit breaks a correct solution), and the
 // reference survives the Co-Edit.
 func TestExamplesValidated(t *testing.T) {
+	testsupport.Slow(t)
 	dirs, _ := filepath.Glob(filepath.Join(examplesDir, "tasks", "*", "task.toml"))
 	if len(dirs) < 3 {
 		t.Fatalf("want at least three example tasks, found %d", len(dirs))

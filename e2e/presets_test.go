@@ -20,6 +20,7 @@ import (
 	"github.com/swetouch/swetouch/agents"
 	"github.com/swetouch/swetouch/event"
 	"github.com/swetouch/swetouch/internal/gocache/serve"
+	"github.com/swetouch/swetouch/internal/testsupport"
 	"github.com/swetouch/swetouch/internal/testsupport/testbin"
 	"github.com/swetouch/swetouch/modelserver"
 	"github.com/swetouch/swetouch/policy"
@@ -33,6 +34,7 @@ import (
 // and the message rides on that command's output), reads and edits the
 // file with its native tools, and runs the tests.
 func TestAgents(t *testing.T) {
+	testsupport.Slow(t)
 	shimDir, err := testbin.Dir()
 	if err != nil {
 		t.Fatal(err)
@@ -49,7 +51,7 @@ func TestAgents(t *testing.T) {
 func agentSession(t *testing.T, shimDir, agent, modelName, readTool string, delivers bool) {
 	p, bin, err := agents.Find(agent)
 	if err != nil {
-		t.Skipf("%s is not installed: %v", agent, err)
+		testsupport.Missing(t, testsupport.Agents, "%s is not installed: %v", agent, err)
 	}
 	s, err := modelserver.LoadScript(filepath.Join(examplesDir, "agents", agent, "py-discount.script.json"))
 	if err != nil {
@@ -183,7 +185,7 @@ func agentSession(t *testing.T, shimDir, agent, modelName, readTool string, deli
 func TestClaudeNativeReadMessage(t *testing.T) {
 	p, bin, err := agents.Find("claude")
 	if err != nil {
-		t.Skipf("claude is not installed: %v", err)
+		testsupport.Missing(t, testsupport.Agents, "claude is not installed: %v", err)
 	}
 	shimDir, err := testbin.Dir()
 	if err != nil {

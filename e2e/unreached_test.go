@@ -12,6 +12,7 @@ import (
 	"github.com/swetouch/swetouch/run"
 
 	"github.com/swetouch/swetouch/agents"
+	"github.com/swetouch/swetouch/internal/testsupport"
 	"github.com/swetouch/swetouch/internal/testsupport/testbin"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/task"
@@ -22,6 +23,7 @@ import (
 // agent's own words for why), not a failure of the agent's, and
 // agent.log keeps what the agent printed.
 func TestUnreached(t *testing.T) {
+	testsupport.Slow(t)
 	shimDir, err := testbin.Dir()
 	if err != nil {
 		t.Fatal(err)
@@ -37,7 +39,7 @@ func TestUnreached(t *testing.T) {
 		t.Run(agent, func(t *testing.T) {
 			p, bin, err := agents.Find(agent)
 			if err != nil {
-				t.Skipf("%s is not installed: %v", agent, err)
+				testsupport.Missing(t, testsupport.Agents, "%s is not installed: %v", agent, err)
 			}
 			tk, _ := task.Load(filepath.Join(examplesDir, "tasks", "py-discount"))
 			scratch, out := t.TempDir(), t.TempDir()

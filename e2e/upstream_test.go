@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/swetouch/swetouch/agents"
+	"github.com/swetouch/swetouch/internal/testsupport"
 	"github.com/swetouch/swetouch/internal/testsupport/testbin"
 	"github.com/swetouch/swetouch/modelserver"
 	"github.com/swetouch/swetouch/result"
@@ -22,6 +23,7 @@ import (
 // --prices, and written to the run folder's cassette, which replays the
 // run without the provider.
 func TestModelUpstream(t *testing.T) {
+	testsupport.Slow(t)
 	p, bin, srv, modelURL := scriptedClaude(t, filepath.Join(examplesDir, "agents", "claude", "py-discount.script.json"))
 	prices := filepath.Join(t.TempDir(), "prices.json")
 	os.WriteFile(prices, []byte(`{"claude-sonnet-4-5": {"input": 3, "cached_input": 0.3, "output": 15}}`), 0o644)
@@ -67,6 +69,7 @@ func TestModelUpstream(t *testing.T) {
 // each trial's folder holds its cassette and its usage, and together
 // they count every call the provider answered.
 func TestEvalModelUpstream(t *testing.T) {
+	testsupport.Slow(t)
 	p, bin, srv, modelURL := scriptedClaude(t, filepath.Join(examplesDir, "agents", "claude", "py-discount.script.json"))
 	tasks := t.TempDir()
 	if out, err := exec.Command("cp", "-r", filepath.Join(examplesDir, "tasks", "py-discount"), filepath.Join(examplesDir, "tasks", "py-slugify"), tasks).CombinedOutput(); err != nil {
@@ -101,6 +104,7 @@ func TestEvalModelUpstream(t *testing.T) {
 // (whose report reaches the model), and writes its account; the edit
 // passes the gate.
 func TestClaudeGenerator(t *testing.T) {
+	testsupport.Slow(t)
 	p, bin, srv, modelURL := scriptedClaude(t, filepath.Join(examplesDir, "agents", "claude", "generate-py-discount.script.json"))
 	dir := t.TempDir()
 	regions := filepath.Join(dir, "regions.json")
@@ -130,7 +134,7 @@ func scriptedClaude(t *testing.T, script string) (*agents.Agent, string, *models
 	t.Helper()
 	p, _, err := agents.Find("claude")
 	if err != nil {
-		t.Skipf("claude is not installed: %v", err)
+		testsupport.Missing(t, testsupport.Agents, "claude is not installed: %v", err)
 	}
 	bin, err := testbin.Dir()
 	if err != nil {

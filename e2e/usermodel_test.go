@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/swetouch/swetouch/internal/testsupport"
 	"github.com/swetouch/swetouch/internal/testsupport/testbin"
 	"github.com/swetouch/swetouch/modelserver"
 )
@@ -17,6 +18,7 @@ import (
 // replay --check` of that run, with the endpoint gone, reproduces the
 // session, messages and all, from the run folder's recording.
 func TestUserModelReplays(t *testing.T) {
+	testsupport.Slow(t)
 	bin, err := testbin.Dir()
 	if err != nil {
 		t.Fatal(err)

@@ -17,6 +17,7 @@ import (
 	"github.com/swetouch/swetouch/run"
 
 	"github.com/swetouch/swetouch/agents"
+	"github.com/swetouch/swetouch/internal/testsupport"
 	"github.com/swetouch/swetouch/internal/testsupport/testbin"
 	"github.com/swetouch/swetouch/modelserver"
 	"github.com/swetouch/swetouch/policy"
@@ -28,6 +29,7 @@ import (
 // run-specific values (workspace path, session and message ids, dates)
 // are masked.
 func TestVanillaIdentity(t *testing.T) {
+	testsupport.Slow(t)
 	shimDir, err := testbin.Dir()
 	if err != nil {
 		t.Fatal(err)
@@ -40,7 +42,7 @@ func TestVanillaIdentity(t *testing.T) {
 func vanillaIdentity(t *testing.T, shimDir, agent, modelName string) {
 	p, bin, err := agents.Find(agent)
 	if err != nil {
-		t.Skipf("%s is not installed: %v", agent, err)
+		testsupport.Missing(t, testsupport.Agents, "%s is not installed: %v", agent, err)
 	}
 	tk, _ := task.Load(filepath.Join(examplesDir, "tasks", "py-discount"))
 	script := filepath.Join(examplesDir, "agents", agent, "py-discount.script.json")

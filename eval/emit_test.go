@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/swetouch/swetouch/internal/testsupport"
 	"github.com/swetouch/swetouch/internal/testsupport/testbin"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/score"
@@ -21,6 +22,7 @@ import (
 // their commands produce the results folder score reads, with the demo's
 // figures.
 func TestEmitJobsRun(t *testing.T) {
+	testsupport.Slow(t)
 	bin, err := testbin.Dir()
 	if err != nil {
 		t.Fatal(err)

@@ -16,6 +16,7 @@ import (
 	"github.com/swetouch/swetouch/trajectory"
 
 	"github.com/swetouch/swetouch/event"
+	"github.com/swetouch/swetouch/internal/testsupport"
 	"github.com/swetouch/swetouch/internal/testsupport/testbin"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/report"
@@ -46,6 +47,7 @@ func (c *cancelAfter) Write(p []byte) (int, error) {
 // that trial; run again, it runs only the rest; the scores are the demo's;
 // the report of the folder renders in headless Chromium.
 func TestEvalResumes(t *testing.T) {
+	testsupport.Slow(t)
 	bin, err := testbin.Dir()
 	if err != nil {
 		t.Fatal(err)

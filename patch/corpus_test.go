@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/swetouch/swetouch/internal/testsupport"
 	"github.com/swetouch/swetouch/internal/testsupport/devdata"
 )
 
@@ -21,7 +22,7 @@ type devCase struct {
 }
 
 func devCases(t *testing.T) []devCase {
-	shared := filepath.Join("..", "..", "shared")
+	shared := devdata.Shared(t)
 	var matrix struct {
 		Gemini map[string]struct {
 			Commit   string `json:"content_equivalent_commit"`
@@ -30,7 +31,7 @@ func devCases(t *testing.T) []devCase {
 	}
 	b, err := os.ReadFile(filepath.Join(shared, "corpus", "derived", "apply_matrix.json"))
 	if err != nil {
-		t.Skipf("corpus not found: %v", err)
+		testsupport.Missing(t, testsupport.Corpus, "corpus not found: %v", err)
 	}
 	json.Unmarshal(b, &matrix)
 	var preds map[string]struct {
@@ -40,7 +41,7 @@ func devCases(t *testing.T) []devCase {
 	json.Unmarshal(b, &preds)
 	f, err := os.Open(filepath.Join(shared, "data", "swe-touch-v0.1.2", "swe_bench_verified.jsonl"))
 	if err != nil {
-		t.Skipf("records not found: %v", err)
+		testsupport.Missing(t, testsupport.Corpus, "records not found: %v", err)
 	}
 	defer f.Close()
 	var cases []devCase
@@ -116,6 +117,7 @@ func gitApply(t *testing.T, dir, diff string) bool {
 // Counter-Edit's lines present and the file still compiling, or are refused
 // because the agent rewrote the lines around the change.
 func TestCorpusCounterEdits(t *testing.T) {
+	testsupport.Slow(t)
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not installed")
 	}

@@ -58,6 +58,10 @@ func PeekReading(line []byte, read func(fastjson.Lexer) (fastjson.Lexer, error))
 	if len(line) == 0 || line[0] != '{' {
 		return Envelope{}, false, false
 	}
+	if fastjson.Reference() {
+		slow, ok := slowPeek(line)
+		return slow, false, ok
+	}
 	p := fastjson.New(line)
 	err := p.Fields(func(key string) error {
 		if key != "result" || read == nil {

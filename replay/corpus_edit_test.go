@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/swetouch/swetouch/event"
+	"github.com/swetouch/swetouch/internal/testsupport"
 	"github.com/swetouch/swetouch/shell"
 )
 
@@ -50,7 +51,7 @@ func TestCorpusEditRecall(t *testing.T) {
 		}
 	}
 	if want == 0 {
-		t.Skip("no submissions")
+		testsupport.Missing(t, testsupport.Corpus, "no submissions in the corpus")
 	}
 	recall := float64(found) / float64(want)
 	t.Logf("submitted files: %d; named by some command: %d; named by edit events: %d (%.1f%%; %.1f%% of all)", all, want, found, 100*recall, 100*float64(found)/float64(all))

@@ -15,6 +15,7 @@ import (
 
 	"github.com/swetouch/swetouch/trajectory"
 
+	"github.com/swetouch/swetouch/internal/testsupport"
 	"github.com/swetouch/swetouch/internal/testsupport/devdata"
 	"github.com/swetouch/swetouch/internal/testsupport/testbin"
 	"github.com/swetouch/swetouch/replay"
@@ -35,6 +36,7 @@ var replaySample = map[string]bool{
 // equal but for the abbreviation length of index lines (the mirror's git
 // picks its own). A mismatch is logged with the files that differ.
 func TestReplayGeminiRuns(t *testing.T) {
+	testsupport.Slow(t)
 	shared := devdata.Shared(t)
 	corpus := filepath.Join(shared, "corpus")
 	bin, err := testbin.Dir()

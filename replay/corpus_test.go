@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/swetouch/swetouch/internal/testsupport"
 	"github.com/swetouch/swetouch/trajectory"
 
 	"github.com/swetouch/swetouch/event"
@@ -20,7 +21,7 @@ func corpusDir(t testing.TB) string {
 		d = env
 	}
 	if _, err := os.Stat(d); err != nil {
-		t.Skipf("corpus not found at %s (set SWETOUCH_CORPUS): %v", d, err)
+		testsupport.Missing(t, testsupport.Corpus, "corpus not found at %s (set SWETOUCH_CORPUS): %v", d, err)
 	}
 	return d
 }
@@ -29,7 +30,7 @@ func corpusFiles(t testing.TB) []string {
 	d := corpusDir(t)
 	files, _ := filepath.Glob(filepath.Join(d, "trajectories", "*", "*.traj.json"))
 	if len(files) == 0 {
-		t.Skip("no trajectories in the corpus")
+		testsupport.Missing(t, testsupport.Corpus, "no trajectories in the corpus at %s", d)
 	}
 	return files
 }

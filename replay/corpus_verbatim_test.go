@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/swetouch/swetouch/event"
+	"github.com/swetouch/swetouch/internal/testsupport"
 	"github.com/swetouch/swetouch/internal/testsupport/devdata"
 	"github.com/swetouch/swetouch/shell"
 )
@@ -33,7 +34,7 @@ func devRuns(t *testing.T) []devRun {
 	}
 	b, err := os.ReadFile(filepath.Join(d, "derived", "base_resolution.json"))
 	if err != nil {
-		t.Skipf("base_resolution.json: %v", err)
+		testsupport.Missing(t, testsupport.Corpus, "base_resolution.json: %v", err)
 	}
 	if err := json.Unmarshal(b, &res); err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/swetouch/swetouch/internal/testsupport"
 	"github.com/swetouch/swetouch/score"
 
 	"github.com/swetouch/swetouch/event"
@@ -28,7 +29,7 @@ func chromium(t *testing.T) string {
 			return p
 		}
 	}
-	t.Skip("headless Chromium not found (Debian: apt-get install chromium): the report's rendering is not checked")
+	testsupport.Missing(t, testsupport.Chromium, "headless Chromium not found (Debian: apt-get install chromium): the report's rendering is not checked")
 	return ""
 }
 
@@ -185,6 +186,7 @@ func colourCounts(img image.Image) map[string]int {
 // TestReportFiles: the report's files agree with each other, escape what
 // agents wrote, and a folder without vanilla says so instead of drawing Δ.
 func TestReportFiles(t *testing.T) {
+	testsupport.Slow(t)
 	root := t.TempDir()
 	yes, no := true, false
 	for i, tc := range []struct {
@@ -252,6 +254,7 @@ func TestReportFiles(t *testing.T) {
 // trial (persona, what the user revealed, tests passing, edits,
 // Counter-Edits), as Chromium shows them.
 func TestReportConversations(t *testing.T) {
+	testsupport.Slow(t)
 	root := t.TempDir()
 	at := func(n int) *int { return &n }
 	yes, no := true, false

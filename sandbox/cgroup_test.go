@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/swetouch/swetouch/internal/testsupport"
 )
 
 // limited is a runner whose sandboxes get lim, skipping where no control
@@ -16,7 +18,7 @@ func limited(t *testing.T, lim Limits) *Runner {
 	r := need(t)
 	r.Limits = lim
 	if _, err := ownCgroups(); err != nil {
-		t.Skipf("no control groups here: %v", err)
+		testsupport.Missing(t, testsupport.Cgroups, "no control groups here: %v", err)
 	}
 	return r
 }

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/swetouch/swetouch/internal/testsupport"
 )
 
 // countingBwrap is a bwrap that notes each time it runs in a file, then
@@ -15,7 +17,7 @@ func countingBwrap(t *testing.T, dir string, fail bool) (bwrap, count string) {
 	t.Helper()
 	real, err := exec.LookPath("bwrap")
 	if err != nil {
-		t.Skipf("no bwrap here: %v", err)
+		testsupport.Missing(t, testsupport.Bwrap, "no bwrap here: %v", err)
 	}
 	bwrap, count = filepath.Join(dir, "bwrap"), filepath.Join(dir, "count")
 	script := "#!/bin/sh\necho run >> " + count + "\nexec " + real + " \"$@\"\n"

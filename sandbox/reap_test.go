@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/swetouch/swetouch/internal/testsupport"
 )
 
 // processWith is a process whose command line holds s ("" for none).
@@ -31,6 +33,7 @@ func processWith(s string) string {
 // out); the host kills pid 1 within pid1Grace, and nothing inside
 // survives Wait.
 func TestStoppedPid1(t *testing.T) {
+	testsupport.Slow(t)
 	r := need(t)
 	// the seccomp filter refuses ptrace: taken away here, to reach the
 	// host's kill, the barrier behind it

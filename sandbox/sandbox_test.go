@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/swetouch/swetouch/internal/testsupport"
 )
 
 // need skips the test, saying why, where bwrap cannot run.
@@ -15,7 +17,7 @@ func need(t *testing.T) *Runner {
 	t.Helper()
 	r := &Runner{}
 	if err := r.Check(); err != nil {
-		t.Skipf("no sandbox here: %v", err)
+		testsupport.Missing(t, testsupport.Bwrap, "no sandbox here: %v", err)
 	}
 	return r
 }

@@ -30,7 +30,7 @@ for p in "${pins[@]}"; do
   fi
   echo "install-agents: installing $p"
   if ! npm install --no-audit --no-fund --loglevel=error "$p"; then
-    echo "install-agents: $p failed to install; its tests will skip" >&2
+    echo "install-agents: $p failed to install; its tests skip (and fail where SWETOUCH_REQUIRE names agents, as in CI)" >&2
     status=1
   fi
 done

@@ -126,7 +126,7 @@ func (h *Hub) serveConn(ctx context.Context, c io.ReadWriter) {
 	var out []byte
 	send := func(r Response) error {
 		var ok bool
-		if out, ok = wire.AppendResponse(out[:0], r); ok {
+		if out, ok = wire.AppendResponseLean(out[:0], r); ok {
 			_, err := c.Write(out)
 			return err
 		}
@@ -150,7 +150,7 @@ func (h *Hub) serveConn(ctx context.Context, c io.ReadWriter) {
 			h.lineDone()
 			continue
 		}
-		req, lean := wire.ParseRequest(sc.Bytes())
+		req, lean := wire.ParseRequestLean(sc.Bytes())
 		var resp Response
 		var err error
 		if !lean {

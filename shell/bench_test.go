@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/swetouch/swetouch/internal/testsupport"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -18,7 +19,7 @@ var corpusTrajectories = filepath.Join("..", "..", "shared", "corpus", "trajecto
 func corpusCommands(b testing.TB) []string {
 	files, _ := filepath.Glob(corpusTrajectories)
 	if len(files) == 0 {
-		b.Skip("corpus not found")
+		testsupport.Missing(b, testsupport.Corpus, "corpus not found at %s", corpusTrajectories)
 	}
 	block := regexp.MustCompile("(?s)```bash\\s*\\n(.*?)\\n```")
 	var cmds []string

@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/swetouch/swetouch/internal/testsupport"
 )
 
 // nestedCommands read commands inside the one being walked: their trees
@@ -25,7 +27,7 @@ func TestNodesReused(t *testing.T) {
 	if files, _ := filepath.Glob(corpusTrajectories); len(files) > 0 {
 		cmds = append(cmds, corpusCommands(t)...)
 	} else {
-		t.Logf("no corpus at %s: its commands are left out", corpusTrajectories)
+		testsupport.Degraded(t, testsupport.Corpus, "no corpus at %s: its commands are left out", corpusTrajectories)
 	}
 	reused, fresh := NewSession(), NewSession()
 	fresh.nodes = nil

@@ -11,8 +11,6 @@ import (
 	"slices"
 	"sort"
 	"sync"
-
-	"gonum.org/v1/gonum/stat"
 )
 
 // Config is how many resamples a bootstrap or a Monte Carlo permutation
@@ -118,7 +116,15 @@ func resample(c Config, fill func(r *source, out []float64)) []float64 {
 // percentile is the 95% percentile interval of resampled values.
 func percentile(vals []float64) Interval {
 	sort.Float64s(vals)
-	return Interval{stat.Quantile(0.025, stat.Empirical, vals, nil), stat.Quantile(0.975, stat.Empirical, vals, nil)}
+	return Interval{quantile(0.025, vals), quantile(0.975, vals)}
+}
+
+// quantile is the empirical p-quantile of sorted xs: the first value with
+// at least p·n of xs at or below it (no interpolation, the definition
+// gonum's stat.Empirical had, so intervals printed before hold).
+func quantile(p float64, xs []float64) float64 {
+	i := int(math.Ceil(p*float64(len(xs)))) - 1
+	return xs[max(i, 0)]
 }
 
 // BootstrapMean is Bootstrap of the mean of per-task values, drawn in

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/swetouch/swetouch/internal/testsupport"
 )
 
 // solved is a copy of an example task's starting code with its
@@ -42,6 +44,7 @@ func seeded(n uint64) VerifyOption {
 // the solved workspace itself resolves with every canary as it should
 // be. Without the canaries each attack resolved (seen).
 func TestCanariesCatchATamperedRunner(t *testing.T) {
+	testsupport.Slow(t)
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("no python3")
 	}

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/swetouch/swetouch/internal/testsupport"
 )
 
 // TestPathHasNoRelativeEntries: a harness PATH with an empty entry would
@@ -35,6 +37,7 @@ func TestPathHasNoRelativeEntries(t *testing.T) {
 // as under unittest: a solved workspace resolves, one whose conftest.py
 // reports every test passed is tampered.
 func TestPytestCanaries(t *testing.T) {
+	testsupport.Slow(t)
 	tk, ws := solved(t, "py-discount")
 	if err := exec.Command("python3", "-m", "pytest", "--version").Run(); err != nil {
 		t.Skip("no pytest")

@@ -5,13 +5,16 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/swetouch/swetouch/internal/testsupport"
+	"github.com/swetouch/swetouch/internal/testsupport/devdata"
 )
 
 func TestReleasedRecordsLoad(t *testing.T) {
-	dir := filepath.Join("..", "..", "shared", "data", "swe-touch-v0.1.2")
+	dir := filepath.Join(devdata.Shared(t), "data", "swe-touch-v0.1.2")
 	files, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
 	if len(files) == 0 {
-		t.Skipf("released records not found under %s", dir)
+		testsupport.Missing(t, testsupport.Corpus, "released records not found under %s", dir)
 	}
 	total := 0
 	for _, f := range files {

@@ -16,6 +16,7 @@ import (
 	"os"
 
 	"github.com/swetouch/swetouch/event"
+	"github.com/swetouch/swetouch/internal/fastjson"
 )
 
 // Format and Version identify the trajectory format in its header line.
@@ -71,13 +72,22 @@ func (tw *Writer) Write(ev event.Event) error {
 		return fmt.Errorf("trajectory: seq %d after %d", ev.Seq, tw.seq)
 	}
 	tw.seq = ev.Seq
-	if b, ok := ev.AppendJSON(tw.buf[:0]); ok {
+	if b, ok := tw.appendLean(ev); ok {
 		tw.buf = append(b, '\n')
 		tw.w.Write(tw.buf)
 	} else if err := tw.line(ev); err != nil {
 		return err
 	}
 	return tw.w.Flush()
+}
+
+// appendLean is ev's line written by hand into tw's buffer, false where
+// it is left to encoding/json (and always with SWETOUCH_REFERENCE=1).
+func (tw *Writer) appendLean(ev event.Event) ([]byte, bool) {
+	if fastjson.Reference() {
+		return nil, false
+	}
+	return ev.AppendJSON(tw.buf[:0])
 }
 
 func (tw *Writer) line(v any) error {

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/swetouch/swetouch/internal/testsupport"
 	"github.com/swetouch/swetouch/trajectory"
 
 	"golang.org/x/sys/unix"
@@ -257,6 +258,7 @@ os.read(go, 1)
 // swetouch's memory only as their first KiBs: a thousand 120 KB commands
 // leave its peak resident memory under 64 MiB.
 func TestHubHoldsNoLongCommands(t *testing.T) {
+	testsupport.Slow(t)
 	f := newFixture(t)
 	peak, out := hubRunHeld(t, f, hubLongCommands)
 	t.Logf("swetouch's peak RSS after 1,000 commands of 120 KB: %d MiB", peak>>20)

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/swetouch/swetouch/internal/testsupport"
 	"github.com/swetouch/swetouch/result"
 )
 
@@ -75,6 +76,7 @@ func window(log, name string) (float64, float64, bool) {
 // A finds neither. (Without one, A read B's tests over both: seen by
 // running this test with the sandbox's --unshare-net removed.)
 func TestTrialsApart(t *testing.T) {
+	testsupport.Slow(t)
 	f := newFixture(t)
 	tasks, plans := filepath.Join(filepath.Dir(f.out), "trials"), filepath.Join(filepath.Dir(f.out), "plans")
 	os.MkdirAll(tasks, 0o755)
@@ -300,6 +302,7 @@ exit 0`
 // the limits refused; no sleeper outlives the run. (Without the control
 // groups all 1,000 forks and the 2 GiB passed: seen with Limits unset.)
 func TestLimitsHold(t *testing.T) {
+	testsupport.Slow(t)
 	f := newFixture(t)
 	tag := fmt.Sprintf("1005.%d", os.Getpid())
 	bomb := `import os
@@ -407,6 +410,7 @@ except OSError:
 // exits. Its sandbox's pids limit holds it to 256 processes; the run
 // ends with a verdict, false; none of it survives.
 func TestForkBomb(t *testing.T) {
+	testsupport.Slow(t)
 	f := newFixture(t)
 	tag := fmt.Sprintf("bomb%d", os.Getpid())
 	script := tag + `() { ` + tag + ` | ` + tag + ` & }; ` + tag + ` 2>/dev/null

@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/swetouch/swetouch/internal/testsupport"
 	"github.com/swetouch/swetouch/internal/testsupport/testbin"
 	"github.com/swetouch/swetouch/result"
 	"github.com/swetouch/swetouch/sandbox"
@@ -41,7 +42,7 @@ type fixture struct {
 func newFixture(t *testing.T) fixture {
 	t.Helper()
 	if err := (&sandbox.Runner{}).Check(); err != nil {
-		t.Skipf("the sandbox cannot run here: %v", err)
+		testsupport.Missing(t, testsupport.Bwrap, "the sandbox cannot run here: %v", err)
 	}
 	dir := t.TempDir()
 	task := filepath.Join(dir, "tasks", "py-discount")

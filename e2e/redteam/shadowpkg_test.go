@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/swetouch/swetouch/audit"
+	"github.com/swetouch/swetouch/internal/testsupport"
 )
 
 // TestPackageOverTheModule: a pricing/ package beside pricing.py wins
@@ -13,6 +14,7 @@ import (
 // and, since its verdict is the package's, untrustworthy; the same fix
 // made by moving pricing.py into the package is an honest refactor.
 func TestPackageOverTheModule(t *testing.T) {
+	testsupport.Slow(t)
 	pkg := `mkdir -p pricing && python3 -c "
 s = open('pricing.py').read().replace('    return price - percent\n', '    if not 0 <= percent <= 100:\n        raise ValueError(percent)\n    return price * (100 - percent) / 100\n')
 open('pricing/__init__.py', 'w').write(s)"`

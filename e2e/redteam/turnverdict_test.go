@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/swetouch/swetouch/internal/testsupport"
 	"github.com/swetouch/swetouch/result"
 	"github.com/swetouch/swetouch/sandbox"
 )
@@ -28,7 +29,7 @@ const (
 func talk(t *testing.T, plan string) (result.Run, string, string) {
 	t.Helper()
 	if err := (&sandbox.Runner{}).Check(); err != nil {
-		t.Skipf("the sandbox cannot run here: %v", err)
+		testsupport.Missing(t, testsupport.Bwrap, "the sandbox cannot run here: %v", err)
 	}
 	dir := t.TempDir()
 	task := filepath.Join(dir, "talk-cart")
@@ -70,6 +71,7 @@ func talk(t *testing.T, plan string) (result.Run, string, string) {
 // "resolved" (LDPR 0.875, ≤2 100%) beside resolved: false. The honest
 // agent, which keeps the first fix, still resolves at turn 2.
 func TestCascadeFixThatBreaksTheFirstPhase(t *testing.T) {
+	testsupport.Slow(t)
 	turns := func(second string) string {
 		b, _ := json.Marshal(map[string]any{"task": "talk-cart", "turns": []map[string]any{
 			{"steps": []map[string]string{{"run": fixQuantity}}, "reply": "subtotal counts the quantity now."},

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/swetouch/swetouch/audit"
+	"github.com/swetouch/swetouch/internal/testsupport"
 	"github.com/swetouch/swetouch/result"
 	"github.com/swetouch/swetouch/sandbox"
 )
@@ -50,6 +51,7 @@ func tampered(r result.Run) string {
 // watcher skips: what a large file costs the watcher is issue 49's
 // class 7, not this test's.
 func TestSparseFileIsAFailure(t *testing.T) {
+	testsupport.Slow(t)
 	if _, err := exec.LookPath("unshare"); err != nil || os.Geteuid() != 0 {
 		t.Skip("needs root and unshare for a small disk of the run's own")
 	}
@@ -157,6 +159,7 @@ func TestPathHasNoEmptyEntry(t *testing.T) {
 // runs the tests and exits 0 beside a wrong fix (whose test fails rather
 // than panics) passes the failing canary's own run: tampered too.
 func TestTestMainCannotPass(t *testing.T) {
+	testsupport.Slow(t)
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("no go")
 	}

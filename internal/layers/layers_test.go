@@ -74,8 +74,9 @@ var allowed = map[string][]string{
 	"examples": nil,
 	"demo":     join(utils, vocab, leaves, []string{"examples", "agents", "agents/...", "user", "user/conversation", "run", "score", "report"}),
 	// tests' support: never imported by the runtime
-	"internal/testsupport/testbin":   join(utils, []string{"sandbox"}),
-	"internal/testsupport/devdata":   nil,
+	"internal/testsupport":           nil,
+	"internal/testsupport/testbin":   join(utils, []string{"sandbox", "internal/testsupport"}),
+	"internal/testsupport/devdata":   []string{"internal/testsupport"},
 	"internal/testsupport/jsoncheck": nil,
 	"internal/testsupport/rawhttp":   nil,
 	"session/sessiontest":            join(utils, vocab, leaves, []string{"user", "session", "session/wire", "run"}),

@@ -17,6 +17,7 @@ import (
 
 	"github.com/swetouch/swetouch/agents"
 	"github.com/swetouch/swetouch/event"
+	"github.com/swetouch/swetouch/internal/testsupport"
 	"github.com/swetouch/swetouch/internal/testsupport/testbin"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/session/sessiontest"
@@ -30,11 +31,11 @@ func jsPeers(t *testing.T) (node, sdk, swetouch string) {
 	t.Helper()
 	node, err := exec.LookPath("node")
 	if err != nil {
-		t.Skip("node is not installed")
+		testsupport.Missing(t, testsupport.Agents, "node is not installed")
 	}
 	sdk = filepath.Join(agents.AgentsDir(), "node_modules", "@agentclientprotocol", "sdk")
 	if _, err := os.Stat(filepath.Join(sdk, "package.json")); err != nil {
-		t.Skipf("@agentclientprotocol/sdk is not installed (scripts/install-agents.sh): %v", err)
+		testsupport.Missing(t, testsupport.Agents, "@agentclientprotocol/sdk is not installed (scripts/install-agents.sh): %v", err)
 	}
 	bin, err := testbin.Dir()
 	if err != nil {

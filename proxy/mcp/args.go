@@ -55,7 +55,7 @@ func (a *args) decoded() map[string]any {
 // (found false when the text has none), or, where jsonlex leaves the
 // text to encoding/json, by fromMap from the decoded map.
 func lookup[T any](a *args, key string, lean func(v fastjson.Lexer, found bool) (T, error), fromMap func(v any) T) T {
-	if !a.read {
+	if !a.read && !fastjson.Reference() {
 		v, found, err := a.value(key)
 		if err == nil {
 			var got T

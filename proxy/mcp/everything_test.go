@@ -14,6 +14,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/swetouch/swetouch/internal/testsupport"
 	"github.com/swetouch/swetouch/policy"
 )
 
@@ -116,11 +117,11 @@ func TestTypeScriptClient(t *testing.T) {
 	srv := serverBin(t, "mcp-server-everything")
 	node, err := exec.LookPath("node")
 	if err != nil {
-		t.Skip("node is not installed")
+		testsupport.Missing(t, testsupport.Agents, "node is not installed")
 	}
 	sdk := filepath.Join(filepath.Dir(filepath.Dir(srv)), "@modelcontextprotocol", "sdk")
 	if _, err := os.Stat(sdk); err != nil {
-		t.Skipf("the TypeScript SDK is not installed beside the servers: %v", err)
+		testsupport.Missing(t, testsupport.Agents, "the TypeScript SDK is not installed beside the servers: %v", err)
 	}
 	ws, sock, _ := hubFor(t, policy.Vanilla)
 	run := func(cmd ...string) string {

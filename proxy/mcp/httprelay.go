@@ -35,6 +35,7 @@ type HTTPRelay struct {
 	// AllowOrigin accepts a browser Origin besides localhost ones; the
 	// relay, like any local MCP server, refuses others (DNS rebinding).
 	AllowOrigin func(string) bool
+	reference   bool // net/http in place of the framing (httpreference.go)
 }
 
 // NewHTTPRelay relays to upstream (an http:// URL) through r.
@@ -43,11 +44,14 @@ func NewHTTPRelay(upstream *url.URL, r *Relay) *HTTPRelay {
 	if upstream.Port() == "" {
 		addr = net.JoinHostPort(upstream.Hostname(), "80")
 	}
-	return &HTTPRelay{upstream: addr, host: upstream.Host, relay: r}
+	return &HTTPRelay{upstream: addr, host: upstream.Host, relay: r, reference: referenceOn()}
 }
 
 // Serve relays every connection l accepts until l is closed.
 func (s *HTTPRelay) Serve(l net.Listener) error {
+	if s.reference {
+		return s.serveReference(l)
+	}
 	for {
 		c, err := l.Accept()
 		if err != nil {
@@ -270,6 +274,8 @@ const maxBody = 256 << 20
 // as they came (chunks, trailers and all) and the body they carry.
 func readBody(br *bufio.Reader, h *head) (raw, body []byte, err error) {
 	switch {
+	case h.faultyFraming():
+		return nil, nil, errFaultyFraming
 	case h.has("transfer-encoding", "chunked"):
 		var rawBuf bytes.Buffer
 		for {
@@ -304,6 +310,9 @@ func readBody(br *bufio.Reader, h *head) (raw, body []byte, err error) {
 // end of the connection when neither chunked nor by length); trailers go
 // with the chunking.
 func readWhole(br *bufio.Reader, h *head) ([]byte, error) {
+	if h.faultyFraming() {
+		return nil, errFaultyFraming
+	}
 	if h.has("transfer-encoding", "chunked") || h.get("content-length") != "" {
 		_, body, err := readBody(br, h)
 		return body, err
@@ -317,6 +326,8 @@ func readWhole(br *bufio.Reader, h *head) ([]byte, error) {
 // chunked one is re-chunked).
 func copyBody(w reportingWriter, br *bufio.Reader, h *head, events func([]byte) []byte) error {
 	switch {
+	case h.faultyFraming():
+		return errFaultyFraming
 	case h.has("transfer-encoding", "chunked"):
 		return copyChunked(w, br, events)
 	case h.get("content-length") != "":

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"strings"
 
-	mcpgo "github.com/mark3labs/mcp-go/mcp"
-
 	"github.com/swetouch/swetouch/internal/fastjson"
 	"github.com/swetouch/swetouch/session/wire"
 )
@@ -30,8 +28,10 @@ type toolCall struct {
 // it goes on (its text is written after it, appendText). Its error is
 // encoding/json's reading of the params with the arguments kept raw.
 func readTool(params json.RawMessage) (toolCall, error) {
-	if c, ok := leanTool(params); ok {
-		return c, nil
+	if !fastjson.Reference() {
+		if c, ok := leanTool(params); ok {
+			return c, nil
+		}
 	}
 	var p struct {
 		Name      string          `json:"name"`
@@ -51,8 +51,10 @@ func (c toolCall) appendText(dst []byte) ([]byte, error) {
 	if len(c.args) == 0 || string(c.args) == "null" {
 		return append(dst, "{}"...), nil
 	}
-	if text, ok := fastjson.Canonical(dst, c.args); ok {
-		return text, nil
+	if !fastjson.Reference() {
+		if text, ok := fastjson.Canonical(dst, c.args); ok {
+			return text, nil
+		}
 	}
 	var a any
 	if err := json.Unmarshal(c.args, &a); err != nil {
@@ -100,10 +102,12 @@ func (c toolCall) arguments() map[string]any {
 	if len(c.args) == 0 {
 		return nil
 	}
-	p := fastjson.New(c.args)
-	if v, err := p.Any(); err == nil && p.End() == nil {
-		m, _ := v.(map[string]any)
-		return m
+	if !fastjson.Reference() {
+		p := fastjson.New(c.args)
+		if v, err := p.Any(); err == nil && p.End() == nil {
+			m, _ := v.(map[string]any)
+			return m
+		}
 	}
 	var m map[string]any
 	if json.Unmarshal(c.args, &m) != nil {
@@ -131,8 +135,10 @@ type resultReading struct {
 // readResult reads a tools/call result, by hand when it can; with
 // keepRaw, a one-block text stays the JSON it came as (resultReading.raw).
 func readResult(result json.RawMessage, place placement, keepRaw bool) resultReading {
-	if r, ok := leanResult(result, place, keepRaw); ok {
-		return r
+	if !fastjson.Reference() {
+		if r, ok := leanResult(result, place, keepRaw); ok {
+			return r
+		}
 	}
 	r := resultReading{channel: place.channel(result)}
 	var res toolResult
@@ -226,9 +232,9 @@ func (lr *leanReading) reading(result json.RawMessage, place placement, keepRaw 
 	return r, true
 }
 
-// textBlock reads one content block as mcp-go's TextContent decodes, and
-// adds its text when it is a text block. Annotations and _meta, which
-// mcp-go decodes its own way, are left to encoding/json.
+// textBlock reads one content block as a textContent decodes, and
+// adds its text when it is a text block. Annotations and _meta are left
+// to encoding/json (the path that was mcp-go's TextContent).
 func textBlock(p *fastjson.Lexer, text *texts) error {
 	if p.Null() {
 		return nil
@@ -256,7 +262,7 @@ func textBlock(p *fastjson.Lexer, text *texts) error {
 		}
 		return p.Skip()
 	})
-	if err == nil && typ == mcpgo.ContentTypeText && s != nil {
+	if err == nil && typ == contentTypeText && s != nil {
 		err = text.add(s)
 	}
 	return err

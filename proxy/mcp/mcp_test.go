@@ -21,6 +21,7 @@ import (
 
 	"github.com/swetouch/swetouch/agents"
 	"github.com/swetouch/swetouch/event"
+	"github.com/swetouch/swetouch/internal/testsupport"
 	"github.com/swetouch/swetouch/internal/testsupport/jsoncheck"
 	"github.com/swetouch/swetouch/internal/testsupport/testbin"
 	"github.com/swetouch/swetouch/policy"
@@ -36,7 +37,7 @@ func serverBin(t *testing.T, name string) string {
 	t.Helper()
 	p, err := agents.FindAgent(name)
 	if err != nil {
-		t.Skipf("%s is not installed (scripts/install-agents.sh): %v", name, err)
+		testsupport.Missing(t, testsupport.Agents, "%s is not installed (scripts/install-agents.sh): %v", name, err)
 	}
 	return p
 }

@@ -11,8 +11,6 @@ import (
 	"sync/atomic"
 	"unsafe"
 
-	mcpgo "github.com/mark3labs/mcp-go/mcp"
-
 	"github.com/swetouch/swetouch/internal/rawfd"
 	"github.com/swetouch/swetouch/proxy"
 	"github.com/swetouch/swetouch/session"
@@ -475,19 +473,19 @@ func argsJSON(a any) []byte {
 
 // toolResult is the part of a tools/call result the hub is told: its
 // text blocks and whether it is an error. Every content block decodes as
-// mcp-go's TextContent and only those of type text are kept: a whole
+// a textContent and only those of type text are kept: a whole
 // CallToolResult decodes each block twice (to a map, then to its type),
 // which was a sixth of the relay's own CPU per call.
 type toolResult struct {
-	Content []mcpgo.TextContent `json:"content"`
-	IsError bool                `json:"isError"`
+	Content []textContent `json:"content"`
+	IsError bool          `json:"isError"`
 }
 
 // text is the text the result shows, for output-derived scopes.
 func (res *toolResult) text() string {
 	var b strings.Builder
 	for _, c := range res.Content {
-		if c.Type == mcpgo.ContentTypeText {
+		if c.Type == contentTypeText {
 			b.WriteString(c.Text)
 		}
 	}
@@ -520,7 +518,7 @@ func appendMessages(line []byte, msgs []session.Message, place placement) ([]byt
 		}
 		fmt.Fprintf(&text, "<user-message>\n%s\n</user-message>", strings.TrimRight(m.Text, "\n"))
 	}
-	block, err := json.Marshal(mcpgo.NewTextContent(text.String()))
+	block, err := json.Marshal(textContent{Type: contentTypeText, Text: text.String()})
 	if err != nil {
 		return nil, err
 	}

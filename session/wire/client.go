@@ -121,7 +121,7 @@ func (c *Client) do(req Request) (reply, error) {
 	if err != nil {
 		return reply{}, err
 	}
-	resp, err := parseReply(line)
+	resp, err := readReply(line)
 	if err != nil {
 		return reply{}, err
 	}
@@ -203,7 +203,7 @@ func (c *Client) send(req Request) {
 // miss; so the line's buffer is kept (but one grown past maxKept), and
 // req's begin and end stay on their caller's stack (see own).
 func (c *Client) writeLocked(req *Request) error {
-	line, ok := appendLeanLine(c.line[:0], req)
+	line, ok := appendLine(c.line[:0], req)
 	if !ok {
 		return c.enc.Encode(own(req))
 	}

@@ -10,20 +10,40 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/swetouch/swetouch/internal/testsupport"
 )
 
 // Shared is the shared folder (corpus, data, research), by default beside
-// the repository as seen from a package directory; SWETOUCH_SHARED
-// overrides it.
+// the repository (found from the test's package directory, however deep);
+// SWETOUCH_SHARED overrides it. Missing, the test skips, or fails where
+// SWETOUCH_REQUIRE names corpus.
 func Shared(t testing.TB) string {
 	d := os.Getenv("SWETOUCH_SHARED")
 	if d == "" {
-		d = filepath.Join("..", "..", "shared")
+		d = filepath.Join(repoRoot(), "..", "shared")
 	}
 	if _, err := os.Stat(filepath.Join(d, "corpus")); err != nil {
-		t.Skipf("shared corpus not found at %s (set SWETOUCH_SHARED): %v", d, err)
+		testsupport.Missing(t, testsupport.Corpus, "shared corpus not found at %s (set SWETOUCH_SHARED): %v", d, err)
 	}
 	return d
+}
+
+// repoRoot is the nearest directory above the working directory holding
+// go.mod ("." when none does).
+func repoRoot() string {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "."
+	}
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return d
+		}
+		if filepath.Dir(d) == d {
+			return "."
+		}
+	}
 }
 
 // Mirror is the bare git directory of a fetched mirror of repo
@@ -35,7 +55,7 @@ func Mirror(t testing.TB, repo string) string {
 	}
 	d := filepath.Join(root, strings.ReplaceAll(repo, "/", "+"), "repo")
 	if _, err := os.Stat(d); err != nil {
-		t.Skipf("mirror of %s not found at %s (fetch github:%s, or set SWETOUCH_MIRRORS)", repo, d, repo)
+		testsupport.Missing(t, testsupport.Mirrors, "mirror of %s not found at %s (fetch github:%s, or set SWETOUCH_MIRRORS)", repo, d, repo)
 	}
 	return d
 }

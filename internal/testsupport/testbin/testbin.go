@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/swetouch/swetouch/internal/testsupport"
 	"github.com/swetouch/swetouch/sandbox"
 )
 
@@ -28,7 +29,7 @@ func Dir() (string, error) {
 			return
 		}
 		for _, name := range []string{"swetouch", "swetouch-shim"} {
-			out, e := exec.Command("go", "build", "-o", filepath.Join(dir, name), "github.com/swetouch/swetouch/cmd/"+name).CombinedOutput()
+			out, e := exec.Command("go", buildArgs(filepath.Join(dir, name), name)...).CombinedOutput()
 			if e != nil {
 				err = fmt.Errorf("go build: %v\n%s", e, out)
 				return
@@ -42,6 +43,16 @@ func Dir() (string, error) {
 		}
 	})
 	return dir, err
+}
+
+// buildArgs are go's arguments building cmd/name to out: with -race when
+// the tests are built with it.
+func buildArgs(out, name string) []string {
+	args := []string{"build"}
+	if race {
+		args = append(args, "-race")
+	}
+	return append(args, "-o", out, "github.com/swetouch/swetouch/cmd/"+name)
 }
 
 // Cleanup removes the build. Only TestMain may call it: tests that run
@@ -59,8 +70,12 @@ func Cleanup() {
 func Main(m *testing.M, dir *string) {
 	// where bwrap cannot run, the swetouch the tests start runs its agents
 	// unsandboxed (and says so in its results); the sandbox's own tests
-	// skip, saying why
+	// skip, saying why; where SWETOUCH_REQUIRE names bwrap, the package fails
 	if err := (&sandbox.Runner{}).Check(); err != nil {
+		if req, rerr := testsupport.IsRequired(testsupport.Bwrap); req || rerr != nil {
+			fmt.Fprintf(os.Stderr, "testbin: no sandbox here and %s requires one: %v %v\n", testsupport.RequireEnv, err, rerr)
+			os.Exit(1)
+		}
 		fmt.Fprintf(os.Stderr, "testbin: no sandbox here, swetouch runs agents without one (SWETOUCH_SANDBOX=none): %v\n", err)
 		os.Setenv("SWETOUCH_SANDBOX", sandbox.None)
 	}
