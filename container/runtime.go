@@ -131,10 +131,13 @@ func (r *Runtime) Output(ctx context.Context, args ...string) ([]byte, error) {
 // enter the agent's network namespace and relay its model endpoint in,
 // as it does on the host: without it the agent would have to share the
 // container's network, where every endpoint relayed for the hub (the
-// user's model, a judge's) listens too. bwrap gives the agent none of
-// root's capabilities, as on the host.
+// user's model, a judge's) listens too. And CAP_SYS_PTRACE, since the
+// agent's sandbox runs as a uid of its trial's own (sandbox.Lease): to
+// open another uid's /proc/PID/ns/net, root needs it, as it has on the
+// host. bwrap gives the agent none of root's capabilities, as on the
+// host.
 func (r *Runtime) SandboxOptions() []string {
-	caps := []string{"--cap-add", "SYS_ADMIN"}
+	caps := []string{"--cap-add", "SYS_ADMIN", "--cap-add", "SYS_PTRACE"}
 	if r.Name == Docker {
 		return append([]string{"--security-opt", "seccomp=unconfined", "--security-opt", "systempaths=unconfined"}, caps...)
 	}
