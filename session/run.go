@@ -20,6 +20,7 @@ import (
 	"github.com/swetouch/swetouch/replay"
 	"github.com/swetouch/swetouch/result"
 	"github.com/swetouch/swetouch/sandbox"
+	"github.com/swetouch/swetouch/shim"
 	"github.com/swetouch/swetouch/task"
 	"github.com/swetouch/swetouch/user"
 )
@@ -137,6 +138,7 @@ func Run(ctx context.Context, cfg RunConfig) (*result.Run, error) {
 		}
 		res.Network = n.Label()
 	}
+	res.ShellsUnseen = sandbox.UnseenShells(cfg.Sandbox.Runner != nil)
 	if res.AgentName == "" && len(cfg.Agent) > 0 {
 		res.AgentName = filepath.Base(cfg.Agent[0])
 	}
@@ -451,6 +453,11 @@ func agentProcess(cfg RunConfig, cmd *exec.Cmd, host *Host, ws string) (agentPro
 		if exe, err := filepath.EvalSymlinks(link); err == nil && !slices.Contains(spec.ReadOnly, exe) {
 			spec.ReadOnly = append(spec.ReadOnly, exe)
 		}
+	}
+	// the shim at /bin/sh and /bin/bash too: agents that start a shell
+	// by absolute path pass it
+	if exe, err := filepath.EvalSymlinks(filepath.Join(host.ShimDir, "bash")); err == nil {
+		spec.Shells = sandbox.Shells{Shim: exe, Real: shim.RealShellDir}
 	}
 	spec.ReadOnly = append(spec.ReadOnly, sandbox.Install(cmd.Path)...)
 	// a file the agent is given on its command line (a plan, a
