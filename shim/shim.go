@@ -67,7 +67,13 @@ func Main(argv0 string, args []string) int {
 	}
 	cmd, ok := commandOf(args)
 	sock := os.Getenv(EnvSocket)
-	if !ok || sock == "" || os.Getenv(EnvInside) != "" {
+	inside := os.Getenv(EnvInside) != ""
+	if !ok && sock != "" && !inside {
+		if s, src, ok := agentScriptOf(args); ok {
+			return runScript(sock, real, argv0, args, s, src)
+		}
+	}
+	if !ok || sock == "" || inside {
 		// not ours to watch: become the real shell
 		err := syscall.Exec(real, append([]string{argv0}, args...), os.Environ())
 		fmt.Fprintf(os.Stderr, "swetouch shell: exec %s: %v\n", real, err)

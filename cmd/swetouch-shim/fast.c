@@ -498,6 +498,67 @@ static void run(const char *sock, const char *name, const char *argv0, char **ar
 	_exit(status);
 }
 
+// agent_script reports whether the script at path may be one of the
+// agent's (shim's agentScript decides): not under the system's folders
+// nor in a folder on PATH. It errs towards yes, which costs only the Go
+// runtime's start.
+static int agent_script(const char *path) {
+	char real[4096];
+	if (!realpath(path, real)) return 0; // no such script: the shell says so
+	static const char *sys[] = {"/usr/", "/bin/", "/sbin/", "/lib/", "/lib32/", "/lib64/", "/libx32/", "/etc/", "/opt/"};
+	for (size_t i = 0; i < sizeof sys / sizeof *sys; i++)
+		if (!strncmp(real, sys[i], strlen(sys[i]))) return 0;
+	char *slash = strrchr(real, '/');
+	if (!slash) return 1;
+	*slash = 0;
+	const char *dir = slash == real ? "/" : real;
+	struct buf c = {0};
+	const char *path_env = getenv("PATH");
+	for (const char *d = path_env ? path_env : ""; *d;) {
+		const char *e = strchrnul(d, ':');
+		if (e > d && *d == '/') {
+			clean(d, (size_t)(e - d), &c);
+			if (!c.bad && !strcmp(c.p, dir)) {
+				free(c.p);
+				return 0;
+			}
+		}
+		d = *e ? e + 1 : e;
+	}
+	free(c.p);
+	return 1;
+}
+
+// script_of reports whether a shell's arguments (n of them) run a script
+// of the agent's, as shim's scriptOf reads them: a file named after the
+// options, or a regular file on stdin (bash -s < do.sh). The Go path
+// runs such a script, each of its commands a step.
+static int script_of(int n, char **args) {
+	int from_stdin = 0;
+	for (int i = 0; i < n; i++) {
+		const char *a = args[i];
+		if (!strcmp(a, "--") || !strcmp(a, "-")) {
+			if (i + 1 < n && !from_stdin) return agent_script(args[i + 1]);
+			break;
+		}
+		if (!strcmp(a, "-o") || !strcmp(a, "+o") || !strcmp(a, "-O") || !strcmp(a, "+O")) {
+			i++;
+		} else if (!strncmp(a, "--", 2)) {
+			if (strcmp(a, "--posix") && strcmp(a, "--norc") && strcmp(a, "--noprofile") && strcmp(a, "--noediting") &&
+			    strcmp(a, "--restricted"))
+				return 0;
+		} else if (strlen(a) > 1 && (a[0] == '-' || a[0] == '+')) {
+			if (strpbrk(a + 1, "cilDO")) return 0;
+			if (strchr(a + 1, 's')) from_stdin = 1;
+		} else {
+			if (from_stdin) break;
+			return agent_script(a);
+		}
+	}
+	struct stat st;
+	return fstat(0, &st) == 0 && S_ISREG(st.st_mode);
+}
+
 // is_shell reports whether name is a shell the shim stands in for (as
 // shim.Shell).
 static int is_shell(const char *name) {
@@ -525,7 +586,9 @@ __attribute__((constructor)) static void swetouch_fast(int argc, char **argv, ch
 	int ci = command_of(argc - 1, argv + 1);
 	const char *sock = getenv("SWETOUCH_SOCKET");
 	const char *inside = getenv("SWETOUCH_SHIM_INSIDE");
-	if (ci < 0 || !sock || !*sock || (inside && *inside)) {
+	int watched = sock && *sock && !(inside && *inside);
+	if (ci < 0 && watched && script_of(argc - 1, argv + 1)) return; // a script of steps: the Go path
+	if (ci < 0 || !watched) {
 		// not ours to watch
 		if (!real_shell(name, real, sizeof real)) return; // the Go path says why
 		exec_real(real, argv0, argv, envp);
