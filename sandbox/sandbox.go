@@ -237,8 +237,6 @@ func (r *Runner) args(cmd *exec.Cmd, spec Spec) ([]string, string, error) {
 	if o, ok := r.Over[shim]; ok {
 		shim = o // swetouch as the shim: its copy without the examples
 	}
-	shells, sh := spec.Shells.args(shim)
-	a = append(a, shells...)
 	binds, err := spec.binds()
 	if err != nil {
 		return nil, "", err
@@ -247,6 +245,10 @@ func (r *Runner) args(cmd *exec.Cmd, spec Spec) ([]string, string, error) {
 		a = append(a, "--tmpfs", spec.Home)
 	}
 	a = append(a, binds...)
+	// after the binds: one of a shell's own path (the agent run as
+	// `/usr/bin/bash agent.sh`, its install bound) must not undo it
+	shells, sh := spec.Shells.args(shim)
+	a = append(a, shells...)
 	bound := append(slices.Clone(system), append(spec.Writable, spec.ReadOnly...)...)
 	a = append(a, spec.masks(bound)...)
 	a = append(a, r.over(bound)...)

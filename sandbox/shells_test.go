@@ -25,7 +25,10 @@ func TestShellsStandIn(t *testing.T) {
 	}
 	ws := filepath.Join(dir, "ws")
 	os.MkdirAll(ws, 0o755)
-	spec := Spec{Writable: []string{ws}, Home: "/root", Dir: ws, Shells: Shells{Shim: fake, Real: real}}
+	// the agent's install bound at a shell's own path (an agent run as
+	// `/usr/bin/bash agent.sh`) does not undo the shim there
+	bash, _ := filepath.EvalSymlinks("/bin/bash")
+	spec := Spec{Writable: []string{ws}, ReadOnly: []string{bash}, Home: "/root", Dir: ws, Shells: Shells{Shim: fake, Real: real}}
 	run := func(args ...string) (string, error) {
 		var out bytes.Buffer
 		cmd := exec.Command(args[0], args[1:]...)

@@ -2,6 +2,8 @@ package shim
 
 import (
 	"os"
+
+	"golang.org/x/sys/unix"
 	"path/filepath"
 	"strings"
 )
@@ -14,6 +16,9 @@ type script struct {
 	path  string   // the script file; "" when read from stdin
 	stdin bool
 	args  []string // its positional parameters
+	// agent: the script is the agent itself (started by the sandbox's
+	// pid 1): what its commands start in turn is the agent's too
+	agent bool
 }
 
 // scriptOf finds the script of a shell's arguments, bash's rule: the
@@ -75,22 +80,30 @@ func scriptOf(args []string) (script, bool) {
 // internals, not the agent's commands.
 var systemDirs = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt"}
 
-// agentScript reports whether the script at path is one the agent runs
-// as its own rather than a tool's: not under the system directories, and
-// not in a folder on PATH (pyenv's shims, a version manager's bash
-// scripts), which the agent reaches as commands. Its own helper script,
-// a script it is, or one in the workspace, is.
+// agentScript reports whether the script at path is one the agent wrote
+// and runs as its own rather than a tool's: a file it could change (in
+// the workspace, its /tmp or home; a sandbox shows everything else
+// read-only), not under the system directories, and not in a folder on
+// PATH (pyenv's shims and libexec, a version manager's bash scripts),
+// which the agent reaches as commands. A tool's script passes through as
+// before: its internals are no actions of the agent's.
 func agentScript(path, pathEnv string) bool {
+	return unix.Access(path, unix.W_OK) == nil && !toolScript(path, pathEnv)
+}
+
+// toolScript reports whether the script at path is a tool's: under the
+// system directories or in a folder on PATH.
+func toolScript(path, pathEnv string) bool {
 	abs, err := filepath.Abs(path)
 	if err != nil {
-		return false
+		return true
 	}
 	if real, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = real
 	}
 	for _, d := range systemDirs {
 		if abs == d || strings.HasPrefix(abs, d+"/") {
-			return false
+			return true
 		}
 	}
 	dir := filepath.Dir(abs)
@@ -99,13 +112,13 @@ func agentScript(path, pathEnv string) bool {
 			continue
 		}
 		if filepath.Clean(p) == dir || filepath.Clean(p) == filepath.Dir(path) {
-			return false
+			return true
 		}
 		if r, err := filepath.EvalSymlinks(p); err == nil && r == dir {
-			return false
+			return true
 		}
 	}
-	return true
+	return false
 }
 
 // source reads the script's text: its file, or for stdin what is left of

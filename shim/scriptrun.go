@@ -19,7 +19,11 @@ import (
 // the agent's (agentScript) and its text can be read.
 func agentScriptOf(args []string) (script, []byte, bool) {
 	s, ok := scriptOf(args)
-	if !ok || !s.stdin && !agentScript(s.path, os.Getenv("PATH")) {
+	if !ok {
+		return s, nil, false
+	}
+	s.agent = !s.stdin && startedAsAgent(s.path) && !toolScript(s.path, os.Getenv("PATH"))
+	if !s.stdin && !s.agent && !agentScript(s.path, os.Getenv("PATH")) {
 		return s, nil, false
 	}
 	src, ok := s.source()
@@ -82,6 +86,11 @@ func RunScript(h Hub, real, argv0 string, args []string, s script, src []byte) i
 	c := exec.Command(real, cmdArgs...)
 	c.Args[0] = argv0
 	c.Env = childEnv(os.Environ(), os.Getenv(EnvDir))
+	if s.agent {
+		// the agent's commands start shells of their own that are its
+		// actions (a wrapper's last command is the agent it starts)
+		c.Env = agentEnv(os.Environ())
+	}
 	c.Stdin = os.Stdin
 	st := &steps{h: h, stmts: stmts, ack: ackF}
 	tty := term.IsTerminal(int(os.Stdout.Fd()))
@@ -257,7 +266,7 @@ func readable(fd int32) bool {
 // the one the call names.
 func (st *steps) step(call hookCall) {
 	st.end(call.status, 0)
-	if call.index < 0 || call.index >= len(st.stmts) {
+	if call.index < 0 || call.index >= len(st.stmts) || st.stmts[call.index].exec {
 		return
 	}
 	id, err := st.h.Begin(wire.Begin{Command: st.stmts[call.index].text, Cwd: call.cwd, Source: "shell"})
@@ -284,3 +293,48 @@ func (st *steps) end(status int, sig syscall.Signal) {
 
 // finish ends the last step with the script's own exit.
 func (st *steps) finish(status int, sig syscall.Signal) { st.end(status, sig) }
+
+// agentEnv is the environment of an agent that is a script: its own,
+// without the mark of a command's inside.
+func agentEnv(env []string) []string {
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, EnvInside+"=") {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// startedAsAgent reports whether the script at path is the agent itself:
+// the sandbox's pid 1 started it (its parent, through the start script's
+// exec) and names it on its command line, which shows the agent's command
+// after bwrap's `-- sh -c SCRIPT` (sandbox.Runner.Command). A script the
+// agent's first program execs in turn (pyenv's shim execs its libexec)
+// is not named there.
+func startedAsAgent(path string) bool {
+	if os.Getppid() != 1 {
+		return false
+	}
+	b, err := os.ReadFile("/proc/1/cmdline")
+	if err != nil {
+		return false
+	}
+	f := strings.Split(strings.TrimSuffix(string(b), "\x00"), "\x00")
+	for i, a := range f {
+		if a != "--" {
+			continue
+		}
+		if i+4 >= len(f) {
+			return false
+		}
+		abs, _ := filepath.Abs(path)
+		for _, c := range f[i+4:] {
+			if c == path || c == abs {
+				return true
+			}
+		}
+		return false
+	}
+	return false
+}

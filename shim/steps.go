@@ -35,6 +35,10 @@ const maxRewritten = 120 << 10
 type statement struct {
 	start int
 	text  string
+	// exec: the statement replaces the shell with a program (a wrapper
+	// handing over to the agent it starts); no step, since it never ends
+	// while the script's steps do
+	exec bool
 }
 
 // statements are a script's top-level commands, in order; an error when
@@ -51,7 +55,9 @@ func statements(src []byte, name string, lang syntax.LangVariant) ([]statement, 
 			return nil, fmt.Errorf("%s: a command's position is outside the script", name)
 		}
 		end = max(end, heredocEnd(s))
-		out = append(out, statement{start: start, text: strings.TrimSpace(string(src[start:min(end, len(src))]))})
+		call, _ := s.Cmd.(*syntax.CallExpr)
+		exec := call != nil && len(call.Args) > 1 && call.Args[0].Lit() == "exec"
+		out = append(out, statement{start: start, text: strings.TrimSpace(string(src[start:min(end, len(src))])), exec: exec})
 	}
 	return out, nil
 }

@@ -504,6 +504,8 @@ static void run(const char *sock, const char *name, const char *argv0, char **ar
 // runtime's start.
 static int agent_script(const char *path) {
 	char real[4096];
+	if (getppid() == 1) return 1; // the agent itself, started by the sandbox's pid 1
+	if (access(path, W_OK) != 0) return 0; // a file the agent cannot change is a tool's
 	if (!realpath(path, real)) return 0; // no such script: the shell says so
 	static const char *sys[] = {"/usr/", "/bin/", "/sbin/", "/lib/", "/lib32/", "/lib64/", "/libx32/", "/etc/", "/opt/"};
 	for (size_t i = 0; i < sizeof sys / sizeof *sys; i++)
