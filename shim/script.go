@@ -17,8 +17,46 @@ type script struct {
 	stdin bool
 	args  []string // its positional parameters
 	// agent: the script is the agent itself (started by the sandbox's
-	// pid 1): what its commands start in turn is the agent's too
+	// pid 1); an exec statement hands the agent's shells back to the shim
 	agent bool
+	// command: the script is a -c command's text (the agent started as
+	// `bash -c SCRIPT`), zero its $0
+	command bool
+	zero    string
+}
+
+// commandScript is the -c invocation args as a script: the options but
+// -c, the command's text, its $0 and its parameters.
+func commandScript(argv0 string, args []string) (script, string, bool) {
+	text, ok := commandOf(args)
+	if !ok {
+		return script{}, "", false
+	}
+	s := script{command: true, zero: argv0}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "-c":
+		case a == "--" || a == "-":
+			s.opts = append(s.opts, a)
+		case a == "-o" || a == "+o" || a == "-O" || a == "+O":
+			s.opts = append(s.opts, a, args[i+1])
+			i++
+		case len(a) > 1 && (a[0] == '-' || a[0] == '+') && !strings.HasPrefix(a, "--"):
+			if o := strings.ReplaceAll(a, "c", ""); len(o) > 1 {
+				s.opts = append(s.opts, o)
+			}
+		case strings.HasPrefix(a, "--"):
+			s.opts = append(s.opts, a)
+		default:
+			// the command's text, then its $0 and parameters
+			if i+1 < len(args) {
+				s.zero, s.args = args[i+1], args[i+2:]
+			}
+			return s, text, true
+		}
+	}
+	return script{}, "", false
 }
 
 // scriptOf finds the script of a shell's arguments, bash's rule: the

@@ -51,8 +51,11 @@ func runScript(sock, real, argv0 string, args []string, s script, src []byte) in
 // parser cannot read, or too long to pass, runs whole as one step.
 func RunScript(h Hub, real, argv0 string, args []string, s script, src []byte) int {
 	name := s.path
-	if s.stdin {
+	switch {
+	case s.stdin:
 		name = argv0
+	case s.command:
+		name = s.zero
 	}
 	stmts, err := statements(src, name, langOf(filepath.Base(argv0)))
 	if err != nil || len(stmts) == 0 {
@@ -64,7 +67,7 @@ func RunScript(h Hub, real, argv0 string, args []string, s script, src []byte) i
 	}
 	defer os.RemoveAll(dir)
 	req, ack := filepath.Join(dir, "req"), filepath.Join(dir, "ack")
-	text := rewrite(src, stmts, req, ack)
+	text := rewrite(src, stmts, req, ack, s.agent)
 	if len(text) > maxRewritten || unix.Mkfifo(req, 0o600) != nil || unix.Mkfifo(ack, 0o600) != nil {
 		return Run(h, real, argv0, args, string(src))
 	}
@@ -87,9 +90,9 @@ func RunScript(h Hub, real, argv0 string, args []string, s script, src []byte) i
 	c.Args[0] = argv0
 	c.Env = childEnv(os.Environ(), os.Getenv(EnvDir))
 	if s.agent {
-		// the agent's commands start shells of their own that are its
-		// actions (a wrapper's last command is the agent it starts)
-		c.Env = agentEnv(os.Environ())
+		// the agent's own environment, PATH and all, for what an exec
+		// statement hands over to; its commands are still marked inside
+		c.Env = append(agentEnv(os.Environ()), EnvInside+"=1")
 	}
 	c.Stdin = os.Stdin
 	st := &steps{h: h, stmts: stmts, ack: ackF}
@@ -140,7 +143,7 @@ func RunScript(h Hub, real, argv0 string, args []string, s script, src []byte) i
 	loopDone := make(chan struct{})
 	go func() {
 		defer close(loopDone)
-		st.loop(reqF, outs, dsts, exited)
+		st.loop(reqF, outs, dsts, exited, s.agent)
 	}()
 	waited := make(chan struct{})
 	go func() {
@@ -185,8 +188,11 @@ type steps struct {
 // of the hook, ends the running step with what it wrote (all of it: the
 // command has written it before its shell made the call) and begins the
 // next. It returns once the outputs are closed and the shell has exited
-// (exited at its end).
-func (st *steps) loop(req *os.File, outs, dsts []*os.File, exited *os.File) {
+// (exited at its end); for the agent itself (atExit), once the shell has
+// exited and what is in the pipes is taken: a process it left behind
+// holding them must not keep the agent running, which the sandbox ends
+// with everything in it when the agent exits.
+func (st *steps) loop(req *os.File, outs, dsts []*os.File, exited *os.File, atExit bool) {
 	st.out = &capture{}
 	fds := []unix.PollFd{{Fd: int32(req.Fd()), Events: unix.POLLIN}, {Fd: int32(exited.Fd()), Events: unix.POLLIN}}
 	for _, r := range outs {
@@ -223,6 +229,15 @@ func (st *steps) loop(req *os.File, outs, dsts []*os.File, exited *os.File) {
 		if fds[1].Revents != 0 {
 			done = true
 			fds[1].Fd = -1
+			if atExit {
+				// what is there now, and no more (a writer left behind
+				// may never stop)
+				for i := 2; i < len(fds); i++ {
+					for k := 0; k < 64 && fds[i].Fd >= 0 && readable(fds[i].Fd) && copyOnce(i-2); k++ {
+					}
+				}
+				return
+			}
 		}
 		if fds[0].Revents&unix.POLLIN == 0 {
 			continue
@@ -294,8 +309,7 @@ func (st *steps) end(status int, sig syscall.Signal) {
 // finish ends the last step with the script's own exit.
 func (st *steps) finish(status int, sig syscall.Signal) { st.end(status, sig) }
 
-// agentEnv is the environment of an agent that is a script: its own,
-// without the mark of a command's inside.
+// agentEnv is the environment without the mark of a command's inside.
 func agentEnv(env []string) []string {
 	out := make([]string, 0, len(env))
 	for _, kv := range env {

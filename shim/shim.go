@@ -73,6 +73,14 @@ func Main(argv0 string, args []string) int {
 			return runScript(sock, real, argv0, args, s, src)
 		}
 	}
+	if ok && sock != "" && !inside && startedAsAgent(cmd) {
+		// the agent is `bash -c SCRIPT`: a shell script too, each of
+		// its commands a step
+		if s, text, ok := commandScript(argv0, args); ok {
+			s.agent = true
+			return runScript(sock, real, argv0, args, s, []byte(text))
+		}
+	}
 	if !ok || sock == "" || inside {
 		// not ours to watch: become the real shell
 		err := syscall.Exec(real, append([]string{argv0}, args...), os.Environ())

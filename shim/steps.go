@@ -91,7 +91,11 @@ func langOf(name string) syntax.LangVariant {
 // the `&& :` keeps a failing status from ending a `set -e` script (a
 // command of an AND list but its last never does). Nothing is added on a
 // line of its own, so every line keeps its number.
-func rewrite(src []byte, stmts []statement, req, ack string) string {
+//
+// handOver, for the agent itself: an exec statement (a wrapper handing
+// over to the agent it starts) first unsets the mark of a command's
+// inside, so the program it becomes has its shells seen.
+func rewrite(src []byte, stmts []statement, req, ack string, handOver bool) string {
 	var b strings.Builder
 	b.Grow(len(src) + 64*len(stmts) + 256)
 	fmt.Fprintf(&b, `%s() { printf '%%s %%s %%s\n' "$1" "$2" "$PWD" >%s && read -r %s_ack <%s; return "$2"; }; `,
@@ -100,6 +104,9 @@ func rewrite(src []byte, stmts []statement, req, ack string) string {
 	for k, s := range stmts {
 		b.Write(src[at:s.start])
 		b.WriteString(hookName + " " + strconv.Itoa(k) + ` "$?" && :; `)
+		if handOver && s.exec {
+			b.WriteString("unset " + EnvInside + "; ")
+		}
 		at = s.start
 	}
 	b.Write(src[at:])

@@ -86,7 +86,7 @@ func TestRewriteRunsAsTheScript(t *testing.T) {
 			// which RunScript is; here every call is answered at once
 			ack := filepath.Join(dir, "ack")
 			os.WriteFile(ack, []byte(strings.Repeat("\n", 64)), 0o644)
-			text := strings.Replace(rewrite([]byte(src), stmts, log, ack), ">'"+log+"'", ">>'"+log+"'", 1)
+			text := strings.Replace(rewrite([]byte(src), stmts, log, ack, false), ">'"+log+"'", ">>'"+log+"'", 1)
 			got, gotErr := exec.Command(real, "-e", "-c", text, "name", "one").Output()
 			if string(got) != string(want) || exitCode(gotErr) != exitCode(wantErr) {
 				t.Errorf("rewritten: %q exit %d; the script: %q exit %d", got, exitCode(gotErr), want, exitCode(wantErr))

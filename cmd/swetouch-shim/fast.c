@@ -596,5 +596,6 @@ __attribute__((constructor)) static void swetouch_fast(int argc, char **argv, ch
 		exec_real(real, argv0, argv, envp);
 	}
 	if (isatty(1)) return; // a terminal stays a terminal: the Go path
+	if (getppid() == 1) return; // perhaps the agent itself as bash -c SCRIPT: the Go path says
 	run(sock, name, argv0, argv, envp, argv[1 + ci]);
 }
