@@ -341,7 +341,7 @@ func (h *Hub) endLocked(ctx context.Context, id int, e End, note string) error {
 	if h.w != nil && !r.told {
 		changes, syncErr = h.w.Sync(ctx)
 	}
-	if len(e.Events) == 0 && (h.own != nil && h.own(b.Command) || h.clientCommand(b.Command)) {
+	if h.own != nil && len(e.Events) == 0 && h.own(b.Command) {
 		ev := event.Event{Kind: event.Run, Source: orDefault(b.Source, "shell"), Actor: event.Harness, Command: b.Command,
 			Exit: &e.Exit, Note: "the agent's own command, not a model's action"}
 		evs := append([]event.Event{ev}, changeEvents(changes, b.Command, h.step, event.Agent)...)

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"syscall"
 	"unsafe"
 
@@ -127,16 +126,4 @@ func (h *Hub) clientFile(pid int) bool {
 		}
 	}
 	return false
-}
-
-// clientCommand reports whether command runs one of swetouch's own
-// executables (a hook an agent starts through /bin/sh, where the shim now
-// stands): the hook reports what it is about itself, and is no action.
-func (h *Hub) clientCommand(command string) bool {
-	f := strings.Fields(command)
-	if len(f) == 0 || len(h.clients) == 0 {
-		return false
-	}
-	first := strings.Trim(f[0], `'"`)
-	return filepath.IsAbs(first) && slices.Contains(h.clients, first)
 }

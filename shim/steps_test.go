@@ -115,3 +115,20 @@ func exitCode(err error) int {
 	}
 	return 0
 }
+
+// TestSwetouchCommand: a hook's command (swetouch by path, quoted or
+// not) passes the shim unrecorded; a command that only names it does not.
+func TestSwetouchCommand(t *testing.T) {
+	for cmd, want := range map[string]bool{
+		"'/opt/sw/bin/swetouch' hook claude": true,
+		"/opt/sw/bin/swetouch hook codex":    true,
+		"  \"/x/swetouch\" mcp -- srv":       true,
+		"swetouch hook claude":               false, // not by path: PATH's, not necessarily ours
+		"cat /opt/sw/bin/swetouch":           false,
+		"/opt/swetouch-data/run.sh":          false,
+	} {
+		if got := swetouchCommand(cmd); got != want {
+			t.Errorf("swetouchCommand(%q) = %v, want %v", cmd, got, want)
+		}
+	}
+}

@@ -561,6 +561,19 @@ static int script_of(int n, char **args) {
 	return fstat(0, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+// swetouch_command reports whether command runs swetouch itself by path
+// (a hook an agent starts through /bin/sh), as shim's swetouchCommand:
+// it tells the hub about itself, and passes through.
+static int swetouch_command(const char *command) {
+	while (*command == ' ' || *command == '\t') command++;
+	size_t n = strcspn(command, " \t\n;&|");
+	while (n > 0 && (*command == '\'' || *command == '"')) command++, n--;
+	while (n > 0 && (command[n - 1] == '\'' || command[n - 1] == '"')) n--;
+	static const char name[] = "/swetouch";
+	size_t k = sizeof name - 1;
+	return n >= k && memcmp(command + n - k, name, k) == 0;
+}
+
 // is_shell reports whether name is a shell the shim stands in for (as
 // shim.Shell).
 static int is_shell(const char *name) {
@@ -588,7 +601,7 @@ __attribute__((constructor)) static void swetouch_fast(int argc, char **argv, ch
 	int ci = command_of(argc - 1, argv + 1);
 	const char *sock = getenv("SWETOUCH_SOCKET");
 	const char *inside = getenv("SWETOUCH_SHIM_INSIDE");
-	int watched = sock && *sock && !(inside && *inside);
+	int watched = sock && *sock && !(inside && *inside) && !(ci >= 0 && swetouch_command(argv[1 + ci]));
 	if (ci < 0 && watched && script_of(argc - 1, argv + 1)) return; // a script of steps: the Go path
 	if (ci < 0 || !watched) {
 		// not ours to watch
