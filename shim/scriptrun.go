@@ -7,6 +7,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -84,6 +85,9 @@ func RunScript(h Hub, real, argv0 string, args []string, s script, src []byte) i
 		// the script is read here: the shell's stdin is past it, as it
 		// would be once the shell had read it all
 		os.Stdin.Seek(0, 2)
+	}
+	if s.agent {
+		warmThreads(8)
 	}
 	cmdArgs := append(append(append([]string{}, s.opts...), "-c", text, name), s.args...)
 	c := exec.Command(real, cmdArgs...)
@@ -351,4 +355,22 @@ func startedAsAgent(path string) bool {
 		return false
 	}
 	return false
+}
+
+// warmThreads has the runtime make n threads now, which it keeps idle
+// and reuses: the agent itself lives as long as its script, and a script
+// that uses up its sandbox's pids limit (a fork bomb) would otherwise
+// leave the runtime no thread to make when it next needs one, and abort
+// it (seen: pthread_create failed, the agent's shell orphaned).
+func warmThreads(n int) {
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ts := unix.Timespec{Nsec: 5e6}
+			unix.Nanosleep(&ts, nil) // a goroutine in a system call holds its thread
+		}()
+	}
+	wg.Wait()
 }
