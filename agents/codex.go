@@ -16,7 +16,7 @@ import (
 
 var codexPreset = Preset{
 	// the endpoint's model is set in its config.toml
-	Name: "codex", bin: "codex", mcp: codexMCP, instructionLast: true, Unreached: codexUnreached,
+	Name: "codex", bin: "codex", mcp: codexMCP, instructionLast: true, Unreached: codexUnreached, Own: codexOwn,
 	// without an endpoint, it runs on its user's login: one of these
 	login: login{files: []string{".codex/auth.json"}, env: []string{"OPENAI_API_KEY", "CODEX_API_KEY"}},
 	Turns: codexTurns,

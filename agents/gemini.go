@@ -9,7 +9,7 @@ import (
 )
 
 var geminiPreset = Preset{
-	Name: "gemini", bin: "gemini", mcp: geminiMCP, OfflineModel: "gemini-2.5-pro", Unreached: geminiUnreached,
+	Name: "gemini", bin: "gemini", mcp: geminiMCP, OfflineModel: "gemini-2.5-pro", Unreached: geminiUnreached, Own: geminiOwn,
 	// without an endpoint, it runs on its user's login: one of these
 	login: login{files: []string{".gemini/oauth_creds.json"}, env: []string{"GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI"}},
 	Turns: geminiTurns,
