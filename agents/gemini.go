@@ -12,7 +12,7 @@ import (
 func init() { Register(gemini) }
 
 var gemini = Agent{
-	Name: "gemini", Bin: "gemini", MCP: geminiMCP, OfflineModel: "gemini-2.5-pro", NativeRead: "read_file", Unreached: geminiUnreached,
+	Name: "gemini", Bin: "gemini", MCP: geminiMCP, OfflineModel: "gemini-2.5-pro", NativeRead: "read_file", Unreached: geminiUnreached, Own: geminiOwn,
 	Shell: []ShellTool{{Name: "run_shell_command", Args: commandArg("command")}},
 	MCPConfig: &MCPConfig{
 		Path: func(home string, _ func(string) string) string {

@@ -49,6 +49,11 @@ type Run struct {
 	// Sandbox is the isolation the agent and the tests had: "bwrap" or
 	// "none".
 	Sandbox string `json:"sandbox"`
+	// ShellsUnseen are the shells the agent could start by absolute path
+	// without the shim seeing the command (/bin/sh, /bin/bash, ...): all
+	// of them without a sandbox, where the shim is only first on PATH;
+	// in one, only a path whose file is no shell the shim knows.
+	ShellsUnseen []string `json:"shells_unseen,omitempty"`
 	// NullRetries are the reasons of the earlier attempts of this trial
 	// that ended with no verdict, the machine's, which eval ran again
 	// (each kept beside the trial as RUN.null-K); the verdict is this

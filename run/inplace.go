@@ -188,6 +188,9 @@ type sessionSummary struct {
 	// Sandbox is always "none": the editor started the agent, so swetouch
 	// cannot isolate it (docs/isolation.md).
 	Sandbox string `json:"sandbox"`
+	// ShellsUnseen are the shells the agent can start by absolute path
+	// unseen: all of them, with no sandbox to put the shim there.
+	ShellsUnseen []string `json:"shells_unseen,omitempty"`
 	// Conversation is the conversation the relay held (acp
 	// --conversation): its turns, as a run's result.json has them.
 	*result.Conversation
@@ -205,7 +208,8 @@ func (s *InPlace) Finish(exit int, note string) error {
 	}
 	st := s.Hub.Status()
 	sum := sessionSummary{Instance: s.instance, Condition: orString(s.Condition, string(policy.Vanilla)), Match: s.Match,
-		Agent: s.agent, AgentExit: exit, Steps: st.Steps, Interventions: st.Interventions, Sandbox: sandbox.None}
+		Agent: s.agent, AgentExit: exit, Steps: st.Steps, Interventions: st.Interventions, Sandbox: sandbox.None,
+		ShellsUnseen: sandbox.UnseenShells(false)}
 	sum.Applied, sum.Delivered = st.Counts()
 	if s.talk != nil {
 		s.talk.Close()

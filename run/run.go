@@ -15,6 +15,7 @@ import (
 
 	"github.com/swetouch/swetouch/agents"
 	"github.com/swetouch/swetouch/session"
+	"github.com/swetouch/swetouch/shim"
 
 	"github.com/swetouch/swetouch/event"
 	"github.com/swetouch/swetouch/internal/envlist"
@@ -182,6 +183,11 @@ func agentProcess(cfg Config, cmd *exec.Cmd, host *Host, ws string) (agentProc, 
 		if exe, err := filepath.EvalSymlinks(link); err == nil && !slices.Contains(spec.ReadOnly, exe) {
 			spec.ReadOnly = append(spec.ReadOnly, exe)
 		}
+	}
+	// the shim at /bin/sh and /bin/bash too: agents that start a shell
+	// by absolute path pass it
+	if exe, err := filepath.EvalSymlinks(filepath.Join(host.ShimDir, "bash")); err == nil {
+		spec.Shells = sandbox.Shells{Shim: exe, Real: shim.RealShellDir}
 	}
 	spec.ReadOnly = append(spec.ReadOnly, sandbox.Install(cmd.Path)...)
 	// a file the agent is given on its command line (a plan, a

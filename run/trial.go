@@ -99,6 +99,7 @@ func (tr *trial) begin(ctx context.Context) (*result.Run, error, bool) {
 		}
 		res.Network = n.Label()
 	}
+	res.ShellsUnseen = sandbox.UnseenShells(cfg.Sandbox.Runner != nil)
 	if res.AgentName == "" && len(cfg.Agent.Argv) > 0 {
 		res.AgentName = filepath.Base(cfg.Agent.Argv[0])
 	}

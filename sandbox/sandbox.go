@@ -61,6 +61,9 @@ type Spec struct {
 	// over the Runner's (a trial's copy of swetouch carrying its
 	// session's token).
 	Over map[string]string
+	// Shells, when set, puts the shim at the system's shells (the agent's
+	// sandbox; the verifier's runs the real ones).
+	Shells Shells
 }
 
 // Setup is how a run isolates its processes: the runner (nil: not at
@@ -152,7 +155,7 @@ func (r *Runner) Command(cmd *exec.Cmd, spec Spec) (*Sandboxed, error) {
 	if spec.Dir == "" {
 		spec.Dir = cmd.Dir
 	}
-	args, err := r.args(cmd, spec)
+	args, sh, err := r.args(cmd, spec)
 	if err != nil {
 		return nil, err
 	}
@@ -191,7 +194,7 @@ func (r *Runner) Command(cmd *exec.Cmd, spec Spec) (*Sandboxed, error) {
 		}
 		return nil, err
 	}
-	w := exec.Command(r.bwrap(), append([]string{"--args", "3", "--json-status-fd", "5", "--", "/bin/sh", "-c", script, cmd.Path}, cmd.Args[1:]...)...)
+	w := exec.Command(r.bwrap(), append([]string{"--args", "3", "--json-status-fd", "5", "--", sh, "-c", script, cmd.Path}, cmd.Args[1:]...)...)
 	w.Env, w.Stdin, w.Stdout, w.Stderr, w.SysProcAttr, w.WaitDelay = cmd.Env, cmd.Stdin, cmd.Stdout, cmd.Stderr, cmd.SysProcAttr, cmd.WaitDelay
 	w.ExtraFiles = []*os.File{p[0][0], p[1][1], p[2][1], filter}
 	s.Cmd, s.argsR, s.argsW, s.startedR, s.startedW, s.statusR, s.statusW = w, p[0][0], p[0][1], p[1][0], p[1][1], p[2][0], p[2][1]
@@ -235,7 +238,7 @@ func pipes(n int) ([][2]*os.File, error) {
 // byte on descriptor 4 and closes 3 to 6, so the command inherits none.
 const startedScript = `printf . >&4 && exec 3<&- 4>&- 5>&- 6<&- && exec "$0" "$@"`
 
-func (r *Runner) args(cmd *exec.Cmd, spec Spec) ([]string, error) {
+func (r *Runner) args(cmd *exec.Cmd, spec Spec) ([]string, string, error) {
 	a := []string{"--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
 		"--die-with-parent", "--cap-drop", "ALL", "--hostname", "sandbox", "--disable-userns", "--seccomp", "6"}
 	system := r.System
@@ -250,7 +253,7 @@ func (r *Runner) args(cmd *exec.Cmd, spec Spec) ([]string, error) {
 		case info.Mode()&os.ModeSymlink != 0:
 			l, err := os.Readlink(p)
 			if err != nil {
-				return nil, err
+				return nil, "", err
 			}
 			a = append(a, "--symlink", l, p)
 		default:
@@ -259,21 +262,29 @@ func (r *Runner) args(cmd *exec.Cmd, spec Spec) ([]string, error) {
 	}
 	a = append(a, spec.Network.netArgs()...)
 	a = append(a, "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", "/var/tmp", "--tmpfs", "/run")
+	shim := spec.Shells.Shim
+	if o, ok := r.Over[shim]; ok {
+		shim = o // swetouch as the shim: its copy without the examples
+	}
 	binds, err := spec.binds()
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if spec.Home != "" && !Under(spec.Home, spec.Writable) {
 		a = append(a, "--tmpfs", spec.Home)
 	}
 	a = append(a, binds...)
+	// after the binds: one of a shell's own path (the agent run as
+	// `/usr/bin/bash agent.sh`, its install bound) must not undo it
+	shells, sh := spec.Shells.args(shim)
+	a = append(a, shells...)
 	bound := append(slices.Clone(system), append(spec.Writable, spec.ReadOnly...)...)
 	a = append(a, spec.masks(bound)...)
 	a = append(a, r.over(bound, spec.Over)...)
 	if spec.Dir != "" {
 		a = append(a, "--chdir", spec.Dir)
 	}
-	return a, nil
+	return a, sh, nil
 }
 
 // absolute is the Spec with every path made absolute and clean: a hidden

@@ -67,7 +67,7 @@ func (h *Hub) admit(c any) error {
 			err = fmt.Errorf("refused: the client (pid %d) cannot be looked at: %v", pid, e)
 			return
 		}
-		if !slices.Contains(h.clients, exe) {
+		if !slices.Contains(h.clients, exe) && !h.clientFile(pid) {
 			err = fmt.Errorf("refused: only swetouch's shim, hooks and relays may act on the session, not %s", exe)
 			return
 		}
@@ -108,4 +108,22 @@ func exeOf(pid int) (string, error) {
 		return os.Readlink(string(path[:len(path)-1])) // longer than the buffer: the usual way
 	}
 	return string(buf[:n]), nil
+}
+
+// clientFile reports whether process pid runs one of the clients' files
+// under another name: the shim a sandbox binds over /bin/sh and
+// /bin/bash, which /proc names by where it is mounted there. The file is
+// compared by identity (/proc/PID/exe opens the very file it runs).
+func (h *Hub) clientFile(pid int) bool {
+	var st unix.Stat_t
+	if unix.Stat("/proc/"+strconv.Itoa(pid)+"/exe", &st) != nil {
+		return false
+	}
+	for _, c := range h.clients {
+		var cs unix.Stat_t
+		if unix.Stat(c, &cs) == nil && cs.Dev == st.Dev && cs.Ino == st.Ino {
+			return true
+		}
+	}
+	return false
 }

@@ -21,11 +21,23 @@ import (
 
 // Env names the environment variables the shim reads.
 const (
-	EnvSocket  = "SWETOUCH_SOCKET"   // the hub's socket; unset = plain bash
-	EnvDir     = "SWETOUCH_SHIM_DIR" // the shim directory, skipped when looking for the real shell
-	EnvRealSh  = "SWETOUCH_REAL_SHELL"
+	EnvSocket = "SWETOUCH_SOCKET"   // the hub's socket; unset = plain bash
+	EnvDir    = "SWETOUCH_SHIM_DIR" // the shim directory, skipped when looking for the real shell
+	EnvRealSh = "SWETOUCH_REAL_SHELL"
+	// EnvInside is set in a command's environment: a shell started
+	// within a recorded command is part of it, and runs unrecorded
+	EnvInside  = "SWETOUCH_SHIM_INSIDE"
 	maxCapture = 16 << 10 // head and tail kept of a command's output
 )
+
+// RealShellDir is where a sandbox that puts the shim at /bin/sh and
+// /bin/bash keeps the real shells, by name (sandbox.Shells).
+const RealShellDir = "/run/swetouch-shells"
+
+// Shell reports whether name is a shell the shim stands in for.
+func Shell(name string) bool {
+	return name == "sh" || name == "bash" || name == "dash" || name == "rbash"
+}
 
 // Hub is what the shim needs of the session: the socket client satisfies
 // it, and tests can pass the hub itself.
@@ -55,7 +67,21 @@ func Main(argv0 string, args []string) int {
 	}
 	cmd, ok := commandOf(args)
 	sock := os.Getenv(EnvSocket)
-	if !ok || sock == "" {
+	inside := os.Getenv(EnvInside) != "" || ok && swetouchCommand(cmd)
+	if !ok && sock != "" && !inside {
+		if s, src, ok := agentScriptOf(args); ok {
+			return runScript(sock, real, argv0, args, s, src)
+		}
+	}
+	if ok && sock != "" && !inside && startedAsAgent(cmd) {
+		// the agent is `bash -c SCRIPT`: a shell script too, each of
+		// its commands a step
+		if s, text, ok := commandScript(argv0, args); ok {
+			s.agent = true
+			return runScript(sock, real, argv0, args, s, []byte(text))
+		}
+	}
+	if !ok || sock == "" || inside {
 		// not ours to watch: become the real shell
 		err := syscall.Exec(real, append([]string{argv0}, args...), os.Environ())
 		fmt.Fprintf(os.Stderr, "swetouch shell: exec %s: %v\n", real, err)
@@ -271,13 +297,25 @@ func commandOf(args []string) (string, bool) {
 }
 
 // RealShell finds the shell the shim stands in for: SWETOUCH_REAL_SHELL,
-// else name on PATH, skipping the shim directory and the shim itself.
+// else the sandbox's real one (RealShellDir), else name on PATH, skipping
+// the shim directory and the shim itself, which may stand at /bin/bash.
 func RealShell(name string) (string, error) {
-	if p := os.Getenv(EnvRealSh); p != "" {
-		return p, nil
-	}
 	self, _ := os.Executable()
 	selfInfo, _ := os.Stat(self)
+	isSelf := func(p string) bool {
+		info, err := os.Stat(p)
+		return err == nil && selfInfo != nil && os.SameFile(info, selfInfo)
+	}
+	notSelf := func(p string) bool {
+		_, err := os.Stat(p)
+		return err == nil && !isSelf(p)
+	}
+	if p := os.Getenv(EnvRealSh); p != "" && !isSelf(p) {
+		return p, nil
+	}
+	if p := filepath.Join(RealShellDir, name); notSelf(p) {
+		return p, nil
+	}
 	skip := os.Getenv(EnvDir)
 	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
 		if dir == "" || skip != "" && sameDir(dir, skip) {
@@ -294,7 +332,7 @@ func RealShell(name string) (string, error) {
 		return p, nil
 	}
 	for _, p := range []string{"/bin/" + name, "/usr/bin/" + name} {
-		if _, err := os.Stat(p); err == nil {
+		if notSelf(p) {
 			return p, nil
 		}
 	}
@@ -322,13 +360,17 @@ func sameDir(a, b string) bool {
 // nested bash -c) are part of it, already covered by its classification
 // and the watcher, and now run the real shell without the shim's start-up
 // cost, which pyenv alone would pay a dozen times per python call.
+//
+// Where the shim stands at /bin/bash (a sandbox), taking it off PATH is
+// not enough: EnvInside tells a shell started within the command that it
+// is part of one.
 func childEnv(env []string, shimDir string) []string {
-	if shimDir == "" {
-		return env
-	}
-	out := make([]string, 0, len(env))
+	out := make([]string, 0, len(env)+1)
 	for _, kv := range env {
-		if p, ok := strings.CutPrefix(kv, "PATH="); ok {
+		if strings.HasPrefix(kv, EnvInside+"=") {
+			continue
+		}
+		if p, ok := strings.CutPrefix(kv, "PATH="); ok && shimDir != "" {
 			var keep []string
 			for _, d := range filepath.SplitList(p) {
 				if filepath.Clean(d) != filepath.Clean(shimDir) {
@@ -339,5 +381,18 @@ func childEnv(env []string, shimDir string) []string {
 		}
 		out = append(out, kv)
 	}
-	return out
+	return append(out, EnvInside+"=1")
+}
+
+// swetouchCommand reports whether command runs swetouch itself (a hook
+// an agent starts through /bin/sh, where the shim stands in a sandbox; a
+// relay): it tells the hub what it is about itself, and is no action of
+// the agent's to record around it.
+func swetouchCommand(command string) bool {
+	w := strings.TrimLeft(command, " \t")
+	if i := strings.IndexAny(w, " \t\n;&|"); i >= 0 {
+		w = w[:i]
+	}
+	w = strings.Trim(w, `'"`)
+	return filepath.Base(w) == "swetouch" && strings.Contains(w, "/")
 }

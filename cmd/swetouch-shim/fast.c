@@ -95,6 +95,9 @@ static int self_stat(struct stat *st) {
 static int real_shell(const char *name, char *out, size_t size) {
 	const char *env = getenv("SWETOUCH_REAL_SHELL");
 	if (env && *env) return snprintf(out, size, "%s", env) < (int)size;
+	// a sandbox that puts the shim at /bin/sh keeps the real shells here
+	// (shim.RealShellDir); elsewhere it is not there, one failed access
+	if (snprintf(out, size, "/run/swetouch-shells/%s", name) < (int)size && access(out, X_OK) == 0) return 1;
 	const char *skip = getenv("SWETOUCH_SHIM_DIR");
 	struct buf skipc = {0}, dirc = {0};
 	if (skip && *skip) clean(skip, strlen(skip), &skipc);
@@ -127,24 +130,33 @@ static int real_shell(const char *name, char *out, size_t size) {
 	const char *dirs[] = {"/bin/", "/usr/bin/"};
 	for (int i = 0; i < 2; i++) {
 		snprintf(out, size, "%s%s", dirs[i], name);
-		if (access(out, F_OK) == 0) return 1;
+		if (access(out, F_OK) != 0) continue;
+		if (have_self < 0) have_self = self_stat(&self);
+		if (!(have_self && same_file(out, &self))) return 1; // the shim may stand at /bin/bash
 	}
 	return 0;
 }
 
 // child_env is the command's environment: the agent's, with the shim
 // directory taken off PATH (see shim's childEnv for why).
+// Every shell started within the command is part of it: INSIDE marks
+// the environment for the shim where it stands at /bin/bash.
+static const char INSIDE[] = "SWETOUCH_SHIM_INSIDE=";
+
 static char **child_env(char **envp, const char *shim_dir) {
-	if (!shim_dir || !*shim_dir) return envp;
+	int skip_path = shim_dir && *shim_dir;
 	size_t n = 0;
 	while (envp[n]) n++;
-	char **out = calloc(n + 1, sizeof *out);
+	char **out = calloc(n + 2, sizeof *out);
 	if (!out) return envp;
 	struct buf skip = {0}, dir = {0};
-	clean(shim_dir, strlen(shim_dir), &skip);
+	if (skip_path) clean(shim_dir, strlen(shim_dir), &skip);
+	size_t k = 0;
 	for (size_t i = 0; i < n; i++) {
-		out[i] = envp[i];
-		if (strncmp(envp[i], "PATH=", 5) != 0) continue;
+		if (strncmp(envp[i], INSIDE, sizeof INSIDE - 1) == 0) continue;
+		char **slot = &out[k++];
+		*slot = envp[i];
+		if (!skip_path || strncmp(envp[i], "PATH=", 5) != 0) continue;
 		struct buf p = {0};
 		buf_puts(&p, "PATH=");
 		int first = 1;
@@ -159,8 +171,9 @@ static char **child_env(char **envp, const char *shim_dir) {
 			if (!*e) break;
 			d = e + 1;
 		}
-		if (!p.bad) out[i] = p.p;
+		if (!p.bad) *slot = p.p;
 	}
+	out[k] = (char *)"SWETOUCH_SHIM_INSIDE=1";
 	return out;
 }
 
@@ -515,22 +528,117 @@ static void run(const char *sock, const char *name, const char *argv0, char **ar
 	_exit(status);
 }
 
+// agent_script reports whether the script at path may be one of the
+// agent's (shim's agentScript decides): not under the system's folders
+// nor in a folder on PATH. It errs towards yes, which costs only the Go
+// runtime's start.
+static int agent_script(const char *path) {
+	char real[4096];
+	if (getppid() == 1) return 1; // the agent itself, started by the sandbox's pid 1
+	if (access(path, W_OK) != 0) return 0; // a file the agent cannot change is a tool's
+	if (!realpath(path, real)) return 0; // no such script: the shell says so
+	static const char *sys[] = {"/usr/", "/bin/", "/sbin/", "/lib/", "/lib32/", "/lib64/", "/libx32/", "/etc/", "/opt/"};
+	for (size_t i = 0; i < sizeof sys / sizeof *sys; i++)
+		if (!strncmp(real, sys[i], strlen(sys[i]))) return 0;
+	char *slash = strrchr(real, '/');
+	if (!slash) return 1;
+	*slash = 0;
+	const char *dir = slash == real ? "/" : real;
+	struct buf c = {0};
+	const char *path_env = getenv("PATH");
+	for (const char *d = path_env ? path_env : ""; *d;) {
+		const char *e = strchrnul(d, ':');
+		if (e > d && *d == '/') {
+			clean(d, (size_t)(e - d), &c);
+			if (!c.bad && !strcmp(c.p, dir)) {
+				free(c.p);
+				return 0;
+			}
+		}
+		d = *e ? e + 1 : e;
+	}
+	free(c.p);
+	return 1;
+}
+
+// script_of reports whether a shell's arguments (n of them) run a script
+// of the agent's, as shim's scriptOf reads them: a file named after the
+// options, or a regular file on stdin (bash -s < do.sh). The Go path
+// runs such a script, each of its commands a step.
+static int script_of(int n, char **args) {
+	int from_stdin = 0;
+	for (int i = 0; i < n; i++) {
+		const char *a = args[i];
+		if (!strcmp(a, "--") || !strcmp(a, "-")) {
+			if (i + 1 < n && !from_stdin) return agent_script(args[i + 1]);
+			break;
+		}
+		if (!strcmp(a, "-o") || !strcmp(a, "+o") || !strcmp(a, "-O") || !strcmp(a, "+O")) {
+			i++;
+		} else if (!strncmp(a, "--", 2)) {
+			if (strcmp(a, "--posix") && strcmp(a, "--norc") && strcmp(a, "--noprofile") && strcmp(a, "--noediting") &&
+			    strcmp(a, "--restricted"))
+				return 0;
+		} else if (strlen(a) > 1 && (a[0] == '-' || a[0] == '+')) {
+			if (strpbrk(a + 1, "cilDO")) return 0;
+			if (strchr(a + 1, 's')) from_stdin = 1;
+		} else {
+			if (from_stdin) break;
+			return agent_script(a);
+		}
+	}
+	struct stat st;
+	return fstat(0, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+// swetouch_command reports whether command runs swetouch itself by path
+// (a hook an agent starts through /bin/sh), as shim's swetouchCommand:
+// it tells the hub about itself, and passes through.
+static int swetouch_command(const char *command) {
+	while (*command == ' ' || *command == '\t') command++;
+	size_t n = strcspn(command, " \t\n;&|");
+	while (n > 0 && (*command == '\'' || *command == '"')) command++, n--;
+	while (n > 0 && (command[n - 1] == '\'' || command[n - 1] == '"')) n--;
+	static const char name[] = "/swetouch";
+	size_t k = sizeof name - 1;
+	return n >= k && memcmp(command + n - k, name, k) == 0;
+}
+
+// is_shell reports whether name is a shell the shim stands in for (as
+// shim.Shell).
+static int is_shell(const char *name) {
+	return !strcmp(name, "sh") || !strcmp(name, "bash") || !strcmp(name, "dash") || !strcmp(name, "rbash");
+}
+
 __attribute__((constructor)) static void swetouch_fast(int argc, char **argv, char **envp) {
 	if (argc < 1 || getenv("SWETOUCH_SHIM_GO")) return;
 	const char *base = strrchr(argv[0], '/');
 	base = base ? base + 1 : argv[0];
 	if (strcmp(base, "swetouch-gocache") == 0) return; // the Go build cache's relay: Go's
-	int sh = strcmp(base, "sh") == 0;
-	const char *argv0 = sh || strcmp(base, "bash") == 0 ? argv[0] : "bash";
-	const char *name = sh ? "sh" : "bash";
+	const char *argv0 = argv[0], *name = base;
+	if (!is_shell(name)) {
+		// started by another name: the path it was started by says which
+		// shell it stands at (a sandbox binds it over /bin/sh), else bash
+		const char *fn = (const char *)getauxval(AT_EXECFN), *fb = fn ? strrchr(fn, '/') : NULL;
+		fb = fb ? fb + 1 : fn;
+		if (fb && is_shell(fb)) {
+			name = fb;
+		} else {
+			argv0 = name = "bash";
+		}
+	}
 	char real[4096];
 	int ci = command_of(argc - 1, argv + 1);
 	const char *sock = getenv("SWETOUCH_SOCKET");
-	if (ci < 0 || !sock || !*sock) {
+	const char *inside = getenv("SWETOUCH_SHIM_INSIDE");
+	int watched = sock && *sock && !(inside && *inside) && !(ci >= 0 && swetouch_command(argv[1 + ci]));
+	if (ci < 0 && watched && script_of(argc - 1, argv + 1)) return; // a script of steps: the Go path
+	if (ci < 0 || !watched) {
 		// not ours to watch
 		if (!real_shell(name, real, sizeof real)) return; // the Go path says why
 		exec_real(real, argv0, argv, envp);
 	}
 	if (isatty(1)) return; // a terminal stays a terminal: the Go path
+	if (getppid() == 1) return; // perhaps the agent itself as bash -c SCRIPT: the Go path says
 	run(sock, name, argv0, argv, envp, argv[1 + ci]);
 }

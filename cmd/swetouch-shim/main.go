@@ -21,7 +21,7 @@ func main() {
 		// GOCACHEPROG in a sandbox: the host's Go build cache, relayed
 		os.Exit(gocache.Relay(os.Args[1:]))
 	}
-	if n := filepath.Base(argv0); n != "bash" && n != "sh" {
+	if !shim.Shell(filepath.Base(argv0)) {
 		argv0 = "bash"
 	}
 	shim.Exit(shim.Main(argv0, os.Args[1:]))

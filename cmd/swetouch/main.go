@@ -34,10 +34,11 @@ type exitError struct{ code int }
 func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
 
 func main() {
-	// reached as bash or sh through the shim directory, or as
+	// reached as bash or sh through the shim directory (or at /bin/sh in
+	// a sandbox, as dash and rbash too), or as
 	// `swetouch shell …`: bash's own argument syntax, not ours
 	switch name := filepath.Base(os.Args[0]); {
-	case name == "bash" || name == "sh":
+	case shim.Shell(name):
 		shim.Exit(shim.Main(os.Args[0], os.Args[1:]))
 	case len(os.Args) > 1 && os.Args[1] == "shell":
 		shim.Exit(shim.Main("bash", os.Args[2:]))

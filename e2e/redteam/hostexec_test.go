@@ -41,6 +41,7 @@ var hostExec = map[string]string{
 	"container/runtime.go:Command":                      "podman or docker starting, building or removing a container: the agent runs inside it, sandboxed again",
 	"shim/persistent/persistent.go:Start":               "the agent's shell, inside its sandbox",
 	"shim/shim.go:Run":                                  "the agent's command, from the shim inside its sandbox",
+	"shim/scriptrun.go:RunScript":                       "the agent's script, from the shim inside its sandbox",
 	"task/solution.go:RunSolution":                      "the task's reference solution, in the verifier's sandbox (unsandboxed only with --no-sandbox): the gate runs it on a generator's edit",
 	"task/verify.go:verify":                             "test.sh, in the verifier's sandbox (unsandboxed only with --no-sandbox)",
 }

@@ -19,7 +19,10 @@ import (
 // honest fix still resolves.
 func TestRewriteAroundTheCounterEdit(t *testing.T) {
 	f := newFixture(t)
-	script := `python3 -c 'import sys; sys.stdout.write(open("pricing.py").read())' > /dev/null
+	// the read goes by a glob the classifier does not follow: the
+	// agent's own commands are steps now (issue 52), and one that names
+	// the file would fire the Counter-Edit before the rewrite
+	script := `python3 -c 'import glob; [open(p).read() for p in glob.glob("pric*.py")]' > /dev/null
 bash -c 'python3 - <<"PY"
 s = open("pricing.py").read()
 start = s.index("def apply_discount")

@@ -270,13 +270,20 @@ func TestEvalTrustsOnlyItsOwnResults(t *testing.T) {
 // Counter-Edit still fires on them, and the agent is told.
 func TestCommandThatNeverEnds(t *testing.T) {
 	f := newFixture(t)
-	script := `bash -c 'exec sleep 1000.5678' </dev/null >/dev/null 2>&1 &
-sleep 0.2
-python3 -c '` + fix + `'
+	// a Python agent: a shell script agent's own commands are steps, and
+	// what one starts in the background is inside its line's step
+	agent := `import subprocess, time
+subprocess.Popen(["bash", "-c", "exec sleep 1000.5678"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+time.sleep(0.2)
+` + fix + `
 # the edit is taken within a few seconds although the command never ends
-for i in $(seq 100); do grep -q clamp pricing.py && break; sleep 0.1; done
-grep -c clamp pricing.py`
-	res, out := f.run(t, "counter-edit", "bash", "-c", script)
+for i in range(100):
+    if "clamp" in open("pricing.py").read():
+        break
+    time.sleep(0.1)
+print(open("pricing.py").read().count("clamp"))
+`
+	res, out := f.run(t, "counter-edit", "python3", "-c", agent)
 	applied := 0
 	for _, a := range res.Interventions {
 		if a.Outcome == "applied" {

@@ -61,7 +61,7 @@ var allowed = map[string][]string{
 	"proxy/mcp":       join(utils, vocab, leaves, []string{"proxy", "session", "session/wire"}),
 	"proxy/acp":       join(utils, vocab, leaves, []string{"proxy", "session", "session/wire"}),
 	// one trial; recorded runs; the scripted model
-	"run":         join(utils, vocab, leaves, []string{"agents", "user", "session", "session/wire"}),
+	"run":         join(utils, vocab, leaves, []string{"agents", "user", "session", "session/wire", "shim"}),
 	"replay":      join(utils, vocab, leaves),
 	"container":   join(utils, vocab, leaves),
 	"swebench":    utils,

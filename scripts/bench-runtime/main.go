@@ -57,6 +57,10 @@ func main() {
 		pairsHelper(os.Args[1:])
 		return
 	}
+	if len(os.Args) > 1 && os.Args[1] == helperAbsPairs {
+		absPairsHelper(os.Args[1:])
+		return
+	}
 	if len(os.Args) > 1 && os.Args[1] == helperHub {
 		hubHelper(os.Args[1:])
 		return
@@ -151,6 +155,9 @@ func runAll(res *results, n, calls int, corpus, compare string, want func(part s
 
 	if want("shell") {
 		if err := shellParts(res, n, tmp, ws, bash, shim, env); err != nil {
+			return err
+		}
+		if err := absolutePathPart(res, n, bin, ws, host, env); err != nil {
 			return err
 		}
 	}
