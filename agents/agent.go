@@ -101,6 +101,9 @@ type Launch struct {
 	// Task is the task's name and Plans a folder of per-task plans, for
 	// agents that read one (the scripted agents).
 	Task, Plans string
+	// StepLimit is the agent's own limit on its model calls, where it
+	// has one (0: its default); swetouch counts and ends it too.
+	StepLimit int
 }
 
 // Invocation is an agent as one trial runs it: its command line and
@@ -170,11 +173,15 @@ func FindAgent(name string) (string, error) {
 	if p, err := exec.LookPath(name); err == nil {
 		return p, nil
 	}
-	p := filepath.Join(AgentsDir(), "node_modules", ".bin", name)
-	if _, err := os.Stat(p); err != nil {
-		return "", fmt.Errorf("%s not found on PATH or in %s (run scripts/install-agents.sh)", name, filepath.Dir(p))
+	// npm's installs, then the Python agents' virtual environment
+	dirs := []string{filepath.Join(AgentsDir(), "node_modules", ".bin"), filepath.Join(AgentsDir(), "py", "bin")}
+	for _, d := range dirs {
+		p := filepath.Join(d, name)
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
 	}
-	return p, nil
+	return "", fmt.Errorf("%s not found on PATH or in %s (run scripts/install-agents.sh)", name, strings.Join(dirs, " or "))
 }
 
 // AgentsDir is where scripts/install-agents.sh installs the agents and the
