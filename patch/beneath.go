@@ -44,6 +44,11 @@ func parentBeneath(root, rel string) (int, string, error) {
 					return -1, "", beneathError(rel, perr)
 				}
 				merr := unix.Mkdirat(parent, parts[i], 0o755)
+				var st unix.Stat_t
+				if merr == nil && unix.Fstat(parent, &st) == nil && st.Uid != 0 && unix.Geteuid() == 0 {
+					// the folder's owner keeps it (see writeBeneath)
+					merr = unix.Fchownat(parent, parts[i], int(st.Uid), int(st.Gid), unix.AT_SYMLINK_NOFOLLOW)
+				}
 				unix.Close(parent)
 				if merr != nil && !errors.Is(merr, unix.EEXIST) {
 					return -1, "", merr
@@ -113,6 +118,16 @@ func writeBeneath(root, rel string, data []byte, mode fs.FileMode) error {
 		return err
 	}
 	defer unix.Unlinkat(dir, tmp, 0) // after a successful rename, a no-op
+	// the folder's owner keeps the file: a sandbox that runs as a uid of
+	// its trial's own (sandbox.HostUser) must still be able to edit what
+	// a Counter-Edit wrote, as it could before
+	var st unix.Stat_t
+	if unix.Fstat(dir, &st) == nil && st.Uid != 0 && unix.Geteuid() == 0 {
+		if err := unix.Fchown(fd, int(st.Uid), int(st.Gid)); err != nil {
+			unix.Close(fd)
+			return err
+		}
+	}
 	for len(data) > 0 {
 		n, err := unix.Write(fd, data)
 		if err != nil {

@@ -16,6 +16,11 @@ type Limits struct {
 	// Unlimited says why no limits could be set (no cgroup controller,
 	// not allowed to make one): the run went on without them.
 	Unlimited string `json:"unlimited,omitempty"`
+	// UID is the host uid the sandbox ran as, leased for its trial alone
+	// (0: swetouch's own); SharedUID says why it had none, so its per-uid
+	// kernel limits were shared with every concurrent trial.
+	UID       int    `json:"uid,omitempty"`
+	SharedUID string `json:"uid_shared,omitempty"`
 }
 
 // Add is u and v of two sandboxes of one run (a conversation's turns).
@@ -26,6 +31,12 @@ func (u Limits) Add(v Limits) Limits {
 	u.OOMKills += v.OOMKills
 	if u.Unlimited == "" {
 		u.Unlimited = v.Unlimited
+	}
+	if u.UID == 0 {
+		u.UID = v.UID
+	}
+	if u.SharedUID == "" {
+		u.SharedUID = v.SharedUID
 	}
 	return u
 }

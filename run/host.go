@@ -47,6 +47,10 @@ type HostConfig struct {
 	// Owned are folders this run made (the workspace) that the next run
 	// removes if this one is killed before it can.
 	Owned []string
+	// RequireToken has the hub refuse a connection that does not open
+	// with the session's token (session.WithToken): when the agent is
+	// sandboxed, where it cannot read the shim's copy that carries it.
+	RequireToken bool
 	// Own names the agent's own commands (session.WithOwnCommands).
 	Own func(command string) bool
 	// SelfCheck, when set, answers the agent's swetouch-self-check
@@ -75,7 +79,8 @@ type Host struct {
 	// of the sandbox's view (private is shown to the agent, read-only)
 	base    *baseline.Tree
 	baseDir string
-	tools   string // commands for the agent besides the shims ("" for none)
+	own     tokened // the session's copy of the shim
+	tools   string  // commands for the agent besides the shims ("" for none)
 	watcher *watch.Watcher
 	stop    context.CancelFunc
 	served  chan struct{}
@@ -157,8 +162,11 @@ func StartHost(cfg HostConfig) (host *Host, err error) {
 	if h.watcher, err = watch.New(cfg.Root, watch.From(h.base), watch.Ignoring(append(cfg.Ignore, h.private)...)); err != nil {
 		return nil, fmt.Errorf("watching %s: %w", cfg.Root, err)
 	}
-	if h.ShimDir, err = shims(h.private, cfg.Shim); err != nil {
+	if h.ShimDir, h.own, err = tokenShims(h.private, cfg.Shim, filepath.Join(h.private, "hub.sock")); err != nil {
 		return nil, err
+	}
+	if cfg.RequireToken && h.own.token != "" {
+		opts = append(opts, session.WithToken(h.own.token))
 	}
 	if cfg.SelfCheck != nil {
 		// the full swetouch, which answers to this name
@@ -176,7 +184,7 @@ func StartHost(cfg HostConfig) (host *Host, err error) {
 			return nil, err
 		}
 	}
-	if h.Hub, err = session.New(cfg.Root, append(opts, session.WithWatcher(h.watcher), session.WithClients(clients(h.ShimDir)...))...); err != nil {
+	if h.Hub, err = session.New(cfg.Root, append(opts, session.WithWatcher(h.watcher), session.WithClients(append(clients(h.ShimDir), h.own.clients...)...))...); err != nil {
 		return nil, err
 	}
 	h.Socket = filepath.Join(h.private, "hub.sock")

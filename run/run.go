@@ -60,7 +60,7 @@ type Config struct {
 	// final diff is against the checkout as the run found it
 	// (inplacerun.go).
 	InPlace string
-	Clock         func() time.Time
+	Clock   func() time.Time
 	// Sandbox isolates the agent and the verifier's tests (a nil Runner:
 	// unsandboxed, and result.json says so); both get its Env and see its
 	// Visible.
@@ -199,6 +199,7 @@ func agentProcess(cfg Config, cmd *exec.Cmd, host *Host, ws string) (agentProc, 
 	}
 	spec.ReadOnly = append(spec.ReadOnly, sandbox.Tools(cmd.Env, nil)...)
 	spec.Home = envlist.Value(cmd.Env, "HOME")
+	spec.User, spec.SharedUID, spec.Over = cfg.Sandbox.User, cfg.Sandbox.SharedUID, cfg.Sandbox.Over
 	net, err := agentNetwork(cfg)
 	if err != nil {
 		return agentProc{}, err

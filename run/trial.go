@@ -147,13 +147,15 @@ func (tr *trial) setUp() (*result.Run, error, bool) {
 	if cfg.SelfCheck != nil {
 		selfCheck = func(ctx context.Context) (string, error) { return cfg.SelfCheck(ctx, ws) }
 	}
-	host, err := StartHost(HostConfig{SelfCheck: selfCheck, Root: ws, Baseline: base, Shim: cfg.Shim, Clock: cfg.Clock, Owned: owned, Own: cfg.Agent.Own, OnEvent: cfg.OnEvent,
+	host, err := StartHost(HostConfig{RequireToken: cfg.Sandbox.Runner != nil, SelfCheck: selfCheck, Root: ws, Baseline: base, Shim: cfg.Shim, Clock: cfg.Clock, Owned: owned, Own: cfg.Agent.Own, OnEvent: cfg.OnEvent,
 		Users:      userKinds(cfg.Record, user.Options{Condition: cfg.Condition, Match: cfg.Match, Schedule: cfg.Schedule}, tr.userModel, cfg.Task.Instruction, tr.talk),
 		Trajectory: f, Header: trajectory.Header{Task: cfg.Task.Name, Agent: strings.Join(cfg.Agent.Argv, " "), Source: "swetouch run", Root: ws}})
 	if err != nil {
 		return res, setupFailed(cfg.Out, res, tr.start, fmt.Errorf("the session hub: %w", err)), true
 	}
 	tr.host = host
+	// the trial's own host uid, for the sandboxes of its agent's turns
+	tr.later(trialUser(&tr.cfg.Sandbox, host))
 	tr.later(func() {
 		if !tr.closed {
 			host.Close("swetouch run failed")

@@ -50,6 +50,17 @@ type Spec struct {
 	Dir string
 	// Network is what it reaches of the network (the zero value: nothing).
 	Network Network
+	// User, when set, is the host uid it runs as (a trial's Lease), so
+	// per-uid kernel limits are its own; nil: swetouch's uid. Its
+	// Writable paths become that uid's.
+	User *HostUser
+	// SharedUID, with no User, says why it has no uid of its own
+	// (Lease's error), for its Usage.
+	SharedUID string
+	// Over are files shown in another's place for this sandbox alone,
+	// over the Runner's (a trial's copy of swetouch carrying its
+	// session's token).
+	Over map[string]string
 }
 
 // Setup is how a run isolates its processes: the runner (nil: not at
@@ -59,6 +70,12 @@ type Setup struct {
 	Runner  *Runner
 	Env     []string
 	Visible []string
+	// User is the host uid the trial's sandboxes run as (its Lease), or
+	// nil with SharedUID saying why it has none.
+	User      *HostUser
+	SharedUID string
+	// Over are the trial's own files shown in another's place (Spec.Over).
+	Over map[string]string
 }
 
 // ErrUnavailable is wrapped by Check's error when bwrap cannot run here.
@@ -88,6 +105,9 @@ type Runner struct {
 	// Notice is told, once, why limits could not be set here (nil: not
 	// told; each sandbox's Usage says so all the same).
 	Notice func(string)
+	// UIDs are the host uids its trials lease (the zero value:
+	// DefaultUIDs).
+	UIDs UIDRange
 
 	once       sync.Once
 	err        error
@@ -182,6 +202,15 @@ func (r *Runner) Command(cmd *exec.Cmd, spec Spec) (*Sandboxed, error) {
 	if s.cg != nil {
 		s.cg.wrap(w)
 	}
+	if spec.User != nil {
+		system := r.System
+		if system == nil {
+			system = DefaultSystem
+		}
+		s.asUser(*spec.User, spec, system)
+	} else {
+		s.usage.SharedUID = spec.SharedUID
+	}
 	return s, nil
 }
 
@@ -240,7 +269,7 @@ func (r *Runner) args(cmd *exec.Cmd, spec Spec) ([]string, error) {
 	a = append(a, binds...)
 	bound := append(slices.Clone(system), append(spec.Writable, spec.ReadOnly...)...)
 	a = append(a, spec.masks(bound)...)
-	a = append(a, r.over(bound)...)
+	a = append(a, r.over(bound, spec.Over)...)
 	if spec.Dir != "" {
 		a = append(a, "--chdir", spec.Dir)
 	}
@@ -464,7 +493,9 @@ func (s *Sandboxed) Wait() error {
 	s.pid.end()
 	if s.cg != nil {
 		s.cg.kill()
+		uid, shared := s.usage.UID, s.usage.SharedUID
 		s.usage = s.cg.usage()
+		s.usage.UID, s.usage.SharedUID = uid, shared
 		s.cg.remove()
 	}
 	s.startedProcess = <-s.started

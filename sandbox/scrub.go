@@ -74,11 +74,16 @@ func Scrubbed(exe, dir string, data ...[]byte) (string, error) {
 
 // over binds each of r.Over's replacements over its path where a bound
 // path holds it.
-func (r *Runner) over(bound []string) []string {
+func (r *Runner) over(bound []string, own map[string]string) []string {
+	over := maps.Clone(r.Over)
+	if over == nil {
+		over = map[string]string{}
+	}
+	maps.Copy(over, own)
 	var a []string
-	for _, p := range slices.Sorted(maps.Keys(r.Over)) {
+	for _, p := range slices.Sorted(maps.Keys(over)) {
 		if Under(p, bound) {
-			a = append(a, "--ro-bind", r.Over[p], p)
+			a = append(a, "--ro-bind", over[p], p)
 		}
 	}
 	return a

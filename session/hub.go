@@ -55,6 +55,7 @@ type Hub struct {
 	attempts    []event.Attempt
 	closed      bool
 	clients     []string          // the executables that may act (WithClients)
+	token       string            // the first line every client must send (WithToken)
 	own         func(string) bool // WithOwnCommands
 	maxLine     int               // WithLineLimit; 0 for maxLine
 	budget      *lineBudget       // for long lines, shared by every connection (WithLineBudget)

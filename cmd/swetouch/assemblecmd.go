@@ -2,18 +2,28 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
 	"github.com/swetouch/swetouch/author"
 )
 
+// assembleOptions is `swetouch assemble`: its flags, and its run over
+// them.
+type assembleOptions struct {
+	regionsFile, candidatesFile, gateFile, helpfulFile, out, firstEvent string
+	k                                                                   int
+}
+
 func assembleCmd() *cobra.Command {
-	var regionsFile, candidatesFile, gateFile, helpfulFile, out, firstEvent string
-	var k int
+	var o assembleOptions
 	c := &cobra.Command{
 		Use:   "assemble --regions FILE [--candidates FILE --gate FILE] [--k 3] [--first-event read_or_edit] [--out FILE]",
 		Short: "Assemble a dataset-record-v1 record from mined regions, Counter-Edit candidates and their gate results",
@@ -24,77 +34,90 @@ func assembleCmd() *cobra.Command {
 			"indented (stdout without --out). Exit 2 on bad input, naming the file and field.",
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			var regions author.Regions
-			if err := readJSONFile(regionsFile, &regions); err != nil {
-				return err
-			}
-			var cands *author.Candidates
-			var gate *author.GateResults
-			if candidatesFile != "" {
-				cands = &author.Candidates{}
-				if err := readJSONFile(candidatesFile, cands); err != nil {
-					return err
-				}
-			}
-			if gateFile != "" {
-				gate = &author.GateResults{}
-				if err := readJSONFile(gateFile, gate); err != nil {
-					return err
-				}
-			}
-			cfg := author.AssembleConfig{K: k, FirstEvent: firstEvent}
-			if helpfulFile != "" {
-				var doc generated
-				if err := readJSONFile(helpfulFile, &doc); err != nil {
-					return err
-				}
-				if doc.Kind != author.HelpfulEdit {
-					return badInput("--helpful %s: field kind: %q, want the output of swetouch generate --helpful", helpfulFile, doc.Kind)
-				}
-				for _, e := range doc.Candidates {
-					cfg.Helpful = append(cfg.Helpful, author.Gated{Candidate: e.CandidateRecord, Gate: e.Gate})
-				}
-			}
-			rec, err := author.Assemble(&regions, cands, gate, cfg)
-			if err != nil {
-				return badInput("%v", err)
-			}
-			b, err := author.MarshalSorted(rec)
-			if err != nil {
-				return err
-			}
-			if out != "" && strings.HasSuffix(out, ".jsonl") {
-				f, err := os.OpenFile(out, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-				if err != nil {
-					return err
-				}
-				if _, err := f.Write(append(b, '\n')); err != nil {
-					f.Close()
-					return err
-				}
-				return f.Close()
-			}
-			var ind bytes.Buffer
-			json.Indent(&ind, b, "", "  ")
-			ind.WriteByte('\n')
-			if out == "" {
-				_, err := c.OutOrStdout().Write(ind.Bytes())
-				return err
-			}
-			if err := os.WriteFile(out, ind.Bytes(), 0o644); err != nil {
-				return err
-			}
-			fmt.Fprintf(c.ErrOrStderr(), "swetouch assemble: %s (%s, %d interventions)\n", out, rec.CounterEdit.Mode, len(rec.CounterEdit.Interventions))
-			return nil
+			return o.run(context.Background(), c.OutOrStdout(), c.ErrOrStderr())
 		},
 	}
-	c.Flags().StringVar(&regionsFile, "regions", "", "critical-regions-v1 JSON (from swetouch mine)")
-	c.Flags().StringVar(&candidatesFile, "candidates", "", "candidates-v1 JSON")
-	c.Flags().StringVar(&gateFile, "gate", "", "gate-results-v1 JSON (from swetouch gate)")
-	c.Flags().StringVar(&helpfulFile, "helpful", "", "helpful edits (swetouch generate --helpful): the first that passes its gate becomes the Co-Edit control")
-	c.Flags().StringVar(&out, "out", "", "write here (.jsonl: append one line)")
-	c.Flags().StringVar(&firstEvent, "first-event", "read_or_edit", "the first intervention's trigger event: read, edit or read_or_edit")
-	c.Flags().IntVar(&k, "k", 3, "interventions per record")
+	o.bind(c.Flags())
 	c.MarkFlagRequired("regions")
 	return c
+}
+
+func (o *assembleOptions) bind(fs *pflag.FlagSet) {
+	fs.StringVar(&o.regionsFile, "regions", "", "critical-regions-v1 JSON (from swetouch mine)")
+	fs.StringVar(&o.candidatesFile, "candidates", "", "candidates-v1 JSON")
+	fs.StringVar(&o.gateFile, "gate", "", "gate-results-v1 JSON (from swetouch gate)")
+	fs.StringVar(&o.helpfulFile, "helpful", "", "helpful edits (swetouch generate --helpful): the first that passes its gate becomes the Co-Edit control")
+	fs.StringVar(&o.out, "out", "", "write here (.jsonl: append one line)")
+	fs.StringVar(&o.firstEvent, "first-event", "read_or_edit", "the first intervention's trigger event: read, edit or read_or_edit")
+	fs.IntVar(&o.k, "k", 3, "interventions per record")
+}
+
+func (o *assembleOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
+	var regions author.Regions
+	if err := readJSONFile(o.regionsFile, &regions); err != nil {
+		return err
+	}
+	var cands *author.Candidates
+	var gate *author.GateResults
+	if o.candidatesFile != "" {
+		cands = &author.Candidates{}
+		if err := readJSONFile(o.candidatesFile, cands); err != nil {
+			return err
+		}
+	}
+	if o.gateFile != "" {
+		gate = &author.GateResults{}
+		if err := readJSONFile(o.gateFile, gate); err != nil {
+			return err
+		}
+	}
+	cfg := author.AssembleConfig{K: o.k, FirstEvent: o.firstEvent}
+	if o.helpfulFile != "" {
+		var doc author.Generated
+		if err := readJSONFile(o.helpfulFile, &doc); err != nil {
+			return err
+		}
+		if doc.Kind != author.HelpfulEdit {
+			return badInput("--helpful %s: field kind: %q, want the output of swetouch generate --helpful", o.helpfulFile, doc.Kind)
+		}
+		for _, e := range doc.Candidates {
+			cfg.Helpful = append(cfg.Helpful, author.Gated{Candidate: e.CandidateRecord, Gate: e.Gate})
+		}
+	}
+	rec, err := author.Assemble(&regions, cands, gate, cfg)
+	if err != nil {
+		return badInput("%v", err)
+	}
+	b, err := author.MarshalSorted(rec)
+	if err != nil {
+		return err
+	}
+	if o.out != "" && strings.HasSuffix(o.out, ".jsonl") {
+		return appendRaw(o.out, b)
+	}
+	var ind bytes.Buffer
+	json.Indent(&ind, b, "", "  ")
+	ind.WriteByte('\n')
+	if o.out == "" {
+		_, err := stdout.Write(ind.Bytes())
+		return err
+	}
+	if err := os.WriteFile(o.out, ind.Bytes(), 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "swetouch assemble: %s (%s, %d interventions)\n", o.out, rec.CounterEdit.Mode, len(rec.CounterEdit.Interventions))
+	return nil
+}
+
+// appendRaw appends b and a newline to a file.
+func appendRaw(path string, b []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(append(b, '\n')); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

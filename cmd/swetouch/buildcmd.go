@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/signal"
@@ -14,17 +15,25 @@ import (
 	"github.com/swetouch/swetouch/trajectory"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/swetouch/swetouch/author"
 	"github.com/swetouch/swetouch/result"
 	"github.com/swetouch/swetouch/task"
 )
 
+// buildOptions is `swetouch build`: its flags, and its run over them.
+type buildOptions struct {
+	tasksDir, out, benchmark, firstEvent string
+	generatorFlags
+	runDirs                 []string
+	attempts, k, minSupport int
+	noSandbox               bool
+	args                    []string // the generator's command, after --
+}
+
 func buildCmd() *cobra.Command {
-	var tasksDir, out, benchmark, firstEvent, agent, modelURL, modelName string
-	var runDirs []string
-	var attempts, k, minSupport int
-	var noSandbox bool
+	var o buildOptions
 	c := &cobra.Command{
 		Use:   "build --tasks DIR --runs DIR... --out RECORDS.jsonl [--candidates N] [--k 3] (--generator NAME [--model-url URL] | -- GENERATOR ARGS...)",
 		Short: "From tasks to a benchmark: mine each task's regions from the runs, generate Counter-Edits, gate them, assemble K interventions, append the record",
@@ -34,127 +43,118 @@ func buildCmd() *cobra.Command {
 			"(K interventions from the accepted edits; none accepted: K messages, the fallback saying why) and appended.\n" +
 			"It ends with how many tasks got validated edits and how many fell back, and why.",
 		RunE: func(c *cobra.Command, args []string) error {
-			entries, err := os.ReadDir(tasksDir)
-			if err != nil {
-				return badInput("--tasks: %v", err)
-			}
-			if len(runDirs) == 0 {
-				return badInput("--runs: give the folders of the runs to mine the regions from")
-			}
-			gen, err := generatorAgent("--generator", agent, modelURL, modelName, args)
-			if err != nil {
-				return err
-			}
-			defer gen.Close()
-			sb, err := sandboxFlag(noSandbox)
-			if err != nil {
-				return err
-			}
-			done := map[string]bool{}
-			if recs, err := task.LoadRecords(out); err == nil {
-				for _, r := range recs {
-					done[r.InstanceID] = true
-				}
-			} else if !os.IsNotExist(err) && !strings.Contains(err.Error(), "no such file") {
-				return badInput("--out: %v", err)
-			}
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			var validated, fellBack []string
-			for _, e := range entries {
-				if !e.IsDir() {
-					continue
-				}
-				t, err := task.Load(filepath.Join(tasksDir, e.Name()))
-				if err != nil {
-					return badInput("--tasks: %v", err)
-				}
-				if done[t.Name] {
-					fmt.Fprintf(c.ErrOrStderr(), "swetouch build: %s: already in %s\n", t.Name, out)
-					continue
-				}
-				runs, err := taskRuns(runDirs, t.Name)
-				if err != nil {
-					return err
-				}
-				regions, err := author.Mine(t.Name, benchmark, runs, "", minSupport, 8)
-				if err != nil {
-					fellBack = append(fellBack, fmt.Sprintf("%s (no regions: %v)", t.Name, err))
-					continue
-				}
-				var trs []task.Region
-				for _, r := range regions.Regions {
-					trs = append(trs, task.Region{Path: r.Path, StartLine: r.StartLine, EndLine: r.EndLine})
-				}
-				taskGen := *gen
-				taskGen.Argv = make([]string, len(gen.Argv))
-				for i, a := range gen.Argv {
-					taskGen.Argv[i] = strings.ReplaceAll(a, "{task}", t.Name)
-				}
-				cands := &author.Candidates{SchemaVersion: "1.0.0"}
-				gate := &author.GateResults{SchemaVersion: "1.0.0"}
-				accepted := 0
-				dir := filepath.Join(strings.TrimSuffix(out, filepath.Ext(out))+".runs", t.Name)
-				for n := 1; n <= attempts; n++ {
-					entry, why := generateOnce(ctx, t, author.CounterEdit, trs, t.Name, n, filepath.Join(dir, fmt.Sprintf("attempt-%d", n)), &taskGen, sb)
-					if ctx.Err() != nil {
-						return ctx.Err()
-					}
-					if why != "" {
-						fmt.Fprintf(c.ErrOrStderr(), "swetouch build: %s: attempt %d rejected: %s\n", t.Name, n, why)
-						continue
-					}
-					cands.Candidates = append(cands.Candidates, entry.CandidateRecord)
-					gate.Candidates = append(gate.Candidates, entry.Gate)
-					if entry.Passes {
-						accepted++
-					}
-					fmt.Fprintf(c.ErrOrStderr(), "swetouch build: %s: attempt %d %s\n", t.Name, n, entry.verdict())
-				}
-				rec, err := author.Assemble(regions, cands, gate, author.AssembleConfig{K: k, FirstEvent: firstEvent})
-				if err != nil {
-					return fmt.Errorf("%s: assembling: %w", t.Name, err)
-				}
-				line, err := author.MarshalSorted(rec)
-				if err != nil {
-					return err
-				}
-				if err := appendLine(out, line); err != nil {
-					return err
-				}
-				if accepted > 0 {
-					validated = append(validated, t.Name)
-				} else {
-					why := "no edit passed the gate"
-					if fr := rec.CounterEdit.FallbackReason; fr != nil && *fr != "" {
-						why = *fr
-					}
-					fellBack = append(fellBack, fmt.Sprintf("%s (%s)", t.Name, why))
-				}
-			}
-			fmt.Fprintf(c.ErrOrStderr(), "swetouch build: %d tasks with validated Counter-Edits, %d fell back to messages only", len(validated), len(fellBack))
-			if len(fellBack) > 0 {
-				fmt.Fprintf(c.ErrOrStderr(), ": %s", strings.Join(fellBack, "; "))
-			}
-			fmt.Fprintf(c.ErrOrStderr(), "; %s\n", out)
-			return nil
+			o.args = args
+			return o.run(context.Background(), c.OutOrStdout(), c.ErrOrStderr())
 		},
 	}
-	c.Flags().StringVar(&tasksDir, "tasks", "", "the tasks")
-	c.Flags().StringSliceVar(&runDirs, "runs", nil, "folders of runs of the tasks (eval output), to mine the regions from (repeat)")
-	c.Flags().StringVar(&out, "out", "", "the records file (dataset-record-v1 JSONL), appended to")
-	c.Flags().StringVar(&benchmark, "benchmark", "local", "the records' benchmark")
-	c.Flags().IntVar(&attempts, "candidates", 1, "generator attempts per task")
-	c.Flags().IntVar(&k, "k", 3, "interventions per record")
-	c.Flags().IntVar(&minSupport, "min-support", 2, "runs that must share an edited line for a region")
-	c.Flags().StringVar(&firstEvent, "first-event", "read_or_edit", "the first intervention's trigger event")
-	c.Flags().StringVar(&agent, "generator", "", "a registered agent to run as the generator: "+agentList()+" (or the generator's command after --)")
-	c.Flags().StringVar(&modelURL, "model-url", "", "the model endpoint the preset talks to")
-	c.Flags().StringVar(&modelName, "model", "", "the model name")
-	c.Flags().BoolVar(&noSandbox, "no-sandbox", false, "run the generator and the gates without isolation")
+	o.bind(c.Flags())
 	c.MarkFlagRequired("tasks")
 	c.MarkFlagRequired("out")
 	return c
+}
+
+func (o *buildOptions) bind(fs *pflag.FlagSet) {
+	fs.StringVar(&o.tasksDir, "tasks", "", "the tasks")
+	fs.StringSliceVar(&o.runDirs, "runs", nil, "folders of runs of the tasks (eval output), to mine the regions from (repeat)")
+	fs.StringVar(&o.out, "out", "", "the records file (dataset-record-v1 JSONL), appended to")
+	fs.StringVar(&o.benchmark, "benchmark", "local", "the records' benchmark")
+	fs.IntVar(&o.attempts, "candidates", 1, "generator attempts per task")
+	fs.IntVar(&o.k, "k", 3, "interventions per record")
+	fs.IntVar(&o.minSupport, "min-support", 2, "runs that must share an edited line for a region")
+	fs.StringVar(&o.firstEvent, "first-event", "read_or_edit", "the first intervention's trigger event")
+	fs.StringVar(&o.agent, "generator", "", "a registered agent to run as the generator: "+agentList()+" (or the generator's command after --)")
+	fs.StringVar(&o.modelURL, "model-url", "", "the model endpoint the preset talks to")
+	fs.StringVar(&o.modelName, "model", "", "the model name")
+	fs.BoolVar(&o.noSandbox, "no-sandbox", false, "run the generator and the gates without isolation")
+}
+
+func (o *buildOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
+	entries, err := os.ReadDir(o.tasksDir)
+	if err != nil {
+		return badInput("--tasks: %v", err)
+	}
+	if len(o.runDirs) == 0 {
+		return badInput("--runs: give the folders of the runs to mine the regions from")
+	}
+	gen, err := generatorAgent("--generator", o.generatorFlags, o.args)
+	if err != nil {
+		return err
+	}
+	defer gen.Close()
+	sb, err := sandboxFlag(o.noSandbox)
+	if err != nil {
+		return err
+	}
+	done, err := o.done()
+	if err != nil {
+		return err
+	}
+	b := &author.Builder{Benchmark: o.benchmark, MinSupport: o.minSupport, Attempts: o.attempts,
+		Assemble: author.AssembleConfig{K: o.k, FirstEvent: o.firstEvent}, Generator: gen.Generator, Sandbox: sb,
+		Told: func(t *task.Task, n int, e author.GeneratedEntry, why string) {
+			if why != "" {
+				fmt.Fprintf(stderr, "swetouch build: %s: attempt %d rejected: %s\n", t.Name, n, why)
+			} else {
+				fmt.Fprintf(stderr, "swetouch build: %s: attempt %d %s\n", t.Name, n, e.Verdict())
+			}
+		}}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var validated, fellBack []string
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		t, err := task.Load(filepath.Join(o.tasksDir, e.Name()))
+		if err != nil {
+			return badInput("--tasks: %v", err)
+		}
+		if done[t.Name] {
+			fmt.Fprintf(stderr, "swetouch build: %s: already in %s\n", t.Name, o.out)
+			continue
+		}
+		runs, err := taskRuns(o.runDirs, t.Name)
+		if err != nil {
+			return err
+		}
+		built, err := b.Build(ctx, t, runs, filepath.Join(strings.TrimSuffix(o.out, filepath.Ext(o.out))+".runs", t.Name))
+		if err != nil {
+			return err
+		}
+		if built.Record != nil {
+			line, err := author.MarshalSorted(built.Record)
+			if err != nil {
+				return err
+			}
+			if err := appendLine(o.out, line); err != nil {
+				return err
+			}
+		}
+		if built.FellBack == "" {
+			validated = append(validated, t.Name)
+		} else {
+			fellBack = append(fellBack, fmt.Sprintf("%s (%s)", t.Name, built.FellBack))
+		}
+	}
+	fmt.Fprintf(stderr, "swetouch build: %d tasks with validated Counter-Edits, %d fell back to messages only", len(validated), len(fellBack))
+	if len(fellBack) > 0 {
+		fmt.Fprintf(stderr, ": %s", strings.Join(fellBack, "; "))
+	}
+	fmt.Fprintf(stderr, "; %s\n", o.out)
+	return nil
+}
+
+// done is the instances already in --out: build resumes after them.
+func (o *buildOptions) done() (map[string]bool, error) {
+	done := map[string]bool{}
+	if recs, err := task.LoadRecords(o.out); err == nil {
+		for _, r := range recs {
+			done[r.InstanceID] = true
+		}
+	} else if !os.IsNotExist(err) && !strings.Contains(err.Error(), "no such file") {
+		return nil, badInput("--out: %v", err)
+	}
+	return done, nil
 }
 
 // taskRuns are the trajectories of the runs of a task under dirs (each

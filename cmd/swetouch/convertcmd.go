@@ -5,24 +5,32 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 
 	"github.com/swetouch/swetouch/run"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/swetouch/swetouch/task"
 	"github.com/swetouch/swetouch/user/conversation"
 )
 
+// convertOptions is `swetouch convert`: its flags, and its run over
+// them.
+type convertOptions struct {
+	taskDir, records, instance, out string
+	budget                          int
+	seed                            uint64
+	seedSet                         bool // --seed given
+	noSandbox                       bool
+}
+
 func convertCmd() *cobra.Command {
-	var taskDir, records, instance, out string
-	var budget int
-	var seed uint64
-	var noSandbox bool
+	var o convertOptions
 	c := &cobra.Command{
 		Use:   "convert --task DIR [--records FILE [--instance ID]] --out DIR [--budget N] [--seed N]",
 		Short: "Turn a single-turn task (and its SWE-Touch record) into a multi-turn one: a Harbor task with conversation.json",
@@ -34,74 +42,76 @@ func convertCmd() *cobra.Command {
 			"conversation.json and, with --records, the record, so the user both talks and touches the code.",
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			t, err := task.Load(taskDir)
-			if err != nil {
-				return badInput("--task: %v", err)
-			}
-			if t.Solution == "" {
-				return badInput("--task %s: no solution to tell the acceptance tests by", taskDir)
-			}
-			if _, err := os.Stat(out); err == nil {
-				return badInput("--out %s exists: convert into a new folder", out)
-			}
-			src := conversation.Source{Name: t.Name, Instruction: t.Instruction, Budget: budget}
-			if c.Flags().Changed("seed") {
-				src.Seed = &seed
-			}
-			var rec *task.Record
-			if records != "" {
-				recs, err := task.LoadRecords(records)
-				if err != nil {
-					return badInput("%v", err)
-				}
-				if rec, err = task.Find(recs, orString(instance, t.Name)); err != nil {
-					return badInput("--records %s: %v", records, err)
-				}
-				src.MistakenBelief = mistakenBelief(rec)
-			}
-			sb, err := sandboxFlag(noSandbox)
-			if err != nil {
-				return err
-			}
-			base, err := testResults(t, false, task.WithSandbox(sb))
-			if err != nil {
-				return err
-			}
-			solved, err := testResults(t, true, task.WithSandbox(sb))
-			if err != nil {
-				return err
-			}
-			for _, id := range sortedKeys(solved) {
-				switch {
-				case solved[id] == "pass" && base[id] != "pass":
-					src.Acceptance = append(src.Acceptance, id)
-				case solved[id] == "pass":
-					src.Regression = append(src.Regression, id)
-				}
-			}
-			pkg, err := conversation.Convert(src)
-			if err != nil {
-				return badInput("%v", err)
-			}
-			if err := writeConverted(out, t, pkg, rec); err != nil {
-				os.RemoveAll(out) // nothing half-done
-				return err
-			}
-			fmt.Fprintf(c.ErrOrStderr(), "swetouch convert: %s: %d acceptance and %d regression tests, %d pool items; %s\n",
-				t.Name, len(src.Acceptance), len(src.Regression), len(pkg.Pool), filepath.Join(out, conversation.File))
-			return nil
+			o.seedSet = c.Flags().Changed("seed")
+			return o.run(context.Background(), c.OutOrStdout(), c.ErrOrStderr())
 		},
 	}
-	c.Flags().StringVar(&taskDir, "task", "", "the single-turn task (a Harbor task directory or a local task file)")
-	c.Flags().StringVar(&records, "records", "", "its SWE-Touch record (dataset-record-v1 JSONL): its mistaken belief joins the pool, and the record goes with the package")
-	c.Flags().StringVar(&instance, "instance", "", "the record's instance id (default: the task's name)")
-	c.Flags().StringVar(&out, "out", "", "the new multi-turn task's folder")
-	c.Flags().IntVar(&budget, "budget", 5, "the turn budget")
-	c.Flags().Uint64Var(&seed, "seed", 0, "the persona chain's seed (default: from the task's name)")
-	c.Flags().BoolVar(&noSandbox, "no-sandbox", false, "run the task's tests without isolation")
+	o.bind(c.Flags())
 	c.MarkFlagRequired("task")
 	c.MarkFlagRequired("out")
 	return c
+}
+
+func (o *convertOptions) bind(fs *pflag.FlagSet) {
+	fs.StringVar(&o.taskDir, "task", "", "the single-turn task (a Harbor task directory or a local task file)")
+	fs.StringVar(&o.records, "records", "", "its SWE-Touch record (dataset-record-v1 JSONL): its mistaken belief joins the pool, and the record goes with the package")
+	fs.StringVar(&o.instance, "instance", "", "the record's instance id (default: the task's name)")
+	fs.StringVar(&o.out, "out", "", "the new multi-turn task's folder")
+	fs.IntVar(&o.budget, "budget", 5, "the turn budget")
+	fs.Uint64Var(&o.seed, "seed", 0, "the persona chain's seed (default: from the task's name)")
+	fs.BoolVar(&o.noSandbox, "no-sandbox", false, "run the task's tests without isolation")
+}
+
+func (o *convertOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
+	t, err := task.Load(o.taskDir)
+	if err != nil {
+		return badInput("--task: %v", err)
+	}
+	if t.Solution == "" {
+		return badInput("--task %s: no solution to tell the acceptance tests by", o.taskDir)
+	}
+	if _, err := os.Stat(o.out); err == nil {
+		return badInput("--out %s exists: convert into a new folder", o.out)
+	}
+	src := conversation.Source{Name: t.Name, Instruction: t.Instruction, Budget: o.budget}
+	if o.seedSet {
+		src.Seed = &o.seed
+	}
+	var rec *task.Record
+	if o.records != "" {
+		recs, err := task.LoadRecords(o.records)
+		if err != nil {
+			return badInput("%v", err)
+		}
+		if rec, err = task.Find(recs, orString(o.instance, t.Name)); err != nil {
+			return badInput("--records %s: %v", o.records, err)
+		}
+		src.MistakenBelief = mistakenBelief(rec)
+	}
+	sb, err := sandboxFlag(o.noSandbox)
+	if err != nil {
+		return err
+	}
+	base, err := testResults(t, false, task.WithSandbox(sb))
+	if err != nil {
+		return err
+	}
+	solved, err := testResults(t, true, task.WithSandbox(sb))
+	if err != nil {
+		return err
+	}
+	src.Acceptance, src.Regression = conversation.SplitTests(base, solved)
+	pkg, err := conversation.Convert(src)
+	if err != nil {
+		return badInput("%v", err)
+	}
+	if err := writeConverted(o.out, t, pkg, rec); err != nil {
+		os.RemoveAll(o.out) // nothing half-done
+		return err
+	}
+	fmt.Fprintf(stderr, "swetouch convert: %s: %d acceptance and %d regression tests, %d pool items; %s\n",
+		t.Name, len(src.Acceptance), len(src.Regression), len(pkg.Pool), filepath.Join(o.out, conversation.File))
+	return nil
 }
 
 // testResults are the task's per-test results on its code, or with its
@@ -127,15 +137,6 @@ func testResults(t *task.Task, solve bool, opts ...task.VerifyOption) (map[strin
 		return nil, badInput("--task %s: test.sh wrote no per-test results to $SWETOUCH_RESULTS, which convert needs to tell the acceptance tests (docs/conversation.md)", t.Dir)
 	}
 	return v.Tests, nil
-}
-
-func sortedKeys(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
 
 // mistakenBelief is the first Counter-Edit's belief in a record.

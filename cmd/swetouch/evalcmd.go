@@ -24,22 +24,33 @@ import (
 	"github.com/swetouch/swetouch/sandbox"
 	"github.com/swetouch/swetouch/task"
 	"github.com/swetouch/swetouch/user"
+	"github.com/swetouch/swetouch/user/conversation"
 )
 
+// evalOptions is `swetouch eval`: its flags, and its run over them.
+type evalOptions struct {
+	tasksDir, records, conditions, out, plans, modelURL, modelName string
+	emit, image, swetouchImage, pvc, namespace                     string
+	agentNames, agentArgs                                          []string
+	mcpFile, schedule, userURL, userModel, personas                string
+	roles                                                          roleFlags
+	upstream                                                       upstreamFlags
+	scheduleSteps, after                                           int
+	stepsSet                                                       bool // --steps given
+	runs, concurrency, retryNull                                   int
+	noSandbox                                                      bool
+	budget                                                         func() ([]task.VerifyOption, error)
+	network                                                        string
+	agentTimeout                                                   time.Duration
+	limits                                                         limitFlags
+
+	// the conversation's personas and models, read from the flags
+	personaModel *conversation.Model
+	models       conversation.Models
+}
+
 func evalCmd() *cobra.Command {
-	var tasksDir, records, conditions, out, plans, modelURL, modelName string
-	var emit, image, swetouchImage, pvc, namespace string
-	var agentNames, agentArgs []string
-	var mcpFile, schedule, userURL, userModel, personas string
-	var roles roleFlags
-	var upstream upstreamFlags
-	var scheduleSteps, after int
-	var runs, concurrency, retryNull int
-	var noSandbox bool
-	var budget func() ([]task.VerifyOption, error)
-	var network string
-	var agentTimeout time.Duration
-	var limits limitFlags
+	var o evalOptions
 	c := &cobra.Command{
 		Use:   "eval --tasks DIR [--records FILE] --agent NAME... [--conditions vanilla,counter-edit] [--runs N] [--concurrency C] --out DIR",
 		Short: "Paired trials: every task under every condition with every agent, N runs; resumable",
@@ -49,221 +60,239 @@ func evalCmd() *cobra.Command {
 			"again; an interrupted eval leaves every finished trial intact. Score with `swetouch score OUT`.",
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			entries, err := os.ReadDir(tasksDir)
-			if err != nil {
-				return badInput("--tasks: %v", err)
-			}
-			cfg := eval.Config{Runs: runs, Concurrency: concurrency, RetryNull: retryNull, Out: out, Progress: c.ErrOrStderr(), Bar: isTerminal(c.ErrOrStderr())}
-			for _, e := range entries {
-				if !e.IsDir() {
-					continue
-				}
-				t, err := task.Load(filepath.Join(tasksDir, e.Name()))
-				if err != nil {
-					return badInput("--tasks: %v", err)
-				}
-				cfg.Tasks = append(cfg.Tasks, t)
-			}
-			if len(cfg.Tasks) == 0 {
-				return badInput("--tasks: no tasks in %s", tasksDir)
-			}
-			for _, s := range strings.Split(conditions, ",") {
-				cond, err := policy.ParseCondition(strings.TrimSpace(s))
-				if err != nil {
-					return badInput("--conditions: %v", err)
-				}
-				cfg.Conditions = append(cfg.Conditions, cond)
-			}
-			// the fraction schedule's S is each trial's paired vanilla
-			// run's step count, set per trial
-			if cfg.Schedule, err = user.ParseSchedule(schedule, max(scheduleSteps, 1), after); err != nil {
-				return badInput("--schedule: %v", err)
-			}
-			if cfg.Schedule.Kind == "fraction" {
-				if c.Flags().Changed("steps") {
-					return badInput("--steps: eval takes each trial's S from its paired vanilla run")
-				}
-				if !slices.Contains(cfg.Conditions, policy.Vanilla) {
-					return badInput("--schedule fraction needs the vanilla condition: S is each trial's paired vanilla run's step count")
-				}
-			}
-			if cfg.UserModel, err = userModelFlag(userURL, userModel); err != nil {
-				return err
-			}
-			var shared []*task.Record
-			if records != "" {
-				if shared, err = task.LoadRecords(records); err != nil {
-					return badInput("%v", err)
-				}
-			}
-			cfg.Records = func(t *task.Task) (*task.Record, error) {
-				recs := shared
-				if recs == nil {
-					p := filepath.Join(t.Dir, "records.jsonl")
-					if _, err := os.Stat(p); err != nil {
-						return nil, nil // vanilla only
-					}
-					if recs, err = task.LoadRecords(p); err != nil {
-						return nil, err
-					}
-				}
-				r, err := task.Find(recs, t.Name)
-				if err != nil {
-					from := records
-					if shared == nil {
-						from = filepath.Join(t.Dir, "records.jsonl")
-					}
-					return nil, fmt.Errorf("%s: %w", from, err)
-				}
-				return r, nil
-			}
-			m, err := personasModel(personas)
-			if err != nil {
-				return err
-			}
-			// each task's conversation package is checked before any
-			// trial runs; a trial's user is made for its sandbox
-			models, err := roles.models(cfg.UserModel)
-			if err != nil {
-				return err
-			}
-			for _, t := range cfg.Tasks {
-				if _, err := conversationFor(t, m, models, nil, sandbox.Setup{}); err != nil {
-					return err
-				}
-			}
-			if upstream.url != "" {
-				if modelURL != "" {
-					return badInput("give --model-url (an endpoint the agents talk to) or --model-upstream (their provider, recorded), not both")
-				}
-				if _, err := upstream.check(); err != nil {
-					return err
-				}
-				cfg.Upstream = func(dir string) (eval.Recorder, error) {
-					r, err := upstream.start(dir)
-					if err != nil {
-						return nil, err
-					}
-					return r, nil
-				}
-			} else if upstream.prices != "" {
-				return badInput("--prices needs --model-upstream")
-			}
-			cfg.Conversation = func(t *task.Task) (*run.Conversation, error) {
-				return conversationFor(t, m, models, nil, cfg.Sandbox)
-			}
-			exe, err := os.Executable()
-			if err != nil {
-				return err
-			}
-			if plans == "" {
-				plans = filepath.Join(filepath.Dir(filepath.Clean(tasksDir)), "agents")
-			}
-			if plans, err = filepath.Abs(plans); err != nil {
-				return err
-			}
-			var servers []agents.MCPServer
-			if mcpFile != "" {
-				if servers, err = agents.LoadMCPServers(mcpFile); err != nil {
-					return badInput("--mcp: %v", err)
-				}
-			}
-			for _, name := range agentNames {
-				a, err := evalAgent(name, plans, exe, modelURL, modelName, agentArgs, servers)
-				if err != nil && emit != "" && !errors.Is(err, agents.ErrUnknown) {
-					err = nil // the agent runs in the trial's container, not here
-				}
-				if err != nil {
-					return badInput("--agent: %v", err)
-				}
-				if emit == "" && modelURL == "" && upstream.url == "" {
-					if err := loggedIn(name); err != nil {
-						return err
-					}
-				}
-				cfg.Agents = append(cfg.Agents, a)
-			}
-			if emit != "" && cfg.Schedule.Kind != "" {
-				return badInput("--schedule %s: the emitted jobs run each trial on its own, on the record's triggers; run eval here for another schedule", schedule)
-			}
-			if emit != "" {
-				return emitJobs(c, cfg, emit, eval.EmitConfig{Image: image, SwetouchImage: swetouchImage, PVC: pvc, Namespace: namespace,
-					Command: eval.TrialArgs{SharedRecords: records != "", ModelURL: modelURL, Model: modelName,
-						Scripted: isScripted}.Command})
-			}
-			if cfg.Verify, err = budget(); err != nil {
-				return err
-			}
-			if cfg.Sandbox, err = sandboxFlag(noSandbox); err != nil {
-				return err
-			}
-			cfg.ModelURL, cfg.AgentTimeout = modelURL, agentTimeout
-			if err := limits.set(cfg.Sandbox.Runner); err != nil {
-				return err
-			}
-			if cfg.Sandbox.Runner != nil {
-				real := false
-				for _, n := range agentNames {
-					real = real || !isScripted(n)
-				}
-				if cfg.HostNetwork, err = hostNetwork(network, modelURL, real && upstream.url == "", upstream.url != ""); err != nil {
-					return err
-				}
-			}
-			if records != "" {
-				abs, _ := filepath.Abs(records)
-				cfg.Hidden = append(cfg.Hidden, abs)
-			}
-			// the packages' test ids against their tests' own listing,
-			// sandboxed as the trials' tests run
-			for _, t := range cfg.Tasks {
-				if _, err := conversationFor(t, m, models, nil, cfg.Sandbox, listedIDs(t, cfg.Sandbox, cfg.Verify)); err != nil {
-					return err
-				}
-			}
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			n, err := eval.Run(ctx, cfg)
-			if ctx.Err() != nil {
-				fmt.Fprintf(c.ErrOrStderr(), "swetouch eval: interrupted after %d finished trials (kept in %s); the same command again runs only the trials not yet done\n", n, out)
-				return exitError{130}
-			}
-			fmt.Fprintf(c.ErrOrStderr(), "swetouch eval: ran %d trials; score with: swetouch score %s\n", n, out)
-			return err
+			o.stepsSet = c.Flags().Changed("steps")
+			return o.run(context.Background(), c.OutOrStdout(), c.ErrOrStderr())
 		},
 	}
-	c.Flags().StringVar(&tasksDir, "tasks", "", "a folder of tasks")
-	c.Flags().StringVar(&records, "records", "", "dataset-record-v1 JSONL (default: each task's records.jsonl)")
-	c.Flags().StringSliceVar(&agentNames, "agent", nil, "agents to run (repeat): "+agentList())
-	scheduleFlags(c, &schedule, &scheduleSteps, &after)
-	userModelFlags(c, &userURL, &userModel)
-	personasFlag(c, &personas)
-	roles.add(c)
-	upstream.add(c)
-	c.Flags().StringVar(&conditions, "conditions", "vanilla,counter-edit", "comma-separated conditions")
-	c.Flags().IntVar(&runs, "runs", 1, "runs of every trial")
-	c.Flags().IntVar(&concurrency, "concurrency", 2, "trials at a time")
-	c.Flags().IntVar(&retryNull, "retry-null", 1, "times a trial that ends with no verdict (the machine's doing, never the agent's) runs again before its null stands")
-	c.Flags().StringVar(&out, "out", "", "the results folder")
-	c.Flags().StringVar(&plans, "plans", "", "the scripted agent's plans (default: the tasks folder's sibling agents/)")
-	c.Flags().StringVar(&modelURL, "model-url", "", "the model endpoint for real agents: the one address their sandboxes reach")
-	networkFlag(c, &network)
-	agentTimeoutFlag(c, &agentTimeout)
-	limits.add(c)
-	c.Flags().StringVar(&modelName, "model", "", "the model name for real agents")
-	c.Flags().StringVar(&mcpFile, "mcp", "", `MCP servers for every real agent, each behind the relay: {"mcpServers": {NAME: {"command", "args", "env"}}}`)
-	c.Flags().StringArrayVar(&agentArgs, "agent-arg", nil, "an extra flag for every real agent's command line (repeat)")
-	budget = budgetFlag(c)
-	c.Flags().BoolVar(&noSandbox, "no-sandbox", false, "run agents and tests without isolation (results say so)")
-	c.Flags().StringVar(&emit, "emit", "", "write a job per trial for an orchestrator instead of running: k8s")
-	c.Flags().StringVar(&image, "image", "", "with --emit: the trial's container image ({task} is the task's name)")
-	c.Flags().StringVar(&swetouchImage, "swetouch-image", "", "with --emit: an image holding the static swetouch binary at /swetouch")
-	c.Flags().StringVar(&pvc, "pvc", "", "with --emit: the volume claim holding tasks/, agents/, records.jsonl and results/")
-	c.Flags().StringVar(&namespace, "namespace", "", "with --emit: the jobs' namespace")
+	o.bind(c)
 	c.MarkFlagRequired("tasks")
 	c.MarkFlagRequired("agent")
 	c.MarkFlagRequired("out")
 	return c
+}
+
+// bind adds the flags to c: some are shared with run through helpers
+// that take the command.
+func (o *evalOptions) bind(c *cobra.Command) {
+	c.Flags().StringVar(&o.tasksDir, "tasks", "", "a folder of tasks")
+	c.Flags().StringVar(&o.records, "records", "", "dataset-record-v1 JSONL (default: each task's records.jsonl)")
+	c.Flags().StringSliceVar(&o.agentNames, "agent", nil, "agents to run (repeat): "+agentList())
+	scheduleFlags(c, &o.schedule, &o.scheduleSteps, &o.after)
+	userModelFlags(c, &o.userURL, &o.userModel)
+	personasFlag(c, &o.personas)
+	o.roles.add(c)
+	o.upstream.add(c)
+	c.Flags().StringVar(&o.conditions, "conditions", "vanilla,counter-edit", "comma-separated conditions")
+	c.Flags().IntVar(&o.runs, "runs", 1, "runs of every trial")
+	c.Flags().IntVar(&o.concurrency, "concurrency", 2, "trials at a time")
+	c.Flags().IntVar(&o.retryNull, "retry-null", 1, "times a trial that ends with no verdict (the machine's doing, never the agent's) runs again before its null stands")
+	c.Flags().StringVar(&o.out, "out", "", "the results folder")
+	c.Flags().StringVar(&o.plans, "plans", "", "the scripted agent's plans (default: the tasks folder's sibling agents/)")
+	c.Flags().StringVar(&o.modelURL, "model-url", "", "the model endpoint for real agents: the one address their sandboxes reach")
+	networkFlag(c, &o.network)
+	agentTimeoutFlag(c, &o.agentTimeout)
+	o.limits.add(c)
+	c.Flags().StringVar(&o.modelName, "model", "", "the model name for real agents")
+	c.Flags().StringVar(&o.mcpFile, "mcp", "", `MCP servers for every real agent, each behind the relay: {"mcpServers": {NAME: {"command", "args", "env"}}}`)
+	c.Flags().StringArrayVar(&o.agentArgs, "agent-arg", nil, "an extra flag for every real agent's command line (repeat)")
+	o.budget = budgetFlag(c)
+	c.Flags().BoolVar(&o.noSandbox, "no-sandbox", false, "run agents and tests without isolation (results say so)")
+	c.Flags().StringVar(&o.emit, "emit", "", "write a job per trial for an orchestrator instead of running: k8s")
+	c.Flags().StringVar(&o.image, "image", "", "with --emit: the trial's container image ({task} is the task's name)")
+	c.Flags().StringVar(&o.swetouchImage, "swetouch-image", "", "with --emit: an image holding the static swetouch binary at /swetouch")
+	c.Flags().StringVar(&o.pvc, "pvc", "", "with --emit: the volume claim holding tasks/, agents/, records.jsonl and results/")
+	c.Flags().StringVar(&o.namespace, "namespace", "", "with --emit: the jobs' namespace")
+}
+
+func (o *evalOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
+	cfg := &eval.Config{Runs: o.runs, Concurrency: o.concurrency, RetryNull: o.retryNull, Out: o.out, Progress: stderr, Bar: isTerminal(stderr)}
+	if err := o.trials(cfg); err != nil {
+		return err
+	}
+	if err := o.users(cfg); err != nil {
+		return err
+	}
+	if err := o.agents(cfg); err != nil {
+		return err
+	}
+	if o.emit != "" && cfg.Schedule.Kind != "" {
+		return badInput("--schedule %s: the emitted jobs run each trial on its own, on the record's triggers; run eval here for another schedule", o.schedule)
+	}
+	if o.emit != "" {
+		return emitJobs(stderr, *cfg, o.emit, eval.EmitConfig{Image: o.image, SwetouchImage: o.swetouchImage, PVC: o.pvc, Namespace: o.namespace,
+			Command: eval.TrialArgs{SharedRecords: o.records != "", ModelURL: o.modelURL, Model: o.modelName,
+				Scripted: isScripted}.Command})
+	}
+	if err := o.isolation(cfg); err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	n, err := eval.Run(ctx, *cfg)
+	if ctx.Err() != nil {
+		fmt.Fprintf(stderr, "swetouch eval: interrupted after %d finished trials (kept in %s); the same command again runs only the trials not yet done\n", n, o.out)
+		return exitError{130}
+	}
+	fmt.Fprintf(stderr, "swetouch eval: ran %d trials; score with: swetouch score %s\n", n, o.out)
+	return err
+}
+
+// trials sets what is run: the tasks, the conditions, the schedule, the
+// model that writes the user's messages, and where each task's record is.
+func (o *evalOptions) trials(cfg *eval.Config) error {
+	var err error
+	if cfg.Tasks, err = eval.LoadTasks(o.tasksDir); err != nil {
+		return badInput("--tasks: %v", err)
+	}
+	if len(cfg.Tasks) == 0 {
+		return badInput("--tasks: no tasks in %s", o.tasksDir)
+	}
+	for _, s := range strings.Split(o.conditions, ",") {
+		cond, err := policy.ParseCondition(strings.TrimSpace(s))
+		if err != nil {
+			return badInput("--conditions: %v", err)
+		}
+		cfg.Conditions = append(cfg.Conditions, cond)
+	}
+	// the fraction schedule's S is each trial's paired vanilla
+	// run's step count, set per trial
+	if cfg.Schedule, err = user.ParseSchedule(o.schedule, max(o.scheduleSteps, 1), o.after); err != nil {
+		return badInput("--schedule: %v", err)
+	}
+	if cfg.Schedule.Kind == "fraction" {
+		if o.stepsSet {
+			return badInput("--steps: eval takes each trial's S from its paired vanilla run")
+		}
+		if !slices.Contains(cfg.Conditions, policy.Vanilla) {
+			return badInput("--schedule fraction needs the vanilla condition: S is each trial's paired vanilla run's step count")
+		}
+	}
+	if cfg.UserModel, err = userModelFlag(o.userURL, o.userModel); err != nil {
+		return err
+	}
+	var shared []*task.Record
+	if o.records != "" {
+		if shared, err = task.LoadRecords(o.records); err != nil {
+			return badInput("%v", err)
+		}
+	}
+	cfg.Records = eval.RecordsFrom(shared, o.records)
+	return nil
+}
+
+// users sets a multi-turn task's conversation, each task's package
+// checked before any trial runs, and the model upstream recorded.
+func (o *evalOptions) users(cfg *eval.Config) error {
+	var err error
+	if o.personaModel, err = personasModel(o.personas); err != nil {
+		return err
+	}
+	// each task's conversation package is checked before any
+	// trial runs; a trial's user is made for its sandbox
+	if o.models, err = o.roles.models(cfg.UserModel); err != nil {
+		return err
+	}
+	for _, t := range cfg.Tasks {
+		if _, err := conversationFor(t, o.personaModel, o.models, nil, sandbox.Setup{}); err != nil {
+			return err
+		}
+	}
+	if o.upstream.url != "" {
+		if o.modelURL != "" {
+			return badInput("give --model-url (an endpoint the agents talk to) or --model-upstream (their provider, recorded), not both")
+		}
+		if _, err := o.upstream.check(); err != nil {
+			return err
+		}
+		cfg.Upstream = func(dir string) (eval.Recorder, error) {
+			r, err := o.upstream.start(dir)
+			if err != nil {
+				return nil, err
+			}
+			return r, nil
+		}
+	} else if o.upstream.prices != "" {
+		return badInput("--prices needs --model-upstream")
+	}
+	// cfg.Sandbox as it is when the trial runs (isolation sets it)
+	cfg.Conversation = func(t *task.Task) (*run.Conversation, error) {
+		return conversationFor(t, o.personaModel, o.models, nil, cfg.Sandbox)
+	}
+	return nil
+}
+
+// agents sets the agents, each as eval starts it on each task.
+func (o *evalOptions) agents(cfg *eval.Config) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	plans := o.plans
+	if plans == "" {
+		plans = filepath.Join(filepath.Dir(filepath.Clean(o.tasksDir)), "agents")
+	}
+	if plans, err = filepath.Abs(plans); err != nil {
+		return err
+	}
+	var servers []agents.MCPServer
+	if o.mcpFile != "" {
+		if servers, err = agents.LoadMCPServers(o.mcpFile); err != nil {
+			return badInput("--mcp: %v", err)
+		}
+	}
+	for _, name := range o.agentNames {
+		a, err := evalAgent(name, plans, exe, o.modelURL, o.modelName, o.agentArgs, servers)
+		if err != nil && o.emit != "" && !errors.Is(err, agents.ErrUnknown) {
+			err = nil // the agent runs in the trial's container, not here
+		}
+		if err != nil {
+			return badInput("--agent: %v", err)
+		}
+		if o.emit == "" && o.modelURL == "" && o.upstream.url == "" {
+			if err := loggedIn(name); err != nil {
+				return err
+			}
+		}
+		cfg.Agents = append(cfg.Agents, a)
+	}
+	return nil
+}
+
+// isolation sets the verifier's budget, the sandbox, its limits and its
+// network, the model endpoint and the agents' time, the records hidden;
+// and checks the packages' test ids against their tests' own listing,
+// sandboxed as the trials' tests run.
+func (o *evalOptions) isolation(cfg *eval.Config) error {
+	var err error
+	if cfg.Verify, err = o.budget(); err != nil {
+		return err
+	}
+	if cfg.Sandbox, err = sandboxFlag(o.noSandbox); err != nil {
+		return err
+	}
+	cfg.ModelURL, cfg.AgentTimeout = o.modelURL, o.agentTimeout
+	if err := o.limits.set(cfg.Sandbox.Runner); err != nil {
+		return err
+	}
+	if cfg.Sandbox.Runner != nil {
+		real := false
+		for _, n := range o.agentNames {
+			real = real || !isScripted(n)
+		}
+		if cfg.HostNetwork, err = hostNetwork(o.network, o.modelURL, real && o.upstream.url == "", o.upstream.url != ""); err != nil {
+			return err
+		}
+	}
+	if o.records != "" {
+		abs, _ := filepath.Abs(o.records)
+		cfg.Hidden = append(cfg.Hidden, abs)
+	}
+	for _, t := range cfg.Tasks {
+		if _, err := conversationFor(t, o.personaModel, o.models, nil, cfg.Sandbox, listedIDs(t, cfg.Sandbox, cfg.Verify)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // evalAgent is a registered agent as eval starts it on each task.
@@ -302,7 +331,7 @@ func loggedIn(name string) error {
 }
 
 // emitJobs writes the trials not yet done as jobs under OUT/jobs.
-func emitJobs(c *cobra.Command, cfg eval.Config, kind string, ec eval.EmitConfig) error {
+func emitJobs(stderr io.Writer, cfg eval.Config, kind string, ec eval.EmitConfig) error {
 	if kind != "k8s" {
 		return badInput("--emit: want k8s, got %q", kind)
 	}
@@ -317,7 +346,7 @@ func emitJobs(c *cobra.Command, cfg eval.Config, kind string, ec eval.EmitConfig
 	if err := eval.WriteJobs(dir, jobs); err != nil {
 		return err
 	}
-	fmt.Fprintf(c.ErrOrStderr(), "swetouch eval: %d jobs in %s; kubectl apply -k %s, then copy results/ from the volume and run: swetouch score results/\n", len(jobs), dir, dir)
+	fmt.Fprintf(stderr, "swetouch eval: %d jobs in %s; kubectl apply -k %s, then copy results/ from the volume and run: swetouch score results/\n", len(jobs), dir, dir)
 	return nil
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/swetouch/swetouch/trajectory"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/swetouch/swetouch/agents"
 	"github.com/swetouch/swetouch/event"
@@ -51,10 +52,19 @@ func loadRecording(path string) (*trajectory.Trajectory, error) {
 	return tr, nil
 }
 
+// replayOptions is `swetouch replay`: its flags, and its run over them.
+type replayOptions struct {
+	recording string // the trajectory, the command's argument
+
+	taskDir, records, instance, condition, match, out, whatIf string
+	cassette, agent, modelName, userTape                      string
+	check, strict, noSandbox                                  bool
+	timeout                                                   time.Duration
+	timeoutSet                                                bool // --timeout given: it overrides the recorded limit
+}
+
 func replayCmd() *cobra.Command {
-	var taskDir, records, instance, condition, match, out, whatIf, cassette, agent, modelName, userTape string
-	var check, strict, noSandbox bool
-	var timeout time.Duration
+	var o replayOptions
 	c := &cobra.Command{
 		Use:   "replay TRAJECTORY --task DIR [--records FILE] [--condition C] [--check] --out DIR",
 		Short: "Re-drive a recorded session (ours or mini-swe-agent's) on a fresh workspace, under any condition",
@@ -74,174 +84,210 @@ func replayCmd() *cobra.Command {
 			"would have fired on the recording and what the agent was doing then.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			rec, err := loadRecording(args[0])
-			if err != nil {
-				return err
-			}
-			var record *task.Record
-			if records != "" {
-				recs, err := task.LoadRecords(records)
-				if err != nil {
-					return badInput("%v", err)
-				}
-				id := instance
-				if id == "" {
-					id = rec.Header.Task
-				}
-				if record, err = task.Find(recs, id); err != nil {
-					return badInput("--instance: %v", err)
-				}
-			}
-			m, err := policy.ParseMatch(match)
-			if err != nil {
-				return badInput("--match: %v", err)
-			}
-			if whatIf != "" {
-				return replayWhatIf(c.OutOrStdout(), rec, record, whatIf, m)
-			}
-			if taskDir == "" || out == "" {
-				return badInput("give --task and --out (or --what-if)")
-			}
-			t, err := task.Load(taskDir)
-			if err != nil {
-				return badInput("--task: %v", err)
-			}
-			if condition == "" {
-				condition = orDefault(rec.Header.Condition, string(policy.Vanilla))
-			}
-			cond, err := policy.ParseCondition(condition)
-			if err != nil {
-				return badInput("--condition: %v", err)
-			}
-			if record == nil && cond != policy.Vanilla {
-				return badInput("--condition %s needs --records", cond)
-			}
-			exe, err := os.Executable()
-			if err != nil {
-				return err
-			}
-			if err := os.MkdirAll(out, 0o755); err != nil {
-				return err
-			}
-			cfg := run.Config{Task: t, Record: record, Condition: cond, Match: m, Out: out,
-				KeepWorkspace: true, Stdout: io.Discard, Stderr: c.ErrOrStderr()}
-			// sandboxed as the recording was, so what the agent sees (its
-			// environment, its processes) is the same
-			if cfg.Sandbox, err = sandboxFlag(noSandbox); err != nil {
-				return err
-			}
-			if records != "" {
-				abs, _ := filepath.Abs(records)
-				cfg.Hidden = append(cfg.Hidden, abs)
-			}
-			// the user's messages as the recording's model wrote them: its
-			// run folder's recording, or the one named
-			if userTape == "" {
-				if p := filepath.Join(filepath.Dir(args[0]), run.UserModelLog); fileExists(p) {
-					userTape = p
-				}
-			}
-			if userTape != "" {
-				tape, err := user.LoadTape(userTape, "")
-				if err != nil {
-					return badInput("--user-cassette: %v", err)
-				}
-				cfg.UserModel = tape
-			}
-			if cassette != "" {
-				stop, err := replayAgent(&cfg, cassette, agent, modelName, exe)
-				if err != nil {
-					return err
-				}
-				defer stop()
-			} else {
-				recorded, err := filepath.Abs(filepath.Join(out, "recorded.jsonl"))
-				if err != nil {
-					return err
-				}
-				if err := trajectory.WriteFile(recorded, rec); err != nil {
-					return err
-				}
-				// the replaying agent reads its own copy: the output
-				// folder is not for it to see
-				own, err := os.MkdirTemp("", "swetouch-replay-")
-				if err != nil {
-					return err
-				}
-				defer os.RemoveAll(own)
-				script := filepath.Join(own, "recorded.jsonl")
-				if err := trajectory.WriteFile(script, rec); err != nil {
-					return err
-				}
-				// each command under the limit it was recorded under, unless
-				// --timeout says otherwise
-				if !c.Flags().Changed("timeout") && rec.Header.CommandTimeout > 0 {
-					timeout = time.Duration(rec.Header.CommandTimeout * float64(time.Second))
-				}
-				cfg.Agent = agents.Command(exe, "agent", "replay", "--trajectory", script, "--root", rec.Header.Root, "--timeout", timeout.String())
-				cfg.Agent.Name = "replay"
-			}
-			// a conversation replays turn by turn, its user as recorded
-			if cfg.Conversation, err = conversationFor(t, nil, replayModels(args[0]), nil, cfg.Sandbox); err != nil {
-				return err
-			}
-			if cfg.Conversation != nil {
-				if cassette != "" {
-					return badInput("--cassette: a conversation replays from its trajectory, turn by turn")
-				}
-				cfg.Agent.Argv = append(cfg.Agent.Argv, "--turn", "{session}")
-			}
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			res, err := run.Trial(ctx, cfg)
-			if res != nil && res.Workspace != "" {
-				defer os.RemoveAll(res.Workspace)
-			}
-			if err != nil {
-				return err
-			}
-			w := c.OutOrStdout()
-			fmt.Fprintf(w, "replay: %d recorded actions, condition %s, resolved=%s, interventions applied %d; %s\n",
-				len(replay.Actions(rec)), cond, result.ShowResolved(res.Resolved), res.Applied, filepath.Join(out, "trajectory.jsonl"))
-			// the replay's events carry the recorded step they re-drive
-			trajFile := filepath.Join(out, "trajectory.jsonl")
-			got, err := trajectory.ReadFile(trajFile)
-			if err != nil {
-				return err
-			}
-			if cassette == "" {
-				replay.AlignSteps(rec, got)
-				if err := trajectory.WriteFile(trajFile, got); err != nil {
-					return err
-				}
-			}
-			if !check && !strict {
-				return nil
-			}
-			var final *string
-			if b, err := os.ReadFile(filepath.Join(out, "final.diff")); err == nil {
-				final = new(string(b))
-			}
-			ds := replay.CompareAll(rec, got, replay.RootMap{Root: rec.Header.Root, Workspace: res.Workspace}, final)
-			return reportDivergences(w, ds, strict)
+			o.recording, o.timeoutSet = args[0], c.Flags().Changed("timeout")
+			return o.run(context.Background(), c.OutOrStdout(), c.ErrOrStderr())
 		},
 	}
-	c.Flags().StringVar(&taskDir, "task", "", "the task whose repository the replay starts from")
-	c.Flags().StringVar(&records, "records", "", "dataset-record-v1 JSONL (for a condition other than vanilla, or --what-if)")
-	c.Flags().StringVar(&instance, "instance", "", "record instance id (default: the recording's task)")
-	c.Flags().StringVar(&condition, "condition", "", "the condition to replay under (default: the recording's)")
-	c.Flags().StringVar(&match, "match", "reference", "reference or precise")
-	c.Flags().StringVar(&out, "out", "", "where the replay's trajectory, result and final diff go")
-	c.Flags().BoolVar(&check, "check", false, "compare with the recording: list every divergence, classified; exit 1 if one changes the workspace's course")
-	c.Flags().BoolVar(&strict, "strict", false, "with --check: exit 1 at any divergence, the environment's too")
-	c.Flags().DurationVar(&timeout, "timeout", time.Minute, "bound on each replayed command (default: the limit it was recorded under, if the recording says, else 1m)")
-	c.Flags().StringVar(&whatIf, "what-if", "", "list where a condition's interventions would fire on the recording, and run nothing")
-	c.Flags().StringVar(&userTape, "user-cassette", "", "the user model's recorded calls (default: user-model.jsonl beside the trajectory, when there is one)")
-	c.Flags().StringVar(&cassette, "cassette", "", "re-run a real agent against this model cassette (with --agent)")
-	c.Flags().StringVar(&agent, "agent", "", "with --cassette: the registered agent that was recorded: "+agentList())
-	c.Flags().StringVar(&modelName, "model", "", "with --cassette: the model name the agent asks for")
-	c.Flags().BoolVar(&noSandbox, "no-sandbox", false, "replay without isolation")
+	o.bind(c.Flags())
 	return c
+}
+
+func (o *replayOptions) bind(fs *pflag.FlagSet) {
+	fs.StringVar(&o.taskDir, "task", "", "the task whose repository the replay starts from")
+	fs.StringVar(&o.records, "records", "", "dataset-record-v1 JSONL (for a condition other than vanilla, or --what-if)")
+	fs.StringVar(&o.instance, "instance", "", "record instance id (default: the recording's task)")
+	fs.StringVar(&o.condition, "condition", "", "the condition to replay under (default: the recording's)")
+	fs.StringVar(&o.match, "match", "reference", "reference or precise")
+	fs.StringVar(&o.out, "out", "", "where the replay's trajectory, result and final diff go")
+	fs.BoolVar(&o.check, "check", false, "compare with the recording: list every divergence, classified; exit 1 if one changes the workspace's course")
+	fs.BoolVar(&o.strict, "strict", false, "with --check: exit 1 at any divergence, the environment's too")
+	fs.DurationVar(&o.timeout, "timeout", time.Minute, "bound on each replayed command (default: the limit it was recorded under, if the recording says, else 1m)")
+	fs.StringVar(&o.whatIf, "what-if", "", "list where a condition's interventions would fire on the recording, and run nothing")
+	fs.StringVar(&o.userTape, "user-cassette", "", "the user model's recorded calls (default: user-model.jsonl beside the trajectory, when there is one)")
+	fs.StringVar(&o.cassette, "cassette", "", "re-run a real agent against this model cassette (with --agent)")
+	fs.StringVar(&o.agent, "agent", "", "with --cassette: the registered agent that was recorded: "+agentList())
+	fs.StringVar(&o.modelName, "model", "", "with --cassette: the model name the agent asks for")
+	fs.BoolVar(&o.noSandbox, "no-sandbox", false, "replay without isolation")
+}
+
+func (o *replayOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
+	rec, err := loadRecording(o.recording)
+	if err != nil {
+		return err
+	}
+	record, err := o.record(rec)
+	if err != nil {
+		return err
+	}
+	m, err := policy.ParseMatch(o.match)
+	if err != nil {
+		return badInput("--match: %v", err)
+	}
+	if o.whatIf != "" {
+		return replayWhatIf(stdout, rec, record, o.whatIf, m)
+	}
+	cfg, exe, err := o.config(rec, record, m, stderr)
+	if err != nil {
+		return err
+	}
+	cleanup, err := o.replayer(&cfg, rec, exe)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	// a conversation replays turn by turn, its user as recorded
+	if cfg.Conversation, err = conversationFor(cfg.Task, nil, replayModels(o.recording), nil, cfg.Sandbox); err != nil {
+		return err
+	}
+	if cfg.Conversation != nil {
+		if o.cassette != "" {
+			return badInput("--cassette: a conversation replays from its trajectory, turn by turn")
+		}
+		cfg.Agent.Argv = append(cfg.Agent.Argv, "--turn", "{session}")
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	res, err := run.Trial(ctx, cfg)
+	if res != nil && res.Workspace != "" {
+		defer os.RemoveAll(res.Workspace)
+	}
+	if err != nil {
+		return err
+	}
+	return o.report(stdout, rec, cfg.Condition, res)
+}
+
+// record is the recording's record in --records (nil without one).
+func (o *replayOptions) record(rec *trajectory.Trajectory) (*task.Record, error) {
+	if o.records == "" {
+		return nil, nil
+	}
+	recs, err := task.LoadRecords(o.records)
+	if err != nil {
+		return nil, badInput("%v", err)
+	}
+	record, err := task.Find(recs, orDefault(o.instance, rec.Header.Task))
+	if err != nil {
+		return nil, badInput("--instance: %v", err)
+	}
+	return record, nil
+}
+
+// config is the replay's trial, its agent not yet chosen, and this
+// executable.
+func (o *replayOptions) config(rec *trajectory.Trajectory, record *task.Record, m policy.Match, stderr io.Writer) (run.Config, string, error) {
+	if o.taskDir == "" || o.out == "" {
+		return run.Config{}, "", badInput("give --task and --out (or --what-if)")
+	}
+	t, err := task.Load(o.taskDir)
+	if err != nil {
+		return run.Config{}, "", badInput("--task: %v", err)
+	}
+	cond, err := policy.ParseCondition(orDefault(o.condition, orDefault(rec.Header.Condition, string(policy.Vanilla))))
+	if err != nil {
+		return run.Config{}, "", badInput("--condition: %v", err)
+	}
+	if record == nil && cond != policy.Vanilla {
+		return run.Config{}, "", badInput("--condition %s needs --records", cond)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return run.Config{}, "", err
+	}
+	if err := os.MkdirAll(o.out, 0o755); err != nil {
+		return run.Config{}, "", err
+	}
+	cfg := run.Config{Task: t, Record: record, Condition: cond, Match: m, Out: o.out,
+		KeepWorkspace: true, Stdout: io.Discard, Stderr: stderr}
+	// sandboxed as the recording was, so what the agent sees (its
+	// environment, its processes) is the same
+	if cfg.Sandbox, err = sandboxFlag(o.noSandbox); err != nil {
+		return run.Config{}, "", err
+	}
+	if o.records != "" {
+		abs, _ := filepath.Abs(o.records)
+		cfg.Hidden = append(cfg.Hidden, abs)
+	}
+	// the user's messages as the recording's model wrote them: its
+	// run folder's recording, or the one named
+	tapeFile := o.userTape
+	if p := filepath.Join(filepath.Dir(o.recording), run.UserModelLog); tapeFile == "" && fileExists(p) {
+		tapeFile = p
+	}
+	if tapeFile != "" {
+		tape, err := user.LoadTape(tapeFile, "")
+		if err != nil {
+			return run.Config{}, "", badInput("--user-cassette: %v", err)
+		}
+		cfg.UserModel = tape
+	}
+	return cfg, exe, nil
+}
+
+// replayer sets cfg's agent: the real agent against --cassette, or
+// swetouch's replaying agent over a copy of the recording; cleanup
+// removes what it made.
+func (o *replayOptions) replayer(cfg *run.Config, rec *trajectory.Trajectory, exe string) (cleanup func(), err error) {
+	if o.cassette != "" {
+		return replayAgent(cfg, o.cassette, o.agent, o.modelName, exe)
+	}
+	recorded, err := filepath.Abs(filepath.Join(o.out, "recorded.jsonl"))
+	if err != nil {
+		return nil, err
+	}
+	if err := trajectory.WriteFile(recorded, rec); err != nil {
+		return nil, err
+	}
+	// the replaying agent reads its own copy: the output
+	// folder is not for it to see
+	own, err := os.MkdirTemp("", "swetouch-replay-")
+	if err != nil {
+		return nil, err
+	}
+	cleanup = func() { os.RemoveAll(own) }
+	script := filepath.Join(own, "recorded.jsonl")
+	if err := trajectory.WriteFile(script, rec); err != nil {
+		cleanup()
+		return nil, err
+	}
+	// each command under the limit it was recorded under, unless
+	// --timeout says otherwise
+	timeout := o.timeout
+	if !o.timeoutSet && rec.Header.CommandTimeout > 0 {
+		timeout = time.Duration(rec.Header.CommandTimeout * float64(time.Second))
+	}
+	cfg.Agent = agents.Command(exe, "agent", "replay", "--trajectory", script, "--root", rec.Header.Root, "--timeout", timeout.String())
+	cfg.Agent.Name = "replay"
+	return cleanup, nil
+}
+
+// report says what the replay came to, aligns its events with the
+// recorded steps they re-drive, and with --check or --strict lists its
+// divergences from the recording.
+func (o *replayOptions) report(w io.Writer, rec *trajectory.Trajectory, cond policy.Condition, res *result.Run) error {
+	trajFile := filepath.Join(o.out, "trajectory.jsonl")
+	fmt.Fprintf(w, "replay: %d recorded actions, condition %s, resolved=%s, interventions applied %d; %s\n",
+		len(replay.Actions(rec)), cond, result.ShowResolved(res.Resolved), res.Applied, trajFile)
+	// the replay's events carry the recorded step they re-drive
+	got, err := trajectory.ReadFile(trajFile)
+	if err != nil {
+		return err
+	}
+	if o.cassette == "" {
+		replay.AlignSteps(rec, got)
+		if err := trajectory.WriteFile(trajFile, got); err != nil {
+			return err
+		}
+	}
+	if !o.check && !o.strict {
+		return nil
+	}
+	var final *string
+	if b, err := os.ReadFile(filepath.Join(o.out, "final.diff")); err == nil {
+		final = new(string(b))
+	}
+	ds := replay.CompareAll(rec, got, replay.RootMap{Root: rec.Header.Root, Workspace: res.Workspace}, final)
+	return reportDivergences(w, ds, o.strict)
 }
 
 // reportDivergences lists every divergence with its class and a summary;
@@ -315,23 +361,7 @@ func replayWhatIf(w io.Writer, rec *trajectory.Trajectory, record *task.Record, 
 		return badInput("%v", err)
 	}
 	fired := policy.Simulate(p, rec.Events)
-	var start time.Time
-	doing := map[int]string{}
-	for _, ev := range rec.Events {
-		if start.IsZero() && !ev.Time.IsZero() {
-			start = ev.Time
-		}
-		if ev.Step != nil && ev.Actor == event.Agent && doing[*ev.Step] == "" {
-			d := ev.Command
-			if d == "" {
-				d = "native " + orDefault(ev.Tool, string(ev.Kind))
-			}
-			if !ev.Time.IsZero() && !start.IsZero() {
-				d = fmt.Sprintf("+%s  %s", ev.Time.Sub(start).Round(time.Millisecond), d)
-			}
-			doing[*ev.Step] = d
-		}
-	}
+	doing := replay.Doing(rec)
 	fmt.Fprintf(w, "%s on %s: %d of %d interventions would fire over %d agent actions\n",
 		cond, orDefault(rec.Header.Task, "the recording"), len(fired), len(record.CounterEdit.Interventions), len(replay.Actions(rec)))
 	for _, f := range fired {

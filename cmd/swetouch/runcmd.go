@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	neturl "net/url"
 	"os"
 	"os/signal"
@@ -11,9 +12,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/swetouch/swetouch/demo"
-
 	"github.com/swetouch/swetouch/agents/scripted"
+	"github.com/swetouch/swetouch/demo"
 	"github.com/swetouch/swetouch/run"
 
 	"github.com/spf13/cobra"
@@ -28,222 +28,296 @@ import (
 	"github.com/swetouch/swetouch/user/conversation"
 )
 
+// runOptions is `swetouch run`: its flags, and its run over them.
+type runOptions struct {
+	taskDir, records, instance, condition, match, out, agent, agentName, modelURL, modelName string
+	keep, noSandbox, verbose                                                                 bool
+	budget                                                                                   func() ([]task.VerifyOption, error)
+	network                                                                                  string
+	agentTimeout                                                                             time.Duration
+	limits                                                                                   limitFlags
+	mcpFile, schedule, userURL, userModel, personas                                          string
+	roles                                                                                    roleFlags
+	upstream                                                                                 upstreamFlags
+	scheduleSteps, after                                                                     int
+	visible, agentArgs                                                                       []string
+	args                                                                                     []string // the agent's command, after --
+	ctr                                                                                      containerFlags
+	inPlace                                                                                  string
+}
+
 func runCmd() *cobra.Command {
-	var taskDir, records, instance, condition, match, out, agent, agentName, modelURL, modelName string
-	var keep, noSandbox, verbose bool
-	var budget func() ([]task.VerifyOption, error)
-	var network string
-	var agentTimeout time.Duration
-	var limits limitFlags
-	var mcpFile, schedule, userURL, userModel, personas string
-	var roles roleFlags
-	var upstream upstreamFlags
-	var scheduleSteps, after int
-	var visible, agentArgs []string
-	var ctr containerFlags
-	var inPlace string
+	var o runOptions
 	c := &cobra.Command{
 		Use:   "run --task DIR [--records FILE --instance ID] [--condition C] [--match M] --out DIR (--agent claude|codex|gemini|opencode [--model-url URL] [--model M] | -- AGENT ARGS...)",
 		Short: "Run an agent on a task through the shim, verify, and write trajectory.jsonl and result.json",
 		RunE: func(c *cobra.Command, args []string) error {
-			if ctr.wanted() {
-				return ctr.run(c, taskDir, out, args)
+			if o.ctr.wanted() {
+				return o.ctr.run(c, o.taskDir, o.out, args)
 			}
-			t, err := task.Load(taskDir)
-			if err != nil {
-				return badInput("--task: %v", err)
-			}
-			cfg := run.Config{Task: t, Agent: agents.Command(args...), Out: out, KeepWorkspace: keep, InPlace: inPlace}
-			// the agent's own output goes to agent.log; the user sees
-			// what it did, an action a line, or with --verbose its output
-			prog := newProgress(c.ErrOrStderr())
-			if verbose {
-				cfg.Stdout, cfg.Stderr = c.OutOrStdout(), c.ErrOrStderr()
-			} else {
-				cfg.OnEvent = prog.event
-			}
-			var preset *agents.Agent
-			switch {
-			case agent != "":
-				var servers []agents.MCPServer
-				if mcpFile != "" {
-					if servers, err = agents.LoadMCPServers(mcpFile); err != nil {
-						return badInput("--mcp: %v", err)
-					}
-				}
-				p, bin, err := agents.Find(agent)
-				if err != nil {
-					return badInput("--agent: %v", err)
-				}
-				preset = p
-				if upstream.url != "" && modelURL != "" {
-					return badInput("give --model-url (an endpoint the agent talks to) or --model-upstream (its provider, recorded), not both")
-				}
-				if modelURL != "" && p.Bin != "" {
-					url := modelURL
-					cfg.Probe = func(ctx context.Context) error { return agents.ProbeModel(ctx, url, agents.ProbeTimeout) }
-				}
-				rec, err := upstream.start(out)
-				if err != nil {
-					return err
-				}
-				if rec != nil {
-					defer rec.Close()
-					modelURL, cfg.ModelUsage = rec.URL(), rec.Usage
-				}
-				exe, err := os.Executable()
-				if err != nil {
-					return err
-				}
-				scratch, err := os.MkdirTemp("", "swetouch-agent-")
-				if err != nil {
-					return err
-				}
-				defer os.RemoveAll(scratch)
-				plans := filepath.Join(filepath.Dir(filepath.Dir(filepath.Clean(t.Dir))), "agents") // a scripted agent's, beside the tasks
-				if cfg.Agent, err = p.Start(agents.Launch{Bin: bin, ModelURL: modelURL, Model: modelName, Swetouch: exe, Scratch: scratch, Args: agentArgs, MCP: servers, Task: t.Name, Plans: plans}); err != nil {
-					return err
-				}
-				cfg.Agent.Argv, cfg.Scratch = append(cfg.Agent.Argv, args...), []string{scratch}
-			case len(args) == 0:
-				return badInput("give --agent NAME, or the agent's command after --")
-			case upstream.url != "":
-				return badInput("--model-upstream is for a preset (--agent NAME), whose endpoint swetouch sets")
-			case len(agentArgs) > 0 || mcpFile != "":
-				return badInput("--agent-arg and --mcp are for a preset (--agent NAME); after --, the command line and its configuration are the agent's own")
-			}
-			if agentName != "" {
-				cfg.Agent.Name = agentName
-			}
-			if records != "" {
-				recs, err := task.LoadRecords(records)
-				if err != nil {
-					return badInput("%v", err)
-				}
-				id := instance
-				if id == "" {
-					id = t.Name
-				}
-				if cfg.Record, err = task.Find(recs, id); err != nil {
-					return badInput("--records %s: %v", records, err)
-				}
-				abs, _ := filepath.Abs(records)
-				cfg.Hidden = append(cfg.Hidden, abs)
-			}
-			if condition == "" {
-				// the default names what will run: a record's Counter-Edits,
-				// or, with none, vanilla under its own name
-				condition = string(policy.Vanilla)
-				if cfg.Record != nil {
-					condition = string(policy.CounterEdit)
-				}
-			}
-			if cfg.Condition, err = policy.ParseCondition(condition); err != nil {
-				return badInput("--condition: %v", err)
-			}
-			if cfg.Match, err = policy.ParseMatch(match); err != nil {
-				return badInput("--match: %v", err)
-			}
-			if cfg.Record == nil && cfg.Condition.NeedsRecord() {
-				return badInput("--condition %s needs --records: its Counter-Edits come from a record, and without one it would run vanilla under its name", condition)
-			}
-			if cfg.Schedule, err = user.ParseSchedule(schedule, scheduleSteps, after); err != nil {
-				return badInput("--schedule: %v", err)
-			}
-			if cfg.Schedule.Kind != "" && cfg.Record == nil {
-				return badInput("--schedule %s needs --records", schedule)
-			}
-			if cfg.UserModel, err = userModelFlag(userURL, userModel); err != nil {
-				return err
-			}
-			if cfg.Verify, err = budget(); err != nil {
-				return err
-			}
-			if cfg.Sandbox, err = sandboxFlag(noSandbox); err != nil {
-				return err
-			}
-			cfg.ModelURL, cfg.AgentTimeout = modelURL, agentTimeout
-			if err := limits.set(cfg.Sandbox.Runner); err != nil {
-				return err
-			}
-			if cfg.Sandbox.Runner != nil {
-				if cfg.HostNetwork, err = hostNetwork(network, modelURL, preset != nil, false); err != nil {
-					return err
-				}
-			}
-			m, err := personasModel(personas)
-			if err != nil {
-				return err
-			}
-			models, err := roles.models(cfg.UserModel)
-			if err != nil {
-				return err
-			}
-			if cfg.Conversation, err = conversationFor(t, m, models, preset, cfg.Sandbox, listedIDs(t, cfg.Sandbox, cfg.Verify)); err != nil {
-				return err
-			}
-			if m != nil && cfg.Conversation == nil {
-				return badInput("--personas: %s has no %s: it is not a multi-turn task", t.Dir, conversation.File)
-			}
-			for _, p := range visible {
-				abs, _ := filepath.Abs(p)
-				cfg.Visible = append(cfg.Visible, abs)
-			}
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			res, err := run.Trial(ctx, cfg)
-			prog.done()
-			if err != nil && res == nil {
-				return err
-			}
-			if res.AgentExit != 0 && !verbose {
-				fmt.Fprintf(c.ErrOrStderr(), "swetouch: the agent exited %d; what it printed is in %s\n", res.AgentExit, filepath.Join(out, run.AgentLog))
-			}
-			verdict := result.ShowResolved(res.Resolved)
-			if res.Resolved == nil && res.Reason != "" {
-				verdict += " (" + res.Reason + ")"
-			}
-			fmt.Fprintf(c.ErrOrStderr(), "swetouch: resolved=%s condition=%s steps=%d interventions applied=%d; %s\n",
-				verdict, res.Condition, res.Steps, res.Applied, filepath.Join(out, "result.json"))
-			switch {
-			case errors.Is(err, run.ErrAgentStart), errors.Is(err, run.ErrSetup):
-				return exitError{1}
-			case err != nil:
-				return exitError{130}
-			}
-			return nil
+			o.args = args
+			return o.run(context.Background(), c.OutOrStdout(), c.ErrOrStderr())
 		},
 	}
-	c.Flags().StringVar(&taskDir, "task", "", "Harbor task directory or local task file")
-	c.Flags().StringVar(&records, "records", "", "SWE-Touch dataset-record-v1 JSONL binding Counter-Edits to the task")
-	c.Flags().StringVar(&instance, "instance", "", "record instance id (default: the task's name)")
-	c.Flags().StringVar(&condition, "condition", "", "vanilla, counter-edit, co-edit, message-only or code-only (default: counter-edit with --records, vanilla without; any but vanilla needs --records)")
-	c.Flags().StringVar(&match, "match", "reference", "reference or precise")
-	scheduleFlags(c, &schedule, &scheduleSteps, &after)
-	userModelFlags(c, &userURL, &userModel)
-	personasFlag(c, &personas)
-	roles.add(c)
-	upstream.add(c)
-	c.Flags().StringVar(&out, "out", "", "output directory")
-	budget = budgetFlag(c)
-	c.Flags().BoolVar(&noSandbox, "no-sandbox", false, "run the agent and the tests without isolation (result.json says so)")
-	c.Flags().StringSliceVar(&visible, "visible", nil, "a host path the sandboxed agent may read (repeat): its own files outside the system directories")
-	c.Flags().BoolVar(&keep, "keep", false, "keep the workspace (its path is in result.json)")
-	c.Flags().StringVar(&inPlace, "in-place", "", "work over this checkout rather than a copy of the task's repository (nothing copied in; final.diff against the checkout as the run found it; a container's /testbed, a harness's workspace)")
-	ctr.add(c)
-	c.Flags().BoolVar(&verbose, "verbose", false, "print the agent's own output (its JSON event stream) instead of what it did, an action a line; agent.log keeps it either way")
-	c.Flags().StringVar(&agent, "agent", "", "a registered agent to run unmodified: "+agentList())
-	c.Flags().StringVar(&mcpFile, "mcp", "", `MCP servers for the --agent preset, each behind the relay: {"mcpServers": {NAME: {"command", "args", "env"}}}, "{workspace}" in args`)
-	c.Flags().StringArrayVar(&agentArgs, "agent-arg", nil, "an extra flag for the --agent preset's command line (repeat)")
-	c.Flags().StringVar(&agentName, "agent-name", "", "the agent's name in result.json, which score groups by (default: --agent)")
-	c.Flags().StringVar(&modelURL, "model-url", "", "the model endpoint the agent talks to (e.g. swetouch model serve): the one address its sandbox reaches")
-	networkFlag(c, &network)
-	agentTimeoutFlag(c, &agentTimeout)
-	limits.add(c)
-	c.Flags().StringVar(&modelName, "model", "", "the model name the agent asks for")
+	o.bind(c)
 	c.MarkFlagRequired("task")
 	c.MarkFlagRequired("out")
 	return c
+}
+
+// bind adds the flags to c: some are shared with eval through helpers
+// that take the command.
+func (o *runOptions) bind(c *cobra.Command) {
+	c.Flags().StringVar(&o.taskDir, "task", "", "Harbor task directory or local task file")
+	c.Flags().StringVar(&o.records, "records", "", "SWE-Touch dataset-record-v1 JSONL binding Counter-Edits to the task")
+	c.Flags().StringVar(&o.instance, "instance", "", "record instance id (default: the task's name)")
+	c.Flags().StringVar(&o.condition, "condition", "", "vanilla, counter-edit, co-edit, message-only or code-only (default: counter-edit with --records, vanilla without; any but vanilla needs --records)")
+	c.Flags().StringVar(&o.match, "match", "reference", "reference or precise")
+	scheduleFlags(c, &o.schedule, &o.scheduleSteps, &o.after)
+	userModelFlags(c, &o.userURL, &o.userModel)
+	personasFlag(c, &o.personas)
+	o.roles.add(c)
+	o.upstream.add(c)
+	c.Flags().StringVar(&o.out, "out", "", "output directory")
+	o.budget = budgetFlag(c)
+	c.Flags().BoolVar(&o.noSandbox, "no-sandbox", false, "run the agent and the tests without isolation (result.json says so)")
+	c.Flags().StringSliceVar(&o.visible, "visible", nil, "a host path the sandboxed agent may read (repeat): its own files outside the system directories")
+	c.Flags().BoolVar(&o.keep, "keep", false, "keep the workspace (its path is in result.json)")
+	c.Flags().StringVar(&o.inPlace, "in-place", "", "work over this checkout rather than a copy of the task's repository (nothing copied in; final.diff against the checkout as the run found it; a container's /testbed, a harness's workspace)")
+	o.ctr.add(c)
+	c.Flags().BoolVar(&o.verbose, "verbose", false, "print the agent's own output (its JSON event stream) instead of what it did, an action a line; agent.log keeps it either way")
+	c.Flags().StringVar(&o.agent, "agent", "", "a registered agent to run unmodified: "+agentList())
+	c.Flags().StringVar(&o.mcpFile, "mcp", "", `MCP servers for the --agent preset, each behind the relay: {"mcpServers": {NAME: {"command", "args", "env"}}}, "{workspace}" in args`)
+	c.Flags().StringArrayVar(&o.agentArgs, "agent-arg", nil, "an extra flag for the --agent preset's command line (repeat)")
+	c.Flags().StringVar(&o.agentName, "agent-name", "", "the agent's name in result.json, which score groups by (default: --agent)")
+	c.Flags().StringVar(&o.modelURL, "model-url", "", "the model endpoint the agent talks to (e.g. swetouch model serve): the one address its sandbox reaches")
+	networkFlag(c, &o.network)
+	agentTimeoutFlag(c, &o.agentTimeout)
+	o.limits.add(c)
+	c.Flags().StringVar(&o.modelName, "model", "", "the model name the agent asks for")
+}
+
+func (o *runOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
+	t, err := task.Load(o.taskDir)
+	if err != nil {
+		return badInput("--task: %v", err)
+	}
+	cfg := run.Config{Task: t, Agent: agents.Command(o.args...), Out: o.out, KeepWorkspace: o.keep, InPlace: o.inPlace}
+	// the agent's own output goes to agent.log; the user sees
+	// what it did, an action a line, or with --verbose its output
+	prog := newProgress(stderr)
+	if o.verbose {
+		cfg.Stdout, cfg.Stderr = stdout, stderr
+	} else {
+		cfg.OnEvent = prog.event
+	}
+	preset, cleanup, err := o.startAgent(&cfg)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	if o.agentName != "" {
+		cfg.Agent.Name = o.agentName
+	}
+	if err := o.user(&cfg); err != nil {
+		return err
+	}
+	if err := o.isolation(&cfg, preset != nil); err != nil {
+		return err
+	}
+	if err := o.conversation(&cfg, preset); err != nil {
+		return err
+	}
+	for _, p := range o.visible {
+		abs, _ := filepath.Abs(p)
+		cfg.Visible = append(cfg.Visible, abs)
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	res, err := run.Trial(ctx, cfg)
+	prog.done()
+	if err != nil && res == nil {
+		return err
+	}
+	return o.report(stderr, res, err)
+}
+
+// startAgent sets cfg's agent: the --agent preset, started with its
+// model (recorded with --model-upstream), or the command after --.
+// preset is nil for the latter; cleanup removes what it made.
+func (o *runOptions) startAgent(cfg *run.Config) (preset *agents.Agent, cleanup func(), err error) {
+	var cleanups []func()
+	cleanup = func() {
+		for i := len(cleanups) - 1; i >= 0; i-- {
+			cleanups[i]()
+		}
+	}
+	switch {
+	case o.agent != "":
+	case len(o.args) == 0:
+		return nil, nil, badInput("give --agent NAME, or the agent's command after --")
+	case o.upstream.url != "":
+		return nil, nil, badInput("--model-upstream is for a preset (--agent NAME), whose endpoint swetouch sets")
+	case len(o.agentArgs) > 0 || o.mcpFile != "":
+		return nil, nil, badInput("--agent-arg and --mcp are for a preset (--agent NAME); after --, the command line and its configuration are the agent's own")
+	default:
+		return nil, cleanup, nil
+	}
+	var servers []agents.MCPServer
+	if o.mcpFile != "" {
+		if servers, err = agents.LoadMCPServers(o.mcpFile); err != nil {
+			return nil, nil, badInput("--mcp: %v", err)
+		}
+	}
+	p, bin, err := agents.Find(o.agent)
+	if err != nil {
+		return nil, nil, badInput("--agent: %v", err)
+	}
+	if o.upstream.url != "" && o.modelURL != "" {
+		return nil, nil, badInput("give --model-url (an endpoint the agent talks to) or --model-upstream (its provider, recorded), not both")
+	}
+	if o.modelURL != "" && p.Bin != "" {
+		url := o.modelURL
+		cfg.Probe = func(ctx context.Context) error { return agents.ProbeModel(ctx, url, agents.ProbeTimeout) }
+	}
+	rec, err := o.upstream.start(o.out)
+	if err != nil {
+		return nil, nil, err
+	}
+	if rec != nil {
+		cleanups = append(cleanups, func() { rec.Close() })
+		// the preset and everything after talk to the recorder
+		o.modelURL, cfg.ModelUsage = rec.URL(), rec.Usage
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	scratch, err := os.MkdirTemp("", "swetouch-agent-")
+	if err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	cleanups = append(cleanups, func() { os.RemoveAll(scratch) })
+	t := cfg.Task
+	plans := filepath.Join(filepath.Dir(filepath.Dir(filepath.Clean(t.Dir))), "agents") // a scripted agent's, beside the tasks
+	if cfg.Agent, err = p.Start(agents.Launch{Bin: bin, ModelURL: o.modelURL, Model: o.modelName, Swetouch: exe, Scratch: scratch, Args: o.agentArgs, MCP: servers, Task: t.Name, Plans: plans}); err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	cfg.Agent.Argv, cfg.Scratch = append(cfg.Agent.Argv, o.args...), []string{scratch}
+	return p, cleanup, nil
+}
+
+// user sets who the user is: the record and its Counter-Edits, the
+// condition, the match, the schedule and the model that writes the
+// messages; bad input named by its flag.
+func (o *runOptions) user(cfg *run.Config) error {
+	var err error
+	if o.records != "" {
+		recs, err := task.LoadRecords(o.records)
+		if err != nil {
+			return badInput("%v", err)
+		}
+		if cfg.Record, err = task.Find(recs, orDefault(o.instance, cfg.Task.Name)); err != nil {
+			return badInput("--records %s: %v", o.records, err)
+		}
+		abs, _ := filepath.Abs(o.records)
+		cfg.Hidden = append(cfg.Hidden, abs)
+	}
+	condition := o.condition
+	if condition == "" {
+		// the default names what will run: a record's Counter-Edits,
+		// or, with none, vanilla under its own name
+		condition = string(policy.Vanilla)
+		if cfg.Record != nil {
+			condition = string(policy.CounterEdit)
+		}
+	}
+	if cfg.Condition, err = policy.ParseCondition(condition); err != nil {
+		return badInput("--condition: %v", err)
+	}
+	if cfg.Match, err = policy.ParseMatch(o.match); err != nil {
+		return badInput("--match: %v", err)
+	}
+	if cfg.Record == nil && cfg.Condition.NeedsRecord() {
+		return badInput("--condition %s needs --records: its Counter-Edits come from a record, and without one it would run vanilla under its name", condition)
+	}
+	if cfg.Schedule, err = user.ParseSchedule(o.schedule, o.scheduleSteps, o.after); err != nil {
+		return badInput("--schedule: %v", err)
+	}
+	if cfg.Schedule.Kind != "" && cfg.Record == nil {
+		return badInput("--schedule %s needs --records", o.schedule)
+	}
+	if cfg.UserModel, err = userModelFlag(o.userURL, o.userModel); err != nil {
+		return err
+	}
+	return nil
+}
+
+// isolation sets the verifier's budget, the sandbox, its limits and its
+// network, the model endpoint and the agent's time.
+func (o *runOptions) isolation(cfg *run.Config, preset bool) error {
+	var err error
+	if cfg.Verify, err = o.budget(); err != nil {
+		return err
+	}
+	if cfg.Sandbox, err = sandboxFlag(o.noSandbox); err != nil {
+		return err
+	}
+	cfg.ModelURL, cfg.AgentTimeout = o.modelURL, o.agentTimeout
+	if err := o.limits.set(cfg.Sandbox.Runner); err != nil {
+		return err
+	}
+	if cfg.Sandbox.Runner != nil {
+		if cfg.HostNetwork, err = hostNetwork(o.network, o.modelURL, preset, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// conversation sets a multi-turn task's conversation: its personas, its
+// judge and reviewer, its tests listed.
+func (o *runOptions) conversation(cfg *run.Config, preset *agents.Agent) error {
+	m, err := personasModel(o.personas)
+	if err != nil {
+		return err
+	}
+	models, err := o.roles.models(cfg.UserModel)
+	if err != nil {
+		return err
+	}
+	t := cfg.Task
+	if cfg.Conversation, err = conversationFor(t, m, models, preset, cfg.Sandbox, listedIDs(t, cfg.Sandbox, cfg.Verify)); err != nil {
+		return err
+	}
+	if m != nil && cfg.Conversation == nil {
+		return badInput("--personas: %s has no %s: it is not a multi-turn task", t.Dir, conversation.File)
+	}
+	return nil
+}
+
+// report says what the trial came to, and maps how it ended to the exit
+// code: 1 when the agent could not start, 130 when interrupted.
+func (o *runOptions) report(stderr io.Writer, res *result.Run, err error) error {
+	if res.AgentExit != 0 && !o.verbose {
+		fmt.Fprintf(stderr, "swetouch: the agent exited %d; what it printed is in %s\n", res.AgentExit, filepath.Join(o.out, run.AgentLog))
+	}
+	verdict := result.ShowResolved(res.Resolved)
+	if res.Resolved == nil && res.Reason != "" {
+		verdict += " (" + res.Reason + ")"
+	}
+	fmt.Fprintf(stderr, "swetouch: resolved=%s condition=%s steps=%d interventions applied=%d; %s\n",
+		verdict, res.Condition, res.Steps, res.Applied, filepath.Join(o.out, "result.json"))
+	switch {
+	case errors.Is(err, run.ErrAgentStart), errors.Is(err, run.ErrSetup):
+		return exitError{1}
+	case err != nil:
+		return exitError{130}
+	}
+	return nil
 }
 
 // scheduleFlags are the user's schedule: --schedule, with --steps for

@@ -75,7 +75,7 @@ func recordingHost(ws, shim string) (host *run.Host, stop func(), err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	host, err = run.StartHost(run.HostConfig{Root: ws, Trajectory: traj, Shim: shim})
+	host, err = run.StartHost(run.HostConfig{Root: ws, Trajectory: traj, Shim: shim, RequireToken: true})
 	if err != nil {
 		traj.Close()
 		os.Remove(traj.Name())

@@ -94,9 +94,16 @@ func (q *quiet) tellOnly() {
 
 // Dial connects to the hub listening at the Unix socket path.
 func Dial(path string) (*Client, error) {
+	if s := TokenSocket(); s != "" {
+		path = s // its session's hub, whatever the environment says
+	}
 	conn, err := dialUnix(path)
 	if err != nil {
 		return nil, err
+	}
+	if err := sayHello(conn); err != nil {
+		conn.Close()
+		return nil, &os.PathError{Op: "dial", Path: path, Err: err}
 	}
 	q := &quiet{file: conn, Reader: rawfd.Reader(conn), Writer: rawfd.Writer(conn)}
 	return &Client{conn: q, r: bufio.NewReaderSize(q, 64<<10), enc: json.NewEncoder(q),
