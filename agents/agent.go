@@ -32,6 +32,9 @@ type Agent struct {
 	// Files are host paths the sandboxed agent reads on a launch besides
 	// its install (a scripted agent's plan); nil: none.
 	Files func(l Launch) []string
+	// Keep are files the agent writes on a launch (its own trajectory)
+	// that the run keeps in its folder when the agent is done; nil: none.
+	Keep func(l Launch) []string
 	// Observe turns a line of the agent's output into events; ws is the
 	// workspace, for making paths repo-relative. nil when the agent's
 	// hooks report its tool calls instead.
@@ -118,6 +121,9 @@ type Invocation struct {
 	// Visible are host paths the sandboxed agent needs besides its
 	// install: its plan, the MCP servers' installs.
 	Visible []string
+	// Keep are files the agent writes that the run copies into its
+	// folder when the agent is done (its own trajectory).
+	Keep []string
 	// Observe, Own, Unreached and Turns are the agent's (Agent).
 	Observe   func(ws string, line []byte) []event.Event
 	Own       func(command string) bool
@@ -152,6 +158,9 @@ func (a *Agent) Start(l Launch) (Invocation, error) {
 	}
 	if a.Files != nil {
 		inv.Visible = a.Files(l)
+	}
+	if a.Keep != nil {
+		inv.Keep = a.Keep(l)
 	}
 	if len(l.MCP) > 0 {
 		var err error

@@ -16,7 +16,7 @@ import (
 func init() { Register(miniSWEAgent) }
 
 // MiniSWETrajectory is the file its trajectory is written to in its
-// scratch folder, which a run keeps (run.Config.Keep) for
+// scratch folder, which a run keeps in its folder (Agent.Keep) for
 // replay.ImportMiniSWEAgent.
 const MiniSWETrajectory = "mini-swe-agent.traj.json"
 
@@ -56,5 +56,6 @@ var miniSWEAgent = Agent{
 		}
 		return env
 	},
+	Keep:  func(l Launch) []string { return []string{filepath.Join(l.Scratch, MiniSWETrajectory)} },
 	Login: Login{Env: []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "OPENROUTER_API_KEY"}},
 }

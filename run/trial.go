@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/swetouch/swetouch/event"
+	"github.com/swetouch/swetouch/internal/safefile"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/result"
 	"github.com/swetouch/swetouch/sandbox"
@@ -281,6 +282,7 @@ func (tr *trial) finish(ctx context.Context, turn agentTurn, ended string) (*res
 	if derr == nil {
 		os.WriteFile(filepath.Join(cfg.Out, "final.diff"), diff, 0o644)
 	}
+	keepAgentFiles(cfg.Agent.Keep, cfg.Out)
 	tr.judge(turn)
 	if res.Resolved != nil && derr == nil {
 		res.Audit = auditRun(cfg, res, tr.ws, diff, tr.talk)
@@ -356,3 +358,22 @@ func (tr *trial) judge(turn agentTurn) {
 		tr.closeHost("done")
 	}
 }
+
+// keepAgentFiles copies the files the agent's invocation keeps (its own
+// trajectory) into the run folder, each under its base name. The agent
+// wrote them, so each is read as a workspace file is (a regular file, or
+// a link within its folder; never a FIFO, a device, or a link out) and
+// only up to maxKept; one it never wrote is passed over.
+func keepAgentFiles(files []string, out string) {
+	for _, f := range files {
+		if st, err := os.Lstat(f); err != nil || st.Size() > maxKept {
+			continue
+		}
+		if b, err := safefile.ReadIn(filepath.Dir(f), filepath.Base(f)); err == nil && len(b) <= maxKept {
+			os.WriteFile(filepath.Join(out, filepath.Base(f)), b, 0o644)
+		}
+	}
+}
+
+// maxKept bounds a file the run keeps of the agent's.
+const maxKept = 64 << 20
