@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/swetouch/swetouch/policy"
@@ -31,8 +33,15 @@ const (
 // EmitConfig says how trials become jobs for an orchestrator.
 type EmitConfig struct {
 	// Image is the container image a trial runs in: the task's
-	// environment. "{task}" in it is replaced by the task's name.
+	// environment, a template (ImageFor: "{task}", "{instance_id}").
 	Image string
+	// PodSecurity is what the trial's container gets for bwrap:
+	// PodPrivileged (the default, "") or PodUserns.
+	PodSecurity string
+	// AgentImage, if set, holds the agent's install at /agent, copied by
+	// an init container to EmitAgentDir in the trial's pod (its bin/ on
+	// the PATH), as the swetouch binary is.
+	AgentImage string
 	// SwetouchImage holds the static swetouch binary at /swetouch.
 	SwetouchImage string
 	// PVC is the claim mounted at EmitVolume.
@@ -64,6 +73,9 @@ func EmitJobs(cfg Config, ec EmitConfig) ([]Job, error) {
 	if ec.Image == "" || ec.SwetouchImage == "" || ec.PVC == "" {
 		return nil, fmt.Errorf("emit needs the trial image, the swetouch image and the volume claim")
 	}
+	if ec.PodSecurity != "" && ec.PodSecurity != PodPrivileged && ec.PodSecurity != PodUserns {
+		return nil, fmt.Errorf("pod security: want %s or %s, got %q", PodPrivileged, PodUserns, ec.PodSecurity)
+	}
 	var jobs []Job
 	skip := unrecorded(cfg)
 	for _, a := range cfg.Agents {
@@ -79,7 +91,7 @@ func EmitJobs(cfg Config, ec EmitConfig) ([]Job, error) {
 					}
 					j := Job{Name: jobName(a.Name, string(c), t.Name, r), Agent: a.Name, Condition: string(c), Task: t.Name, Run: r, Results: rel}
 					j.Command = ec.Command(t, c, a.Name, r, path.Join(EmitResults, rel))
-					j.Manifest = ec.manifest(j, strings.ReplaceAll(ec.Image, "{task}", t.Name))
+					j.Manifest = ec.job(j, ImageFor(ec.Image, t.Name))
 					jobs = append(jobs, j)
 				}
 			}
@@ -110,79 +122,43 @@ func label(s string) string {
 	return strings.Trim(s, "-")
 }
 
-// manifest is the batch/v1 Job for one trial.
-func (ec EmitConfig) manifest(j Job, image string) map[string]any {
-	labels := map[string]string{
-		"app.kubernetes.io/name":      "swetouch",
-		"app.kubernetes.io/component": "trial",
-		"swetouch.dev/agent":          label(j.Agent),
-		"swetouch.dev/condition":      label(j.Condition),
-		"swetouch.dev/task":           label(j.Task),
-		"swetouch.dev/run":            fmt.Sprint(j.Run),
-	}
-	meta := map[string]any{"name": j.Name, "labels": labels,
-		"annotations": map[string]string{"swetouch.dev/results": j.Results}}
-	if ec.Namespace != "" {
-		meta["namespace"] = ec.Namespace
-	}
-	binMount := map[string]any{"name": "swetouch-bin", "mountPath": path.Dir(EmitBinary)}
-	return map[string]any{
-		"apiVersion": "batch/v1",
-		"kind":       "Job",
-		"metadata":   meta,
-		"spec": map[string]any{
-			"backoffLimit":            0,
-			"ttlSecondsAfterFinished": 86400,
-			"template": map[string]any{
-				"metadata": map[string]any{"labels": labels},
-				"spec": map[string]any{
-					"restartPolicy": "Never",
-					"initContainers": []any{map[string]any{
-						"name": "swetouch", "image": ec.SwetouchImage,
-						"command":      []string{"/swetouch", "install", EmitBinary},
-						"volumeMounts": []any{binMount},
-					}},
-					"containers": []any{map[string]any{
-						"name": "trial", "image": image, "command": j.Command,
-						"volumeMounts": []any{binMount, map[string]any{"name": "data", "mountPath": EmitVolume}},
-					}},
-					"volumes": []any{
-						map[string]any{"name": "swetouch-bin", "emptyDir": map[string]any{}},
-						map[string]any{"name": "data", "persistentVolumeClaim": map[string]any{"claimName": ec.PVC}},
-					},
-				},
-			},
-		},
-	}
-}
-
-// WriteJobs writes one manifest per job (JSON, which kubectl reads as it
-// reads YAML), a kustomization.yaml listing them (kubectl apply -k DIR),
-// and jobs.jsonl, the list any other orchestrator can read.
+// WriteJobs writes the jobs as one stream of manifests, jobs.yaml (each
+// a JSON document, which kubectl reads as it reads YAML, "---" between
+// them), a kustomization.yaml naming it (kubectl apply -k DIR), and
+// jobs.jsonl, the list any other orchestrator can read. One file rather
+// than one per job: creating 10,000 files was most of emitting 10,000
+// trials.
 func WriteJobs(dir string, jobs []Job) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	var kust, list strings.Builder
-	kust.WriteString("apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n")
-	for _, j := range jobs {
-		b, err := json.MarshalIndent(j.Manifest, "", "  ")
-		if err != nil {
+	var stream, list bytes.Buffer
+	stream.Grow(3 << 10 * len(jobs)) // a Job is about 2.8 KiB, its line 0.5
+	list.Grow(1 << 9 * len(jobs))
+	manifests, lines := json.NewEncoder(&stream), json.NewEncoder(&list)
+	manifests.SetIndent("", "  ")
+	for i, j := range jobs {
+		if i > 0 {
+			stream.WriteString("---\n")
+		}
+		if err := manifests.Encode(j.Manifest); err != nil {
 			return err
 		}
-		name := j.Name + ".json"
-		if err := os.WriteFile(filepath.Join(dir, name), append(b, '\n'), 0o644); err != nil {
+		if err := lines.Encode(j); err != nil {
 			return err
 		}
-		fmt.Fprintf(&kust, "  - %s\n", name)
-		line, _ := json.Marshal(j)
-		list.Write(append(line, '\n'))
 	}
-	if err := os.WriteFile(filepath.Join(dir, "kustomization.yaml"), []byte(kust.String()), 0o644); err != nil {
-		return err
+	kust := "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - " + JobsFile + "\n"
+	for name, b := range map[string][]byte{JobsFile: stream.Bytes(), "kustomization.yaml": []byte(kust), "jobs.jsonl": list.Bytes()} {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			return err
+		}
 	}
-	return os.WriteFile(filepath.Join(dir, "jobs.jsonl"), []byte(list.String()), 0o644)
+	return nil
 }
+
+// JobsFile is the stream of Jobs WriteJobs writes.
+const JobsFile = "jobs.yaml"
 
 // TrialArgs builds a trial's command line inside its container: swetouch
 // run on the task under the volume, with the condition, the results
@@ -192,6 +168,12 @@ type TrialArgs struct {
 	SharedRecords   bool // records.jsonl at the volume's root, else each task's own
 	ModelURL, Model string
 	Scripted        func(agent string) bool
+	// Flags are run's own flags the trials were emitted with, kept
+	// as given (--no-sandbox, the schedule, the user model, the limits).
+	Flags []string
+	// AgentDir is where the agent's install is in the pod (EmitAgentDir
+	// with EmitConfig.AgentImage), shown to the sandbox; "" for none.
+	AgentDir string
 }
 
 // Command is the trial's argv; it fits EmitConfig.Command.
@@ -205,6 +187,10 @@ func (ta TrialArgs) Command(t *task.Task, cond policy.Condition, agent string, r
 	default:
 		args = append(args, "--records", path.Join(taskDir, "records.jsonl"))
 	}
+	args = append(args, ta.Flags...)
+	if ta.AgentDir != "" {
+		args = append(args, "--visible="+ta.AgentDir)
+	}
 	if ta.Scripted != nil && ta.Scripted(agent) {
 		return append(args, "--", EmitBinary, "agent", "script", "--plan", path.Join(EmitPlans, t.Name+".json"), "--behaviour", agent)
 	}
@@ -212,7 +198,8 @@ func (ta TrialArgs) Command(t *task.Task, cond policy.Condition, agent string, r
 	if ta.ModelURL != "" {
 		args = append(args, "--model-url", ta.ModelURL)
 	}
-	if _, err := sandbox.ModelNetwork(ta.ModelURL); err != nil || ta.ModelURL == "" {
+	ownNetwork := slices.ContainsFunc(ta.Flags, func(f string) bool { return strings.HasPrefix(f, "--network=") })
+	if _, err := sandbox.ModelNetwork(ta.ModelURL); !ownNetwork && (err != nil || ta.ModelURL == "") {
 		// a provider, or a model service of the cluster's: the pod is
 		// the trial's own, so its network is the trial's alone
 		args = append(args, "--network", "host")

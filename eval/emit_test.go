@@ -61,14 +61,22 @@ func TestEmitJobsRun(t *testing.T) {
 	dns := regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
 	names := map[string]bool{}
 	kust, _ := os.ReadFile(filepath.Join(jobsDir, "kustomization.yaml"))
-	for _, j := range jobs {
+	if !strings.Contains(string(kust), "  - "+JobsFile+"\n") {
+		t.Errorf("kustomization.yaml does not name %s:\n%s", JobsFile, kust)
+	}
+	stream, err := os.ReadFile(filepath.Join(jobsDir, JobsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := strings.Split(string(stream), "\n---\n")
+	if len(docs) != len(jobs) {
+		t.Fatalf("%s holds %d documents, want %d", JobsFile, len(docs), len(jobs))
+	}
+	for i, j := range jobs {
 		if !dns.MatchString(j.Name) || len(j.Name) > 63 || names[j.Name] {
 			t.Errorf("job name %q: not a unique DNS-1123 label", j.Name)
 		}
 		names[j.Name] = true
-		if !strings.Contains(string(kust), "  - "+j.Name+".json\n") {
-			t.Errorf("kustomization.yaml does not list %s", j.Name)
-		}
 		var m struct {
 			Kind string
 			Spec struct {
@@ -92,8 +100,7 @@ func TestEmitJobsRun(t *testing.T) {
 				}
 			}
 		}
-		raw, err := os.ReadFile(filepath.Join(jobsDir, j.Name+".json"))
-		if err != nil || json.Unmarshal(raw, &m) != nil {
+		if err := json.Unmarshal([]byte(docs[i]), &m); err != nil {
 			t.Fatalf("%s: %v", j.Name, err)
 		}
 		ps := m.Spec.Template.Spec
@@ -161,6 +168,11 @@ func TestTrialArgsNetwork(t *testing.T) {
 		argv := strings.Join(TrialArgs{ModelURL: url}.Command(tk, policy.Vanilla, "claude", 0, "/out"), " ")
 		if strings.Contains(argv, "--network host") != host {
 			t.Errorf("model %q: %s; want --network host %v", url, argv, host)
+		}
+		// a --network eval was given is the trial's, not overridden
+		argv = strings.Join(TrialArgs{ModelURL: url, Flags: []string{"--network=none"}}.Command(tk, policy.Vanilla, "claude", 0, "/out"), " ")
+		if strings.Contains(argv, "--network host") || !strings.Contains(argv, "--network=none") {
+			t.Errorf("model %q, --network=none given: %s", url, argv)
 		}
 	}
 }

@@ -222,20 +222,21 @@ func (r *Report) charts() []template.HTML {
 	return []template.HTML{rate.svg(), delta.svg(), retention.svg()}
 }
 
-// timeline draws every trial as a row of its events in order, with the
-// Counter-Edits, the user's messages and the intervention attempts marked.
-func (r *Report) timeline() template.HTML {
+// timeline draws each of the trials as a row of its events in order, with
+// the Counter-Edits, the user's messages and the intervention attempts
+// marked.
+func timeline(trials []TrialSummary) template.HTML {
 	longest := 1
-	for _, t := range r.Trials {
+	for _, t := range trials {
 		longest = max(longest, len(t.Marks))
 	}
 	area := float64(timelineW - timelineLabelW - timelineResultW)
 	step := math.Max(3, math.Min(16, area/float64(longest)))
-	h := timelineH*len(r.Trials) + 8
+	h := timelineH*len(trials) + 8
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" id="timeline" width="%d" height="%d" viewBox="0 0 %d %d" role="img" aria-label="trial timelines">`,
 		timelineW, h, timelineW, h)
-	for i, t := range r.Trials {
+	for i, t := range trials {
 		y := float64(i*timelineH) + 4
 		mid := y + timelineH/2
 		label := fmt.Sprintf("%s · %s · %s", t.Task, t.Agent, t.Condition)

@@ -1,7 +1,7 @@
 package report
 
 import (
-	"encoding/json"
+	"bufio"
 	"fmt"
 	"html/template"
 	"io"
@@ -28,6 +28,9 @@ type Report struct {
 	Comparisons []score.Comparison `json:"comparisons,omitempty"`
 	Costs       []score.CostRow    `json:"costs,omitempty"`
 	Trials      []TrialSummary     `json:"trials"`
+	// ShowTasks are the tasks whose trials report.html lists and draws;
+	// none: all trials up to MaxShown, past it a sample of tasks.
+	ShowTasks []string `json:"-"`
 }
 
 // TrialSummary is one trial as the report lists it.
@@ -117,16 +120,19 @@ func (r *Report) Write(dir string) error {
 		write func(io.Writer) error
 	}{
 		{HTMLFile, r.WriteHTML},
-		{JSONFile, func(w io.Writer) error {
-			e := json.NewEncoder(w)
-			e.SetIndent("", "  ")
-			return e.Encode(r)
-		}},
+		{JSONFile, r.WriteJSON},
 		{SummaryCSV, func(w io.Writer) error { score.WriteCSV(w, r.Summary); return nil }},
 		{TrialsCSV, r.WriteTrialsCSV},
 	}
 	for _, f := range files {
-		if err := atomicfile.Write(filepath.Join(dir, f.name), 0o644, f.write); err != nil {
+		err := atomicfile.Write(filepath.Join(dir, f.name), 0o644, func(w io.Writer) error {
+			bw := bufio.NewWriterSize(w, 1<<16) // a CSV line or a chart's mark is no write of its own
+			if err := f.write(bw); err != nil {
+				return err
+			}
+			return bw.Flush()
+		})
+		if err != nil {
 			return err
 		}
 	}
@@ -201,8 +207,11 @@ func (r *Report) WriteHTML(w io.Writer) error {
 	if err != nil {
 		return err
 	}
+	shown, note := r.shown()
 	return t.Execute(w, struct {
 		*Report
+		Shown            []TrialSummary
+		ShownNote        template.HTML
 		Charts           []template.HTML
 		Timeline         template.HTML
 		Legend           template.HTML
@@ -210,7 +219,7 @@ func (r *Report) WriteHTML(w io.Writer) error {
 		Curves, LDPRBars template.HTML
 		RankChart, Grid  template.HTML
 		BudgetRanks      []score.BudgetRank
-	}{r, r.charts(), r.timeline(), timelineLegend(), !r.hasVanilla(), r.curves(), r.ldprBars(), r.rankChart(), r.separationGrid(), budgetRanks(r.Turns)})
+	}{r, shown, note, r.charts(), timeline(shown), timelineLegend(), !r.hasVanilla(), r.curves(), r.ldprBars(), r.rankChart(), r.separationGrid(), budgetRanks(r.Turns)})
 }
 
 func (r *Report) hasVanilla() bool {

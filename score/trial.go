@@ -1,15 +1,8 @@
 package score
 
 import (
-	"encoding/json"
-	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
-	"sort"
 	"strings"
-
-	"github.com/swetouch/swetouch/trajectory"
 
 	"github.com/swetouch/swetouch/event"
 	"github.com/swetouch/swetouch/result"
@@ -55,41 +48,20 @@ type Mark struct {
 	Outcome string `json:"outcome,omitempty"`
 }
 
-// Load finds every run (a folder with result.json) under the given
-// folders, which may come from many machines.
-func Load(dirs ...string) ([]Trial, error) {
-	var trials []Trial
-	for _, d := range dirs {
-		err := filepath.WalkDir(d, func(p string, e fs.DirEntry, err error) error {
-			if err != nil || e.IsDir() || e.Name() != "result.json" {
-				return err
-			}
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			var t Trial
-			if err := json.Unmarshal(b, &t.Result); err != nil {
-				return fmt.Errorf("%s: %v", p, err)
-			}
-			t.Dir = filepath.Dir(p)
-			t.inspect()
-			trials = append(trials, t)
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
+// inspect reads the trial's trajectory once: the timeline (with
+// timelines), what the agent did after the last user edit, and that
+// edit's fate against final.diff. A trial without a readable trajectory
+// keeps only its result; without timelines, so does one that holds no
+// user's event.
+func (t *Trial) inspect(f *files, timelines bool) {
+	if !timelines && !t.userMayHaveActed() {
+		return
 	}
-	sort.Slice(trials, func(i, j int) bool { return trials[i].Dir < trials[j].Dir })
-	return trials, nil
-}
-
-// inspect reads the trial's trajectory once: the timeline, what the agent
-// did after the last user edit, and that edit's fate against final.diff.
-// A trial without a readable trajectory keeps only its result.
-func (t *Trial) inspect() {
-	tr, err := trajectory.ReadFile(filepath.Join(t.Dir, "trajectory.jsonl"))
+	data, err := f.read(filepath.Join(t.Dir, "trajectory.jsonl"))
+	if err != nil || !timelines && !mayHoldUserEvent(data) {
+		return
+	}
+	events, err := readMarks(data, timelines)
 	if err != nil {
 		return
 	}
@@ -101,7 +73,7 @@ func (t *Trial) inspect() {
 		step int
 	}
 	seen := map[action]int{}
-	for _, ev := range tr.Events {
+	for _, ev := range events {
 		m, ok := markOf(ev)
 		if !ok {
 			continue
@@ -135,10 +107,33 @@ func (t *Trial) inspect() {
 			t.After.Tests++
 		}
 	}
+	if !timelines {
+		t.Marks = nil
+	}
 	if len(added) > 0 {
-		final, _ := os.ReadFile(filepath.Join(t.Dir, "final.diff"))
+		final, _ := f.read(filepath.Join(t.Dir, "final.diff"))
 		t.Fate = fateOf(added, plusLines(string(final)))
 	}
+}
+
+// userMayHaveActed says whether the result leaves room for a user's
+// edit in the trajectory: an intervention was applied or attempted, or a
+// conversation's turn says the user edited files (its Counter-Edits).
+// Otherwise (a vanilla trial, a conversation of messages alone) the
+// trajectory need not be read for the figures.
+func (t *Trial) userMayHaveActed() bool {
+	r := t.Result
+	if r.Applied > 0 || len(r.Interventions) > 0 {
+		return true
+	}
+	if r.Conversation != nil {
+		for _, turn := range r.Conversation.Turns {
+			if len(turn.UserEdits) > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // fateOf compares the lines the Counter-Edits added with the lines the

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -31,6 +32,8 @@ import (
 type evalOptions struct {
 	tasksDir, records, conditions, out, plans, modelURL, modelName string
 	emit, image, swetouchImage, pvc, namespace                     string
+	podSecurity, agentImage                                        string
+	runFlags                                                       []string // run's flags given to eval, for the emitted jobs
 	agentNames, agentArgs                                          []string
 	mcpFile, schedule, userURL, userModel, personas                string
 	roles                                                          roleFlags
@@ -61,6 +64,7 @@ func evalCmd() *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			o.stepsSet = c.Flags().Changed("steps")
+			o.runFlags = runFlagsOf(c)
 			return o.run(context.Background(), c.OutOrStdout(), c.ErrOrStderr())
 		},
 	}
@@ -98,7 +102,9 @@ func (o *evalOptions) bind(c *cobra.Command) {
 	o.budget = budgetFlag(c)
 	c.Flags().BoolVar(&o.noSandbox, "no-sandbox", false, "run agents and tests without isolation (results say so)")
 	c.Flags().StringVar(&o.emit, "emit", "", "write a job per trial for an orchestrator instead of running: k8s")
-	c.Flags().StringVar(&o.image, "image", "", "with --emit: the trial's container image ({task} is the task's name)")
+	c.Flags().StringVar(&o.image, "image", "", "with --emit: the trial's container image: {task} is the task's name, {instance_id} the name as SWE-bench's images spell it (lower case, __ as _1776_: swebench/sweb.eval.x86_64.{instance_id}:latest)")
+	c.Flags().StringVar(&o.podSecurity, "pod-security", eval.PodPrivileged, "with --emit: what the trial's container gets for bwrap: privileged, or userns (hostUsers: false with an unmasked /proc; containerd 2 or CRI-O); docs/scale.md")
+	c.Flags().StringVar(&o.agentImage, "agent-image", "", "with --emit: an image holding the agent's install at /agent (and cp), copied into each trial's pod at "+eval.EmitAgentDir+", its bin/ on the PATH")
 	c.Flags().StringVar(&o.swetouchImage, "swetouch-image", "", "with --emit: an image holding the static swetouch binary at /swetouch")
 	c.Flags().StringVar(&o.pvc, "pvc", "", "with --emit: the volume claim holding tasks/, agents/, records.jsonl and results/")
 	c.Flags().StringVar(&o.namespace, "namespace", "", "with --emit: the jobs' namespace")
@@ -115,12 +121,17 @@ func (o *evalOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	if err := o.agents(cfg); err != nil {
 		return err
 	}
-	if o.emit != "" && cfg.Schedule.Kind != "" {
-		return badInput("--schedule %s: the emitted jobs run each trial on its own, on the record's triggers; run eval here for another schedule", o.schedule)
+	if o.emit != "" && o.schedule == "fraction" {
+		return badInput("--schedule fraction: its steps come from each trial's paired vanilla run, which an emitted job does not wait for; give run's --schedule after --after N, or run eval here")
 	}
 	if o.emit != "" {
+		agentDir := ""
+		if o.agentImage != "" {
+			agentDir = eval.EmitAgentDir
+		}
 		return emitJobs(stderr, *cfg, o.emit, eval.EmitConfig{Image: o.image, SwetouchImage: o.swetouchImage, PVC: o.pvc, Namespace: o.namespace,
-			Command: eval.TrialArgs{SharedRecords: o.records != "", ModelURL: o.modelURL, Model: o.modelName,
+			PodSecurity: o.podSecurity, AgentImage: o.agentImage,
+			Command: eval.TrialArgs{SharedRecords: o.records != "", ModelURL: o.modelURL, Model: o.modelName, Flags: o.runFlags, AgentDir: agentDir,
 				Scripted: isScripted}.Command})
 	}
 	if err := o.isolation(cfg); err != nil {
@@ -344,6 +355,10 @@ func emitJobs(stderr io.Writer, cfg eval.Config, kind string, ec eval.EmitConfig
 	}
 	dir := filepath.Join(cfg.Out, "jobs")
 	if err := eval.WriteJobs(dir, jobs); err != nil {
+		return err
+	}
+	stage, _ := json.MarshalIndent(ec.StagePod(), "", "  ")
+	if err := os.WriteFile(filepath.Join(cfg.Out, "stage-pod.json"), append(stage, '\n'), 0o644); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "swetouch eval: %d jobs in %s; kubectl apply -k %s, then copy results/ from the volume and run: swetouch score results/\n", len(jobs), dir, dir)

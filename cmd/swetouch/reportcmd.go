@@ -7,11 +7,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/swetouch/swetouch/report"
+	"github.com/swetouch/swetouch/score"
 	"github.com/swetouch/swetouch/stats"
 )
 
 func reportCmd() *cobra.Command {
 	var out, title string
+	var timelines []string
 	c := &cobra.Command{
 		Use:   "report DIR... [--out DIR]",
 		Short: "Write a self-contained HTML report (charts, trials, timelines) with its JSON and CSV",
@@ -21,7 +23,7 @@ func reportCmd() *cobra.Command {
 			"trials.csv into --out (default: the first DIR).",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			trials, err := loadTrials(args)
+			trials, err := loadTrials(args, score.WithTimelines())
 			if err != nil {
 				return err
 			}
@@ -29,6 +31,7 @@ func reportCmd() *cobra.Command {
 				out = args[0]
 			}
 			rep := report.New(title, args[0], trials)
+			rep.ShowTasks = timelines
 			if err := rep.Write(out); err != nil {
 				return err
 			}
@@ -41,5 +44,6 @@ func reportCmd() *cobra.Command {
 	}
 	c.Flags().StringVar(&out, "out", "", "where to write the report (default: the first DIR)")
 	c.Flags().StringVar(&title, "title", "swetouch report", "the report's title")
+	c.Flags().StringSliceVar(&timelines, "timelines", nil, fmt.Sprintf("the tasks whose trials report.html lists and draws (default: all up to %d trials, past that a sample of tasks; report.json always holds every trial)", report.MaxShown))
 	return c
 }

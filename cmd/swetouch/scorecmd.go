@@ -35,8 +35,7 @@ func scoreCmd() *cobra.Command {
 			}
 			opt := score.WithStats(sc)
 			rep := report.New("", ".", trials, opt)
-			turns := score.TurnRows(trials, opt)
-			cmp := score.Comparisons(trials, opt)
+			turns, cmp := rep.Turns, rep.Comparisons
 			w := c.OutOrStdout()
 			switch {
 			case asJSON:
@@ -130,8 +129,8 @@ func writeScores(w io.Writer, rep *report.Report, turns []score.TurnRow, cmp []s
 }
 
 // loadTrials reads the run folders under dirs; finding none is bad input.
-func loadTrials(dirs []string) ([]score.Trial, error) {
-	trials, err := score.Load(dirs...)
+func loadTrials(dirs []string, opts ...score.ReadOption) ([]score.Trial, error) {
+	trials, err := score.Read(dirs, opts...)
 	if err != nil {
 		return nil, badInput("%v", err)
 	}

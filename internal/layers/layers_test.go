@@ -70,7 +70,7 @@ var allowed = map[string][]string{
 	"score":    join(utils, vocab, []string{"stats"}),
 	"report":   join(utils, vocab, []string{"stats", "score"}),
 	"eval":     join(utils, vocab, leaves, []string{"agents", "user", "run"}),
-	"author":   join(utils, vocab, leaves, []string{"run"}),
+	"author":   join(utils, vocab, leaves, []string{"agents", "run"}),
 	"examples": nil,
 	"demo":     join(utils, vocab, leaves, []string{"examples", "agents", "agents/...", "user", "user/conversation", "run", "score", "report"}),
 	// tests' support: never imported by the runtime
