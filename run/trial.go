@@ -203,8 +203,17 @@ func (tr *trial) converse(ctx context.Context) (agentTurn, string, error) {
 		stop := time.AfterFunc(tr.limit, func() { cancel(errAgentTimeout) })
 		tr.later(func() { stop.Stop() })
 	}
+	if over := cfg.Steps.Exceeded(); over != nil {
+		go func() {
+			select {
+			case <-over:
+				cancel(errStepLimit)
+			case <-actx.Done():
+			}
+		}()
+	}
 	for n := 1; ; n++ {
-		if n > 1 && errors.Is(context.Cause(actx), errAgentTimeout) {
+		if n > 1 && endedBySwetouch(actx) {
 			// the time ran out while the user spoke: no next turn
 			turn.timedOut = true
 			break
@@ -243,8 +252,11 @@ func (tr *trial) converse(ctx context.Context) (agentTurn, string, error) {
 		}
 		argv, prompt = turnsOf(cfg.Agent).Resume(cfg.Agent.Argv, turn.reader.session), MessageText(msgs)
 	}
-	res.AgentExit, res.AgentTimedOut = turn.exit, turn.timedOut
-	if turn.timedOut {
+	res.AgentExit, res.AgentTimedOut = turn.exit, turn.timedOut && !errors.Is(context.Cause(actx), errStepLimit)
+	if errors.Is(context.Cause(actx), errStepLimit) {
+		res.Ended = EndedStepLimit
+		fmt.Fprintf(alog, "swetouch: the agent made more model calls than its %d and was ended\n", cfg.Steps.limit)
+	} else if turn.timedOut {
 		fmt.Fprintf(alog, "swetouch: the agent ran past its %s and was killed\n", tr.limit)
 	}
 	res.Timings.Agent = time.Since(agentStart).Seconds()
@@ -298,6 +310,7 @@ func (tr *trial) finish(ctx context.Context, turn agentTurn, ended string) (*res
 	if cfg.ModelUsage != nil {
 		res.ModelUsage = cfg.ModelUsage()
 	}
+	res.ModelCalls = cfg.Steps.Calls()
 	res.Conversation = conversationOf(tr.talk)
 	if res.Conversation != nil {
 		res.Conversation.Ended = ended
@@ -377,3 +390,10 @@ func keepAgentFiles(files []string, out string) {
 
 // maxKept bounds a file the run keeps of the agent's.
 const maxKept = 64 << 20
+
+// endedBySwetouch reports whether the agent's context ended at its time
+// or step limit (not an interrupt): no next turn starts.
+func endedBySwetouch(ctx context.Context) bool {
+	c := context.Cause(ctx)
+	return errors.Is(c, errAgentTimeout) || errors.Is(c, errStepLimit)
+}
