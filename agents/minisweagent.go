@@ -1,7 +1,6 @@
 package agents
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 )
@@ -35,9 +34,8 @@ var miniSWEAgent = Agent{
 		if l.ModelURL != "" {
 			args = append(args, "--config", "model.model_kwargs.api_base="+l.ModelURL+"/v1")
 		}
-		if l.StepLimit > 0 {
-			args = append(args, "--config", fmt.Sprintf("agent.step_limit=%d", l.StepLimit))
-		}
+		// no agent.step_limit: at its own limit the mini CLI's agent asks
+		// its user for a new one; swetouch's recorder ends it instead
 		return args
 	},
 	Env: func(url, _, scratch string) []string {
