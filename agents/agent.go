@@ -32,6 +32,9 @@ type Agent struct {
 	// Files are host paths the sandboxed agent reads on a launch besides
 	// its install (a scripted agent's plan); nil: none.
 	Files func(l Launch) []string
+	// Keep are files the agent writes on a launch (its own trajectory)
+	// that the run keeps in its folder when the agent is done; nil: none.
+	Keep func(l Launch) []string
 	// Observe turns a line of the agent's output into events; ws is the
 	// workspace, for making paths repo-relative. nil when the agent's
 	// hooks report its tool calls instead.
@@ -101,6 +104,9 @@ type Launch struct {
 	// Task is the task's name and Plans a folder of per-task plans, for
 	// agents that read one (the scripted agents).
 	Task, Plans string
+	// StepLimit is the agent's own limit on its model calls, where it
+	// has one (0: its default); swetouch counts and ends it too.
+	StepLimit int
 }
 
 // Invocation is an agent as one trial runs it: its command line and
@@ -115,6 +121,9 @@ type Invocation struct {
 	// Visible are host paths the sandboxed agent needs besides its
 	// install: its plan, the MCP servers' installs.
 	Visible []string
+	// Keep are files the agent writes that the run copies into its
+	// folder when the agent is done (its own trajectory).
+	Keep []string
 	// Observe, Own, Unreached and Turns are the agent's (Agent).
 	Observe   func(ws string, line []byte) []event.Event
 	Own       func(command string) bool
@@ -150,6 +159,9 @@ func (a *Agent) Start(l Launch) (Invocation, error) {
 	if a.Files != nil {
 		inv.Visible = a.Files(l)
 	}
+	if a.Keep != nil {
+		inv.Keep = a.Keep(l)
+	}
 	if len(l.MCP) > 0 {
 		var err error
 		if argv, inv.Env, err = a.MCP(l.MCP, l.Swetouch, l.Scratch, argv, inv.Env); err != nil {
@@ -170,11 +182,15 @@ func FindAgent(name string) (string, error) {
 	if p, err := exec.LookPath(name); err == nil {
 		return p, nil
 	}
-	p := filepath.Join(AgentsDir(), "node_modules", ".bin", name)
-	if _, err := os.Stat(p); err != nil {
-		return "", fmt.Errorf("%s not found on PATH or in %s (run scripts/install-agents.sh)", name, filepath.Dir(p))
+	// npm's installs, then the Python agents' virtual environment
+	dirs := []string{filepath.Join(AgentsDir(), "node_modules", ".bin"), filepath.Join(AgentsDir(), "py", "bin")}
+	for _, d := range dirs {
+		p := filepath.Join(d, name)
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
 	}
-	return p, nil
+	return "", fmt.Errorf("%s not found on PATH or in %s (run scripts/install-agents.sh)", name, strings.Join(dirs, " or "))
 }
 
 // AgentsDir is where scripts/install-agents.sh installs the agents and the

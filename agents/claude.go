@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/swetouch/swetouch/event"
@@ -35,6 +36,10 @@ var claude = Agent{
 			"--settings", claudeSettings(swetouch)}
 		if model != "" {
 			args = append(args, "--model", model)
+		}
+		if l.StepLimit > 0 {
+			// its own limit on its agentic turns, one model call each
+			args = append(args, "--max-turns", strconv.Itoa(l.StepLimit))
 		}
 		return args
 	},

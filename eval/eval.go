@@ -52,7 +52,10 @@ type Config struct {
 	// Upstream, when set, starts a recorder in front of the agents'
 	// provider for one trial, writing its cassette into the trial's
 	// folder (run --model-upstream, per trial).
-	Upstream    func(dir string) (Recorder, error)
+	Upstream func(dir string, steps *run.StepBudget) (Recorder, error)
+	// StepLimit ends each trial's agent after that many model calls
+	// (run.StepBudget; 0: none), counted by the trial's recorder.
+	StepLimit   int
 	Agents      []Agent
 	Conditions  []policy.Condition
 	Runs        int
@@ -302,9 +305,10 @@ func runTrial(ctx context.Context, cfg Config, a Agent, c policy.Condition, t *t
 	defer os.RemoveAll(scratch)
 	modelURL := cfg.ModelURL
 	var usage func() *result.ModelUsage
+	steps := run.NewStepBudget(cfg.StepLimit)
 	if cfg.Upstream != nil {
 		// a recorder of the trial's own, its cassette in the trial's folder
-		rec, err := cfg.Upstream(dir)
+		rec, err := cfg.Upstream(dir, steps)
 		if err != nil {
 			return nil, err
 		}
@@ -316,7 +320,7 @@ func runTrial(ctx context.Context, cfg Config, a Agent, c policy.Condition, t *t
 		return nil, err
 	}
 	inv.Name = a.Name
-	rc := run.Config{Task: t, Condition: c, Schedule: sched, UserModel: cfg.UserModel, Out: dir, Agent: inv, Shim: cfg.Shim, ModelUsage: usage,
+	rc := run.Config{Steps: steps, Task: t, Condition: c, Schedule: sched, UserModel: cfg.UserModel, Out: dir, Agent: inv, Shim: cfg.Shim, ModelUsage: usage,
 		Sandbox: cfg.Sandbox, Scratch: []string{scratch}, Hidden: hidden(cfg), Verify: cfg.Verify, ModelURL: modelURL, HostNetwork: cfg.HostNetwork, AgentTimeout: cfg.AgentTimeout}
 	if cfg.Upstream == nil {
 		rc.Probe = a.Probe // a recorder of the trial's own is local and up

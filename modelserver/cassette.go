@@ -30,6 +30,10 @@ type Entry struct {
 // exchange to a cassette. Answers are buffered whole before they are
 // passed on (a stream arrives at once).
 type Recorder struct {
+	// Admit, when set, is asked before each model call is passed on; a
+	// call it refuses (past a trial's step budget) is answered 429 and
+	// never reaches the provider.
+	Admit func() bool
 	proxy *httputil.ReverseProxy
 	mu    sync.Mutex
 	seq   int
@@ -88,6 +92,12 @@ func (rec *Recorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	if rec.Admit != nil && !rec.Admit() {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusTooManyRequests)
+		io.WriteString(w, `{"error":{"type":"step_limit","message":"swetouch: the trial's step limit is reached"}}`)
 		return
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))

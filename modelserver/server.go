@@ -102,8 +102,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case strings.HasSuffix(p, "/messages"):
 		req, err = parseAnthropic(body)
 	case strings.HasSuffix(p, "/chat/completions"):
-		s.chat(w, r.URL.Path, body)
-		return
+		var tools bool
+		if req, tools, err = parseChat(body); err == nil && !tools {
+			s.chat(w, r.URL.Path, body)
+			return
+		}
 	case strings.HasSuffix(p, "/responses"):
 		req, err = parseOpenAI(body)
 	case strings.Contains(p, ":streamGenerateContent"), strings.Contains(p, ":generateContent"):
@@ -128,6 +131,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeOpenAI(&out, req, turn, at)
 	case "gemini":
 		writeGemini(&out, req, turn, at)
+	case "chat":
+		writeChat(&out, req, turn, at)
 	}
 	if req.stream {
 		w.Header().Set("Content-Type", "text/event-stream")

@@ -31,7 +31,12 @@ type Run struct {
 	// AgentTimedOut: the agent ran past its timeout (AgentTimeout
 	// seconds) and its sandbox was killed; the verdict is the tests' on
 	// what the workspace held then.
-	AgentTimedOut bool            `json:"agent_timed_out,omitempty"`
+	AgentTimedOut bool `json:"agent_timed_out,omitempty"`
+	// Ended says why swetouch ended the agent before it finished on its
+	// own ("step_limit": past its model calls' budget; ModelCalls is how
+	// many it made); the verdict is still the workspace's.
+	Ended         string          `json:"ended,omitempty"`
+	ModelCalls    int             `json:"model_calls,omitempty"`
 	AgentTimeout  float64         `json:"agent_timeout_sec,omitempty"`
 	Steps         int             `json:"steps"`
 	Interventions []event.Attempt `json:"interventions"`

@@ -56,6 +56,9 @@ type Config struct {
 	OnEvent func(event.Event)
 	// KeepWorkspace leaves the workspace on disk (its path is in the result).
 	KeepWorkspace bool
+	// Steps, when set, limits the agent's model calls (StepBudget): its
+	// counter is the recorder in front of its model.
+	Steps *StepBudget
 	// InPlace, when set, is the workspace itself: the run works over
 	// this checkout rather than a copy of the task's repository, and its
 	// final diff is against the checkout as the run found it

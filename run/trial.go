@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/swetouch/swetouch/event"
+	"github.com/swetouch/swetouch/internal/safefile"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/result"
 	"github.com/swetouch/swetouch/sandbox"
@@ -203,8 +204,17 @@ func (tr *trial) converse(ctx context.Context) (agentTurn, string, error) {
 		stop := time.AfterFunc(tr.limit, func() { cancel(errAgentTimeout) })
 		tr.later(func() { stop.Stop() })
 	}
+	if over := cfg.Steps.Exceeded(); over != nil {
+		go func() {
+			select {
+			case <-over:
+				cancel(errStepLimit)
+			case <-actx.Done():
+			}
+		}()
+	}
 	for n := 1; ; n++ {
-		if n > 1 && errors.Is(context.Cause(actx), errAgentTimeout) {
+		if n > 1 && endedBySwetouch(actx) {
 			// the time ran out while the user spoke: no next turn
 			turn.timedOut = true
 			break
@@ -243,8 +253,11 @@ func (tr *trial) converse(ctx context.Context) (agentTurn, string, error) {
 		}
 		argv, prompt = turnsOf(cfg.Agent).Resume(cfg.Agent.Argv, turn.reader.session), MessageText(msgs)
 	}
-	res.AgentExit, res.AgentTimedOut = turn.exit, turn.timedOut
-	if turn.timedOut {
+	res.AgentExit, res.AgentTimedOut = turn.exit, turn.timedOut && !errors.Is(context.Cause(actx), errStepLimit)
+	if errors.Is(context.Cause(actx), errStepLimit) {
+		res.Ended = EndedStepLimit
+		fmt.Fprintf(alog, "swetouch: the agent made more model calls than its %d and was ended\n", cfg.Steps.limit)
+	} else if turn.timedOut {
 		fmt.Fprintf(alog, "swetouch: the agent ran past its %s and was killed\n", tr.limit)
 	}
 	res.Timings.Agent = time.Since(agentStart).Seconds()
@@ -282,6 +295,7 @@ func (tr *trial) finish(ctx context.Context, turn agentTurn, ended string) (*res
 	if derr == nil {
 		os.WriteFile(filepath.Join(cfg.Out, "final.diff"), diff, 0o644)
 	}
+	keepAgentFiles(cfg.Agent.Keep, cfg.Out)
 	tr.judge(turn)
 	if res.Resolved != nil && derr == nil {
 		res.Audit = auditRun(cfg, res, tr.ws, diff, tr.talk)
@@ -297,6 +311,7 @@ func (tr *trial) finish(ctx context.Context, turn agentTurn, ended string) (*res
 	if cfg.ModelUsage != nil {
 		res.ModelUsage = cfg.ModelUsage()
 	}
+	res.ModelCalls = cfg.Steps.Calls()
 	res.Conversation = conversationOf(tr.talk)
 	if res.Conversation != nil {
 		res.Conversation.Ended = ended
@@ -356,4 +371,30 @@ func (tr *trial) judge(turn agentTurn) {
 		hub.Observe(context.Background(), event.Event{Kind: event.Verify, Source: "harness", Actor: event.Harness, Note: note, Output: trajectory.NewOutput(v.Output)})
 		tr.closeHost("done")
 	}
+}
+
+// keepAgentFiles copies the files the agent's invocation keeps (its own
+// trajectory) into the run folder, each under its base name. The agent
+// wrote them, so each is read as a workspace file is (a regular file, or
+// a link within its folder; never a FIFO, a device, or a link out) and
+// only up to maxKept; one it never wrote is passed over.
+func keepAgentFiles(files []string, out string) {
+	for _, f := range files {
+		if st, err := os.Lstat(f); err != nil || st.Size() > maxKept {
+			continue
+		}
+		if b, err := safefile.ReadIn(filepath.Dir(f), filepath.Base(f)); err == nil && len(b) <= maxKept {
+			os.WriteFile(filepath.Join(out, filepath.Base(f)), b, 0o644)
+		}
+	}
+}
+
+// maxKept bounds a file the run keeps of the agent's.
+const maxKept = 64 << 20
+
+// endedBySwetouch reports whether the agent's context ended at its time
+// or step limit (not an interrupt): no next turn starts.
+func endedBySwetouch(ctx context.Context) bool {
+	c := context.Cause(ctx)
+	return errors.Is(c, errAgentTimeout) || errors.Is(c, errStepLimit)
 }

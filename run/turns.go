@@ -152,7 +152,7 @@ func runAgent(ctx context.Context, cfg Config, host *Host, ws string, alog *agen
 	select {
 	case t.err = <-waited:
 	case <-ctx.Done():
-		if errors.Is(context.Cause(ctx), errAgentTimeout) {
+		if endedBySwetouch(ctx) {
 			// all of it, at once: nothing it left may go on writing
 			// the workspace the verifier is about to copy
 			t.timedOut = true

@@ -597,6 +597,11 @@ func Install(exe string) []string {
 		if i := strings.LastIndex(p, "/node_modules/"); i >= 0 {
 			out = append(out, p[:i+len("/node_modules")])
 		}
+		// a Python agent's virtual environment: its bin/ script runs the
+		// environment's interpreter over its site-packages
+		if venv := filepath.Dir(filepath.Dir(p)); fileExists(filepath.Join(venv, "pyvenv.cfg")) {
+			out = append(out, venv)
+		}
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
@@ -638,4 +643,10 @@ func waitExit(fd int) {
 			return
 		}
 	}
+}
+
+// fileExists reports whether p names a regular file.
+func fileExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
 }

@@ -34,5 +34,24 @@ for p in "${pins[@]}"; do
     status=1
   fi
 done
+# Python agents, pinned, in a virtual environment of Debian's python3 (a
+# system path the sandbox shows): mini-swe-agent 2.2.4, the version of the
+# dev corpus's v2 trajectories
+py_pins=("mini-swe-agent==2.2.4")
+for p in "${py_pins[@]}"; do
+  name="${p%%==*}"
+  want="${p##*==}"
+  have=$(py/bin/python3 -c "import importlib.metadata as m; print(m.version('$name'))" 2>/dev/null)
+  if [ "$have" = "$want" ]; then
+    echo "install-agents: $name $want already installed"
+    continue
+  fi
+  echo "install-agents: installing $p"
+  if ! { [ -x py/bin/python3 ] || /usr/bin/python3 -m venv py; } || ! py/bin/pip install -q "$p"; then
+    echo "install-agents: $p failed to install; its tests will skip" >&2
+    status=1
+  fi
+done
+[ -x py/bin/mini ] && echo "install-agents: have mini"
 ls node_modules/.bin 2>/dev/null | grep -E '^(claude|codex|gemini|opencode|mcp-server-filesystem|mcp-server-everything|claude-agent-acp|codex-acp)$' | sed 's/^/install-agents: have /'
 exit $status

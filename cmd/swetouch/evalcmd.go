@@ -34,6 +34,7 @@ type evalOptions struct {
 	emit, image, swetouchImage, pvc, namespace                     string
 	podSecurity, agentImage                                        string
 	runFlags                                                       []string // run's flags given to eval, for the emitted jobs
+	stepLimit                                                      int
 	agentNames, agentArgs                                          []string
 	mcpFile, schedule, userURL, userModel, personas                string
 	roles                                                          roleFlags
@@ -101,6 +102,7 @@ func (o *evalOptions) bind(c *cobra.Command) {
 	c.Flags().StringArrayVar(&o.agentArgs, "agent-arg", nil, "an extra flag for every real agent's command line (repeat)")
 	o.budget = budgetFlag(c)
 	c.Flags().BoolVar(&o.noSandbox, "no-sandbox", false, "run agents and tests without isolation (results say so)")
+	stepLimitFlag(c, &o.stepLimit)
 	c.Flags().StringVar(&o.emit, "emit", "", "write a job per trial for an orchestrator instead of running: k8s")
 	c.Flags().StringVar(&o.image, "image", "", "with --emit: the trial's container image: {task} is the task's name, {instance_id} the name as SWE-bench's images spell it (lower case, __ as _1776_: swebench/sweb.eval.x86_64.{instance_id}:latest)")
 	c.Flags().StringVar(&o.podSecurity, "pod-security", eval.PodPrivileged, "with --emit: what the trial's container gets for bwrap: privileged, or userns (hostUsers: false with an unmasked /proc; containerd 2 or CRI-O); docs/scale.md")
@@ -208,6 +210,12 @@ func (o *evalOptions) users(cfg *eval.Config) error {
 			return err
 		}
 	}
+	if o.stepLimit > 0 && o.upstream.url == "" && o.modelURL != "" {
+		// each trial's step limit is counted where swetouch sees the
+		// calls: a recorder of the trial's own in front of the endpoint
+		o.upstream.url, o.modelURL = o.modelURL, ""
+	}
+	cfg.StepLimit = o.stepLimit
 	if o.upstream.url != "" {
 		if o.modelURL != "" {
 			return badInput("give --model-url (an endpoint the agents talk to) or --model-upstream (their provider, recorded), not both")
@@ -215,8 +223,8 @@ func (o *evalOptions) users(cfg *eval.Config) error {
 		if _, err := o.upstream.check(); err != nil {
 			return err
 		}
-		cfg.Upstream = func(dir string) (eval.Recorder, error) {
-			r, err := o.upstream.start(dir)
+		cfg.Upstream = func(dir string, steps *run.StepBudget) (eval.Recorder, error) {
+			r, err := o.upstream.start(dir, steps)
 			if err != nil {
 				return nil, err
 			}
@@ -252,7 +260,7 @@ func (o *evalOptions) agents(cfg *eval.Config) error {
 		}
 	}
 	for _, name := range o.agentNames {
-		a, err := evalAgent(name, plans, exe, o.modelURL, o.modelName, o.agentArgs, servers)
+		a, err := evalAgent(name, agents.Launch{ModelURL: o.modelURL, Model: o.modelName, Swetouch: exe, Args: o.agentArgs, MCP: servers, Plans: plans, StepLimit: o.stepLimit})
 		if err != nil && o.emit != "" && !errors.Is(err, agents.ErrUnknown) {
 			err = nil // the agent runs in the trial's container, not here
 		}
@@ -306,15 +314,17 @@ func (o *evalOptions) isolation(cfg *eval.Config) error {
 	return nil
 }
 
-// evalAgent is a registered agent as eval starts it on each task.
-func evalAgent(name, plans, exe, modelURL, modelName string, agentArgs []string, servers []agents.MCPServer) (eval.Agent, error) {
+// evalAgent is a registered agent as eval starts it on each task, with
+// what every trial's launch shares (l.Bin is found here).
+func evalAgent(name string, l agents.Launch) (eval.Agent, error) {
 	a, bin, err := agents.Find(name)
 	if err != nil {
 		return eval.Agent{}, err
 	}
-	ea := eval.Registered(a, agents.Launch{Bin: bin, ModelURL: modelURL, Model: modelName, Swetouch: exe, Args: agentArgs, MCP: servers, Plans: plans})
-	if modelURL != "" && a.Bin != "" {
-		ea.Probe = func(ctx context.Context) error { return agents.ProbeModel(ctx, modelURL, agents.ProbeTimeout) }
+	l.Bin = bin
+	ea := eval.Registered(a, l)
+	if url := l.ModelURL; url != "" && a.Bin != "" {
+		ea.Probe = func(ctx context.Context) error { return agents.ProbeModel(ctx, url, agents.ProbeTimeout) }
 	}
 	return ea, nil
 }

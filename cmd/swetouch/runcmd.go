@@ -44,6 +44,7 @@ type runOptions struct {
 	args                                                                                     []string // the agent's command, after --
 	ctr                                                                                      containerFlags
 	inPlace                                                                                  string
+	stepLimit                                                                                int
 }
 
 func runCmd() *cobra.Command {
@@ -85,6 +86,7 @@ func (o *runOptions) bind(c *cobra.Command) {
 	c.Flags().BoolVar(&o.keep, "keep", false, "keep the workspace (its path is in result.json)")
 	c.Flags().StringVar(&o.inPlace, "in-place", "", "work over this checkout rather than a copy of the task's repository (nothing copied in; final.diff against the checkout as the run found it; a container's /testbed, a harness's workspace)")
 	o.ctr.add(c)
+	stepLimitFlag(c, &o.stepLimit)
 	c.Flags().BoolVar(&o.verbose, "verbose", false, "print the agent's own output (its JSON event stream) instead of what it did, an action a line; agent.log keeps it either way")
 	c.Flags().StringVar(&o.agent, "agent", "", "a registered agent to run unmodified: "+agentList())
 	c.Flags().StringVar(&o.mcpFile, "mcp", "", `MCP servers for the --agent preset, each behind the relay: {"mcpServers": {NAME: {"command", "args", "env"}}}, "{workspace}" in args`)
@@ -180,7 +182,13 @@ func (o *runOptions) startAgent(cfg *run.Config) (preset *agents.Agent, cleanup 
 		url := o.modelURL
 		cfg.Probe = func(ctx context.Context) error { return agents.ProbeModel(ctx, url, agents.ProbeTimeout) }
 	}
-	rec, err := o.upstream.start(o.out)
+	if o.stepLimit > 0 && o.upstream.url == "" && o.modelURL != "" {
+		// a step limit is counted where swetouch sees the calls: a
+		// recorder in front of the endpoint
+		o.upstream.url, o.modelURL = o.modelURL, ""
+	}
+	cfg.Steps = run.NewStepBudget(o.stepLimit)
+	rec, err := o.upstream.start(o.out, cfg.Steps)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -202,7 +210,7 @@ func (o *runOptions) startAgent(cfg *run.Config) (preset *agents.Agent, cleanup 
 	cleanups = append(cleanups, func() { os.RemoveAll(scratch) })
 	t := cfg.Task
 	plans := filepath.Join(filepath.Dir(filepath.Dir(filepath.Clean(t.Dir))), "agents") // a scripted agent's, beside the tasks
-	if cfg.Agent, err = p.Start(agents.Launch{Bin: bin, ModelURL: o.modelURL, Model: o.modelName, Swetouch: exe, Scratch: scratch, Args: o.agentArgs, MCP: servers, Task: t.Name, Plans: plans}); err != nil {
+	if cfg.Agent, err = p.Start(agents.Launch{Bin: bin, ModelURL: o.modelURL, Model: o.modelName, Swetouch: exe, Scratch: scratch, Args: o.agentArgs, MCP: servers, Task: t.Name, Plans: plans, StepLimit: o.stepLimit}); err != nil {
 		cleanup()
 		return nil, nil, err
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/swetouch/swetouch/internal/jsonerr"
 	"github.com/swetouch/swetouch/modelserver"
 	"github.com/swetouch/swetouch/result"
+	"github.com/swetouch/swetouch/run"
 )
 
 // CassetteFile is a run folder's recording of the agent's model traffic
@@ -71,7 +72,7 @@ func (u upstreamFlags) check() (map[string]Price, error) {
 
 // start checks the flags and starts a recorder writing into dir (nil
 // when no upstream is given).
-func (u upstreamFlags) start(dir string) (*recording, error) {
+func (u upstreamFlags) start(dir string, steps *run.StepBudget) (*recording, error) {
 	if u.url == "" {
 		if u.prices != "" {
 			return nil, badInput("--prices needs --model-upstream")
@@ -96,6 +97,9 @@ func (u upstreamFlags) start(dir string) (*recording, error) {
 		return nil, err
 	}
 	r := &recording{rec: modelserver.NewRecorder(up, f), prices: prices, file: f}
+	if steps != nil {
+		r.rec.Admit = steps.Call // the trial's step limit, counted here
+	}
 	r.srv = &http.Server{Handler: r.rec}
 	go r.srv.Serve(ln)
 	r.url = "http://" + ln.Addr().String()
