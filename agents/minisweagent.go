@@ -31,9 +31,6 @@ var miniSWEAgent = Agent{
 		if model != "" {
 			args = append(args, "--model", "openai/"+model)
 		}
-		if l.ModelURL != "" {
-			args = append(args, "--config", "model.model_kwargs.api_base="+l.ModelURL+"/v1")
-		}
 		// no agent.step_limit: at its own limit the mini CLI's agent asks
 		// its user for a new one; swetouch's recorder ends it instead
 		return args
@@ -45,8 +42,12 @@ var miniSWEAgent = Agent{
 			"LITELLM_LOCAL_MODEL_COST_MAP=True", // no fetch of litellm's price list
 			"PYTHONDONTWRITEBYTECODE=1", "NO_COLOR=1",
 		}
-		if url != "" && os.Getenv("OPENAI_API_KEY") == "" {
-			env = append(env, "OPENAI_API_KEY=swetouch-offline")
+		if url != "" {
+			// litellm's openai/ models take their endpoint from here
+			env = append(env, "OPENAI_BASE_URL="+url+"/v1", "OPENAI_API_BASE="+url+"/v1")
+			if os.Getenv("OPENAI_API_KEY") == "" {
+				env = append(env, "OPENAI_API_KEY=swetouch-offline")
+			}
 		}
 		// its global configuration under a home of the run's own
 		if home, err := os.MkdirTemp(scratch, "mini-home-"); err == nil {

@@ -65,18 +65,30 @@ func tokenShim(private, exe, socket string) (dir, token string, err error) {
 }
 
 // tokenedOver is, for each file the runner shows in another's place
-// (swetouch as its scrubbed copy), a copy of the file shown carrying the
-// session's token, made in dir: swetouch's hooks and relays in the
-// sandbox open their connections with it, as the shim does. A file with
-// no token slot is shown as it was.
-func tokenedOver(r *sandbox.Runner, dir, token, socket string) map[string]string {
+// (swetouch as its scrubbed copy), and for the swetouch beside the shim
+// when the runner shows it as it is (clients), a copy of the file shown
+// carrying the session's token, made in dir: swetouch's hooks and relays
+// in the sandbox open their connections with it, as the shim does. A file
+// with no token slot is shown as it was.
+func tokenedOver(r *sandbox.Runner, clients []string, dir, token, socket string) map[string]string {
 	if r == nil || token == "" {
 		return nil
 	}
+	shown := maps.Clone(r.Over)
+	if shown == nil {
+		shown = map[string]string{}
+	}
+	for _, exe := range clients {
+		if _, ok := shown[exe]; !ok && filepath.Base(exe) == "swetouch" {
+			if st, err := os.Stat(exe); err == nil && st.Mode().IsRegular() {
+				shown[exe] = exe // shown as it is: its token-carrying copy instead
+			}
+		}
+	}
 	out := map[string]string{}
-	for i, exe := range slices.Sorted(maps.Keys(r.Over)) {
+	for i, exe := range slices.Sorted(maps.Keys(shown)) {
 		dst := filepath.Join(dir, "over-"+strconv.Itoa(i)+"-"+filepath.Base(exe))
-		if session.TokenedCopy(r.Over[exe], dst, token, socket) == nil {
+		if session.TokenedCopy(shown[exe], dst, token, socket) == nil {
 			out[exe] = dst
 		}
 	}

@@ -22,7 +22,7 @@ func trialUser(setup *sandbox.Setup, host *Host) (release func()) {
 	}
 	// swetouch's hooks and relays open their connections with the
 	// session's token too, from the trial's copy of it
-	setup.Over = tokenedOver(setup.Runner, filepath.Join(host.private, "shim"), host.own.token, host.Socket)
+	setup.Over = tokenedOver(setup.Runner, host.own.clients, filepath.Join(host.private, "shim"), host.own.token, host.Socket)
 	lease, err := setup.Runner.LeaseUID()
 	if err != nil {
 		setup.SharedUID = err.Error()
