@@ -29,11 +29,9 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -42,9 +40,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/swetouch/swetouch/agents"
 	"github.com/swetouch/swetouch/internal/baseline"
@@ -375,45 +370,8 @@ func readPart(res *results, n int, ws, fs string, live, listener *helperProc, re
 	return nil
 }
 
-// stdioRelay is the command of the stdio relay of the build in dir over
-// ws, reporting to the hub at sock ("": no session), in front of the
-// filesystem server fs.
-func stdioRelay(dir, ws, sock, fs string) []string {
-	args := []string{filepath.Join(dir, "swetouch"), "mcp", "--root", ws}
-	if sock != "" {
-		args = append(args, "--session", sock)
-	}
-	return append(args, "--", fs, ws)
-}
-
 // readFile is the 16 KiB source file readRequest reads, in the workspace.
 const readFile = "bench-read.py"
-
-// readRequest writes the 16 KiB source file into ws and is its read.
-func readRequest(ws string) (mcp.CallToolRequest, error) {
-	file := filepath.Join(ws, readFile)
-	req := mcp.CallToolRequest{}
-	req.Params.Name, req.Params.Arguments = "read_text_file", map[string]any{"path": file}
-	return req, os.WriteFile(file, sourceText(16<<10), 0o644)
-}
-
-// sourceText is n bytes of Python-like source: short lines, each a
-// newline the JSON of a read escapes, as a source file's are.
-func sourceText(n int) []byte {
-	var b []byte
-	for i := 0; len(b) < n; i++ {
-		b = fmt.Appendf(b, "def price_%d(amount, rate=0.%02d):\n", i, i%100)
-		b = fmt.Appendf(b, "    \"\"\"Return amount at rate %d.\"\"\"\n    return round(amount * (1 - rate), 2)\n\n", i)
-	}
-	return b[:n]
-}
-
-// listDirs is the stdio part's call: one whose result is a line.
-func listDirs() mcp.CallToolRequest {
-	req := mcp.CallToolRequest{}
-	req.Params.Name, req.Params.Arguments = "list_allowed_directories", map[string]any{}
-	return req
-}
 
 func watchPart(res *results, tmp string) error {
 	big := filepath.Join(tmp, "big")
@@ -439,227 +397,6 @@ func watchPart(res *results, tmp string) error {
 	res.say("watch 20,000 files      ready in %.0f ms (budget 2 s; the index of the start %.0f ms of it); process RSS %.0f MB (%.1f MB more than before; budget 150 MB)",
 		float64(ready)/float64(time.Millisecond), float64(copied)/float64(time.Millisecond), float64(after)/1024, float64(after-before)/1024)
 	return nil
-}
-
-// mcpTimes times n tools/call round trips to the filesystem server
-// through each way of starting it (a command line each), alternating, as
-// alternate reports them, and gives the CPU per call of each way's own
-// process (0 for the first, the server itself), then of each of also's.
-func mcpTimes(n int, ws string, req mcp.CallToolRequest, also []int, ways ...[]string) ([]time.Duration, []float64, [][2]float64, error) {
-	var clients []*client.Client
-	defer func() {
-		for _, c := range clients {
-			c.Close()
-		}
-	}()
-	var pids []int
-	for i, w := range ways {
-		before := childPids()
-		c, err := client.NewStdioMCPClient(w[0], os.Environ(), w[1:]...)
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		clients = append(clients, c)
-		if err := initialize(c, mcp.LATEST_PROTOCOL_VERSION); err != nil {
-			return nil, nil, nil, err
-		}
-		if i == 0 {
-			pids = append(pids, 0)
-		} else {
-			pids = append(pids, newChild(before))
-		}
-	}
-	var m cpuMeter
-	m.start(append(pids, also...)...)
-	t, err := alternate(n, req, clients...)
-	return t, m.perCall(n), m.switchesPerCall(n), err
-}
-
-// initialize opens an MCP session on c.
-func initialize(c *client.Client, version string) error {
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = version
-	init.Params.ClientInfo = mcp.Implementation{Name: "bench", Version: "1"}
-	_, err := c.Initialize(context.Background(), init)
-	return err
-}
-
-// alternate times n round trips of req through each client, taking turns
-// (so all see the machine in the same state), and returns their medians.
-func alternate(n int, req mcp.CallToolRequest, clients ...*client.Client) ([]time.Duration, error) {
-	return inTurns(n, len(clients), func(k int) (time.Duration, error) {
-		t0 := time.Now()
-		_, err := clients[k].CallTool(context.Background(), req)
-		return time.Since(t0), err
-	})
-}
-
-// inTurns times n rounds of call, once for each of ways ways per round,
-// in an order shuffled each round (seeded, so every run takes the same
-// orders): what a way leaves running after its call (a hub recording it)
-// then falls on every other way alike, not on the one after it. It
-// returns addedTimes of the rounds.
-func inTurns(n, ways int, call func(way int) (time.Duration, error)) ([]time.Duration, error) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	order := make([]int, ways)
-	for k := range order {
-		order[k] = k
-	}
-	times := make([][]time.Duration, ways)
-	for i := 0; i < n; i++ {
-		rng.Shuffle(ways, func(a, b int) { order[a], order[b] = order[b], order[a] })
-		for _, k := range order {
-			d, err := call(k)
-			if err != nil {
-				return nil, err
-			}
-			times[k] = append(times[k], d)
-		}
-	}
-	return addedTimes(times), nil
-}
-
-// addedTimes is the first way's median, then each other's added time:
-// the median of its call less the first way's call in the same round (see
-// paired).
-func addedTimes(times [][]time.Duration) []time.Duration {
-	out := []time.Duration{median(append([]time.Duration(nil), times[0]...))}
-	for k := 1; k < len(times); k++ {
-		d := make([]time.Duration, len(times[0]))
-		for i := range d {
-			d[i] = times[k][i] - times[0][i]
-		}
-		out = append(out, median(d))
-	}
-	return out
-}
-
-// cFloor builds the smallest wrapper that does what the shim's fast path
-// must, without a session: a static C program that spawns bash with its
-// arguments, waits, and exits with its status. What it adds is what any
-// wrapper costs here, the floor of the shim's added time. With ask, it
-// also asks a listener first (the socket BENCH_ASK_SOCKET names: one line
-// out, one line back) and tells it after (one line, unanswered): the
-// least a wrapper that reports to a hub costs.
-func cFloor(tmp, bash string, ask bool) (string, error) {
-	name := "cfloor"
-	if ask {
-		name = "cfloor-ask"
-	}
-	src := filepath.Join(tmp, name, "floor.c")
-	os.MkdirAll(filepath.Dir(src), 0o755)
-	// vfork, as the shim spawns: posix_spawn's child first sets each of
-	// the 64 signals' dispositions, which costs a twentieth of bash here
-	prog := `#define _GNU_SOURCE
-#include <signal.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/socket.h>
-#include <sys/un.h>
-#include <sys/wait.h>
-#include <unistd.h>
-extern char **environ;
-int main(int argc, char **argv) {
-	pid_t pid; int st, hub = -1;
-	sigset_t all, orig;
-	argv[0] = "bash";
-#ifdef ASK
-	const char *sock = getenv("BENCH_ASK_SOCKET");
-	struct sockaddr_un a = {.sun_family = AF_UNIX};
-	if (!sock || strlen(sock) >= sizeof a.sun_path) return 125;
-	strcpy(a.sun_path, sock);
-	hub = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (hub < 0 || connect(hub, (struct sockaddr *)&a, sizeof a) < 0) return 125;
-	char c;
-	if (write(hub, "b\n", 2) != 2) return 125;
-	while (read(hub, &c, 1) == 1 && c != '\n') {
-	}
-#endif
-	sigfillset(&all);
-	sigprocmask(SIG_BLOCK, &all, &orig);
-	pid = vfork();
-	if (pid == 0) {
-		setpgid(0, 0);
-		sigprocmask(SIG_SETMASK, &orig, 0);
-		execve(` + strconv.Quote(bash) + `, argv, environ);
-		_exit(127);
-	}
-	sigprocmask(SIG_SETMASK, &orig, 0);
-	if (pid < 0 || waitpid(pid, &st, 0) < 0) return 1;
-	if (hub >= 0 && write(hub, "e\n", 2) != 2) return 125;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-`
-	if err := os.WriteFile(src, []byte(prog), 0o644); err != nil {
-		return "", err
-	}
-	bin := filepath.Join(tmp, name, "bash")
-	args := []string{src}
-	if ask {
-		args = append(args, "-DASK")
-	}
-	if err := ccStatic(bin, args...); err != nil {
-		return "", err
-	}
-	return bin, nil
-}
-
-// ccStatic builds bin with cc, optimised and static, from args (sources
-// and flags), as the shim's fast path is built.
-func ccStatic(bin string, args ...string) error {
-	out, err := exec.Command("cc", append([]string{"-O2", "-static", "-o", bin}, args...)...).CombinedOutput()
-	if err != nil {
-		return fmt.Errorf("cc: %v: %s", err, out)
-	}
-	return nil
-}
-
-// askingWrapper builds the C floor that asks a listener before the
-// command and tells it after, and starts the listener it asks (stop ends
-// it): the way to run a script through that floor.
-func askingWrapper(tmp, bash string) (w way, stop func(), err error) {
-	floor, err := cFloor(tmp, bash, true)
-	if err != nil {
-		return way{}, nil, err
-	}
-	echo, err := listenerProcess(helperEcho)
-	if err != nil {
-		return way{}, nil, err
-	}
-	return way{floor, append(os.Environ(), "BENCH_ASK_SOCKET="+echo.sock)}, echo.stop, nil
-}
-
-// askingFloor measures the C floor that also asks a listener, which
-// answers every line at once, before the command and tells it after.
-func askingFloor(res *results, n int, tmp, ws, bash string, shim paired) error {
-	asking, stop, err := askingWrapper(tmp, bash)
-	if err != nil {
-		return err
-	}
-	defer stop()
-	f := pair(n, ws, bash, asking.shell, asking.env, "true")
-	res.say("  floor of a wrapper that asks a hub: the C program asking a listener that answers at once, then telling it, added %.2f ms (%.2f× bash); the shim adds %.2f× that", ms(f.added), float64(f.added)/float64(f.direct), float64(shim.added)/float64(f.added))
-	// no target: these pairs run in the hub's own process, which makes its
-	// wake-ups cheaper than an agent's process sees them (the sandbox
-	// part runs them in one of their own)
-	return nil
-}
-
-// goFloor builds the smallest Go program that stands in for bash: it only
-// execs it. What it adds is the cost of starting any Go binary here.
-func goFloor(tmp, bash string) (string, error) {
-	src := filepath.Join(tmp, "floor", "main.go")
-	os.MkdirAll(filepath.Dir(src), 0o755)
-	prog := "package main\n\nimport (\n\t\"os\"\n\t\"syscall\"\n)\n\nfunc main() {\n\tsyscall.Exec(" + strconv.Quote(bash) + ", os.Args, os.Environ())\n}\n"
-	if err := os.WriteFile(src, []byte(prog), 0o644); err != nil {
-		return "", err
-	}
-	bin := filepath.Join(tmp, "floor", "bash")
-	out, err := exec.Command("go", "build", "-o", bin, src).CombinedOutput()
-	if err != nil {
-		return "", fmt.Errorf("%v: %s", err, out)
-	}
-	return bin, nil
 }
 
 // paired is script timed directly and through the shim, alternating.
