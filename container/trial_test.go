@@ -199,8 +199,10 @@ func TestReplayInContainer(t *testing.T) {
 	if err := os.WriteFile(gold, []byte(in.Patch), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	// the patch inline in the command, so the command alone replays it
-	out, _ := trial(t, taskDir, "/bin/bash", agentScript(t, "bash -c \"git apply <<'EOF'\n$(cat \"$1\")\nEOF\"\n"), gold)
+	// the patch inline in the script's command, so the command alone
+	// replays it (a script's own commands are its steps: one that reads
+	// the script's $1 would replay without it)
+	out, _ := trial(t, taskDir, "/bin/bash", agentScript(t, "git apply <<'EOF'\n"+in.Patch+"EOF\n"), gold)
 	rout, r := trial(t, taskDir, "/opt/swetouch/bin/swetouch", "agent", "replay", "--trajectory", filepath.Join(out, "trajectory.jsonl"), "--root", DefaultWorkdir)
 	if r.Resolved == nil || !*r.Resolved || r.Steps == 0 {
 		t.Errorf("the replay: resolved %v (%s), %d steps; want resolved, the recorded command", r.Resolved, r.Reason, r.Steps)
