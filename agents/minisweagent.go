@@ -3,6 +3,7 @@ package agents
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 )
 
 // mini-swe-agent (PyPI mini-swe-agent 2.2.4, the version of the dev
@@ -55,6 +56,23 @@ var miniSWEAgent = Agent{
 		}
 		return env
 	},
-	Keep:  func(l Launch) []string { return []string{filepath.Join(l.Scratch, MiniSWETrajectory)} },
-	Login: Login{Env: []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "OPENROUTER_API_KEY"}},
+	Unreached: miniSWEUnreached,
+	Keep:      func(l Launch) []string { return []string{filepath.Join(l.Scratch, MiniSWETrajectory)} },
+	Login:     Login{Env: []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "OPENROUTER_API_KEY"}},
+}
+
+// miniUnreached matches the last line of the traceback mini-swe-agent
+// dies with when litellm cannot reach its model: the exception's class,
+// then litellm's own qualified name for it. It has no structured output
+// to read instead; the run also needs no step taken for the line to count
+// (run.Config's unreached rule).
+var miniUnreached = regexp.MustCompile(`^(AuthenticationError|APIConnectionError|NotFoundError|PermissionDeniedError|ServiceUnavailableError|InternalServerError|BadGatewayError|Timeout): litellm\.([A-Za-z]+Error|Timeout):`)
+
+// miniSWEUnreached is mini-swe-agent's own report that its model could not
+// be reached, from its dying traceback.
+func miniSWEUnreached(line []byte) string {
+	if m := miniUnreached.FindSubmatch(line); m != nil {
+		return "mini-swe-agent: litellm " + string(m[1])
+	}
+	return ""
 }

@@ -91,7 +91,7 @@ func TestMiniSWEAgentKeepsItsTrajectory(t *testing.T) {
 
 // TestMiniSWEStepLimit: `swetouch run --agent mini-swe-agent --step-limit
 // 2` against a script that would go on: the third model call is refused,
-// the agent is ended, and result.json says ended: step_limit with three
+// the agent is ended, and result.json says stopped: step_limit with three
 // calls counted and a verdict (false), not null.
 func TestMiniSWEStepLimit(t *testing.T) {
 	shimDir, err := testbin.Dir()
@@ -123,8 +123,8 @@ func TestMiniSWEStepLimit(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, tail(string(got), 3000))
 	}
-	if res.Ended != run.EndedStepLimit || res.ModelCalls != 3 || res.Resolved == nil || *res.Resolved {
-		t.Errorf("ended %q after %d calls, resolved %v (%s)\n%s", res.Ended, res.ModelCalls, res.Resolved, res.Reason, tail(string(got), 3000))
+	if res.Stopped != run.StoppedStepLimit || res.ModelCalls != 3 || res.Resolved == nil || *res.Resolved {
+		t.Errorf("stopped %q after %d calls, resolved %v (%s)\n%s", res.Stopped, res.ModelCalls, res.Resolved, res.Reason, tail(string(got), 3000))
 	}
 }
 

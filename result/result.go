@@ -32,10 +32,11 @@ type Run struct {
 	// seconds) and its sandbox was killed; the verdict is the tests' on
 	// what the workspace held then.
 	AgentTimedOut bool `json:"agent_timed_out,omitempty"`
-	// Ended says why swetouch ended the agent before it finished on its
-	// own ("step_limit": past its model calls' budget; ModelCalls is how
-	// many it made); the verdict is still the workspace's.
-	Ended         string          `json:"ended,omitempty"`
+	// Stopped says why swetouch ended the agent before it finished on
+	// its own ("step_limit": past its model calls' budget; ModelCalls is
+	// how many it made); the verdict is still the workspace's. (Not
+	// "ended": a conversation's ended, why it ended, sits at this level.)
+	Stopped       string          `json:"stopped,omitempty"`
 	ModelCalls    int             `json:"model_calls,omitempty"`
 	AgentTimeout  float64         `json:"agent_timeout_sec,omitempty"`
 	Steps         int             `json:"steps"`

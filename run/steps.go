@@ -10,7 +10,7 @@ import (
 // papers count them: model calls, seen where swetouch sees them (the
 // recorder of --model-upstream calls Call for each). Past the limit the
 // agent is ended as at its time limit, its verdict still taken from the
-// workspace, and result.json says ended: step_limit.
+// workspace, and result.json says stopped: step_limit.
 type StepBudget struct {
 	limit    int64
 	calls    atomic.Int64
@@ -60,6 +60,6 @@ func (b *StepBudget) Exceeded() <-chan struct{} {
 // errStepLimit is the cause of the agent's context at its step limit.
 var errStepLimit = errors.New("the agent reached its step limit")
 
-// EndedStepLimit is result.json's ended for a trial whose agent was
+// StoppedStepLimit is result.json's stopped for a trial whose agent was
 // ended at its step limit.
-const EndedStepLimit = "step_limit"
+const StoppedStepLimit = "step_limit"

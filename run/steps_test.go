@@ -12,7 +12,7 @@ import (
 
 // TestStepLimitEndsTheAgent: an agent that would go on forever, its
 // budget of one model call spent twice, is ended: result.json says
-// ended: step_limit with the calls counted, not a time-out, and the
+// stopped: step_limit with the calls counted, not a time-out, and the
 // verdict is still the workspace's (false: nothing was fixed), never
 // "no verdict".
 func TestStepLimitEndsTheAgent(t *testing.T) {
@@ -29,8 +29,8 @@ func TestStepLimitEndsTheAgent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Ended != run.EndedStepLimit || res.ModelCalls != 2 || res.AgentTimedOut {
-		t.Errorf("ended %q after %d calls (timed out %v)", res.Ended, res.ModelCalls, res.AgentTimedOut)
+	if res.Stopped != run.StoppedStepLimit || res.ModelCalls != 2 || res.AgentTimedOut {
+		t.Errorf("stopped %q after %d calls (timed out %v)", res.Stopped, res.ModelCalls, res.AgentTimedOut)
 	}
 	if res.Resolved == nil || *res.Resolved {
 		t.Errorf("resolved %v (%s), want false", res.Resolved, res.Reason)

@@ -255,7 +255,7 @@ func (tr *trial) converse(ctx context.Context) (agentTurn, string, error) {
 	}
 	res.AgentExit, res.AgentTimedOut = turn.exit, turn.timedOut && !errors.Is(context.Cause(actx), errStepLimit)
 	if errors.Is(context.Cause(actx), errStepLimit) {
-		res.Ended = EndedStepLimit
+		res.Stopped = StoppedStepLimit
 		fmt.Fprintf(alog, "swetouch: the agent made more model calls than its %d and was ended\n", cfg.Steps.limit)
 	} else if turn.timedOut {
 		fmt.Fprintf(alog, "swetouch: the agent ran past its %s and was killed\n", tr.limit)

@@ -131,5 +131,5 @@ func agentList() string { return strings.Join(agents.Names(), ", ") }
 // recorder in front of its endpoint and passed to its own limit where it
 // has one.
 func stepLimitFlag(c *cobra.Command, n *int) {
-	c.Flags().IntVar(n, "step-limit", 0, "end the agent after N model calls (the papers' steps: 100 for SWE-Touch on Verified, 500 on Pro and DeepSWE), counted by a recorder in front of its endpoint (--model-upstream, or one made in front of --model-url); passed to the agent's own limit where it has one; result.json says ended: step_limit")
+	c.Flags().IntVar(n, "step-limit", 0, "end the agent after N model calls (the papers' steps: 100 for SWE-Touch on Verified, 500 on Pro and DeepSWE), counted by a recorder in front of its endpoint (--model-upstream, or one made in front of --model-url); passed to the agent's own limit where it has one; result.json says stopped: step_limit")
 }
