@@ -8,7 +8,13 @@ import (
 )
 
 // TestMain removes the built swetouch only when every test is done with it.
-func TestMain(m *testing.M) { testbin.Main(m, nil) }
+// The binaries are built as released, without the race detector
+// (testbin.Plain): real agents under a race-built swetouch outrun go
+// test's ten minutes.
+func TestMain(m *testing.M) {
+	testbin.Plain()
+	testbin.Main(m, nil)
+}
 
 // examplesDir holds the example tasks, conversations and agents' plans.
 const examplesDir = "../examples"

@@ -24,7 +24,13 @@ import (
 
 var bin string
 
-func TestMain(m *testing.M) { testbin.Main(m, &bin) }
+// TestMain builds swetouch as released (testbin.Plain): the memory and
+// time budgets the attacks are held to are the binary's, not the race
+// detector's.
+func TestMain(m *testing.M) {
+	testbin.Plain()
+	testbin.Main(m, &bin)
+}
 
 // the fix to py-discount, as an agent with no shell tool writes it
 const fix = `p = "pricing.py"

@@ -18,7 +18,17 @@ var (
 	once sync.Once
 	dir  string
 	err  error
+	// plain: build without -race even when the tests are (Plain)
+	plain bool
 )
+
+// Plain has the binaries built without the race detector even under go
+// test -race: for the end-to-end packages, whose real agents under a
+// race-built swetouch outrun go test's ten minutes and whose memory
+// budgets the detector's shadow memory would break. The hub and the
+// relays stay race-checked as subprocesses in their own packages' tests.
+// Call it from TestMain, before anything asks for Dir.
+func Plain() { plain = true }
 
 // Dir returns a directory holding the built swetouch and swetouch-shim,
 // and the links bash and sh to the shim: the shim directory, as installed. Call Cleanup from TestMain.
@@ -49,7 +59,7 @@ func Dir() (string, error) {
 // the tests are built with it.
 func buildArgs(out, name string) []string {
 	args := []string{"build"}
-	if race {
+	if race && !plain {
 		args = append(args, "-race")
 	}
 	return append(args, "-o", out, "github.com/swetouch/swetouch/cmd/"+name)
