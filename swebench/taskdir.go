@@ -142,21 +142,23 @@ func archive(gitDir, commit, dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	var stderr bytes.Buffer
+	// a buffer each: the two run at once, and a bytes.Buffer is not
+	// safe for two writers
+	var gitErr, tarErr bytes.Buffer
 	gitCmd := exec.Command("git", "--git-dir="+gitDir, "archive", "--format=tar", commit)
 	tar := exec.Command("tar", "-x", "-C", dir)
 	pipe, err := gitCmd.StdoutPipe()
 	if err != nil {
 		return err
 	}
-	tar.Stdin, gitCmd.Stderr, tar.Stderr = pipe, &stderr, &stderr
+	tar.Stdin, gitCmd.Stderr, tar.Stderr = pipe, &gitErr, &tarErr
 	if err := tar.Start(); err != nil {
 		return err
 	}
 	gerr := gitCmd.Run()
 	terr := tar.Wait()
 	if gerr != nil || terr != nil {
-		return fmt.Errorf("git archive %s from %s: %v %v: %s", commit, gitDir, gerr, terr, strings.TrimSpace(stderr.String()))
+		return fmt.Errorf("git archive %s from %s: %v %v: %s", commit, gitDir, gerr, terr, strings.TrimSpace(gitErr.String()+tarErr.String()))
 	}
 	return nil
 }
