@@ -149,21 +149,7 @@ func RunScript(h Hub, real, argv0 string, args []string, s script, src []byte) i
 		defer close(loopDone)
 		st.loop(reqF, outs, dsts, exited, s.agent)
 	}()
-	waited := make(chan struct{})
-	go func() {
-		for {
-			select {
-			case sg := <-sigs:
-				if tty {
-					c.Process.Signal(sg)
-				} else {
-					syscall.Kill(-c.Process.Pid, sg.(syscall.Signal))
-				}
-			case <-waited:
-				return
-			}
-		}
-	}()
+	waited := forwardSignals(c, sigs, tty)
 	werr := c.Wait()
 	close(waited)
 	exitW.Close()

@@ -201,21 +201,7 @@ func Run(h Hub, real, argv0 string, args []string, command string) int {
 			f.Close() // the child holds its own copies
 		}
 	}
-	done := make(chan struct{})
-	go func() {
-		for {
-			select {
-			case s := <-sigs:
-				if tty {
-					c.Process.Signal(s)
-				} else {
-					syscall.Kill(-c.Process.Pid, s.(syscall.Signal))
-				}
-			case <-done:
-				return
-			}
-		}
-	}()
+	done := forwardSignals(c, sigs, tty)
 	err := c.Wait()
 	close(done)
 	copies.Wait()
@@ -395,4 +381,26 @@ func swetouchCommand(command string) bool {
 	}
 	w = strings.Trim(w, `'"`)
 	return filepath.Base(w) == "swetouch" && strings.Contains(w, "/")
+}
+
+// forwardSignals passes the signals the shim receives on to the command it
+// started (its process group, unless it holds a terminal) until the
+// returned channel is closed.
+func forwardSignals(c *exec.Cmd, sigs <-chan os.Signal, tty bool) chan<- struct{} {
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case s := <-sigs:
+				if tty {
+					c.Process.Signal(s)
+				} else {
+					syscall.Kill(-c.Process.Pid, s.(syscall.Signal))
+				}
+			case <-done:
+				return
+			}
+		}
+	}()
+	return done
 }
