@@ -42,6 +42,10 @@ type Agent struct {
 	// Own names the commands the agent runs by itself rather than for its
 	// model (nil: none); the trajectory keeps them apart from its actions.
 	Own func(command string) bool
+	// CallsBack is set for an agent whose hooks run this tool in its
+	// sandbox (Claude Code's, Codex's): they report to the session, so the
+	// trial makes them a copy carrying its token. MCP relays do too.
+	CallsBack bool
 	// Unreached reads a line of the agent's output for its own report
 	// that its model could not be reached (nil: it has none).
 	Unreached func(line []byte) string
@@ -129,6 +133,11 @@ type Invocation struct {
 	Own       func(command string) bool
 	Unreached func(line []byte) string
 	Turns     *Turns
+	// CallsBack: something in the agent's sandbox runs this tool to
+	// report to the session (its hooks, its MCP relays). Only then does
+	// the trial copy this tool's 22 MB with its token (most of a
+	// sandboxed run's start-up otherwise).
+	CallsBack bool
 }
 
 // Command is an agent given as a command line: nothing of it is known
@@ -152,7 +161,7 @@ func (a *Agent) Start(l Launch) (Invocation, error) {
 		argv, instruction = slices.Clip(argv[:len(argv)-1]), slices.Clone(argv[len(argv)-1:])
 	}
 	argv = append(argv, l.Args...)
-	inv := Invocation{Name: a.Name, Observe: a.Observe, Own: a.Own, Unreached: a.Unreached, Turns: a.Turns}
+	inv := Invocation{Name: a.Name, Observe: a.Observe, Own: a.Own, Unreached: a.Unreached, Turns: a.Turns, CallsBack: a.CallsBack || len(l.MCP) > 0}
 	if a.Env != nil {
 		inv.Env = a.Env(l.ModelURL, l.Swetouch, l.Scratch)
 	}

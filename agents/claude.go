@@ -24,9 +24,11 @@ var claude = Agent{
 	},
 	// without an endpoint, it runs on its user's login: one of these
 	Login: Login{Files: []string{".claude/.credentials.json"}, Env: []string{"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"}},
-	// its start-up reads the shell's environment with a bare `env`;
-	// every command of the model's comes inside its eval wrapper
-	Own:       func(command string) bool { return command == "env" },
+	// its start-up reads the shell's environment with a bare `env` and
+	// writes its shell snapshot in a login shell (bash -c -l); every
+	// command of the model's comes inside its eval wrapper
+	Own:       claudeOwn,
+	CallsBack: true, // its PreToolUse hook
 	Unreached: claudeUnreached,
 	Turns:     claudeTurns,
 	Command: func(l Launch, instruction, model string) []string {

@@ -31,7 +31,7 @@ var codex = Agent{
 		},
 		Wrap: wrapTOML,
 	},
-	Name: "codex", Bin: "codex", MCP: codexMCP, InstructionLast: true, Unreached: codexUnreached, Own: codexOwn,
+	Name: "codex", Bin: "codex", MCP: codexMCP, InstructionLast: true, Unreached: codexUnreached, Own: codexOwn, CallsBack: true,
 	// without an endpoint, it runs on its user's login: one of these
 	Login: Login{Files: []string{".codex/auth.json"}, Env: []string{"OPENAI_API_KEY", "CODEX_API_KEY"}},
 	Turns: codexTurns,

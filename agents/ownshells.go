@@ -12,9 +12,19 @@ import "strings"
 // wrote it); the shim's record of the same run, and of the snapshot's
 // making, are its own.
 func codexOwn(command string) bool {
-	return strings.HasPrefix(command, "__CODEX_SNAPSHOT_OVERRIDE") ||
+	return strings.HasPrefix(command, "__CODEX_SNAPSHOT_OVERRIDE") || strings.HasPrefix(command, codexLoginProbe) ||
 		strings.HasPrefix(command, "set -e; . ") && strings.Contains(command, "shell_snapshots/")
 }
+
+// claudeOwn: Claude Code's start-up, a bare `env` and the login shell
+// that writes its shell snapshot (SNAPSHOT_FILE=… then the dump).
+func claudeOwn(command string) bool {
+	return command == "env" || strings.HasPrefix(command, "SNAPSHOT_FILE=") && strings.Contains(command, "shell-snapshots/snapshot-")
+}
+
+// codexLoginProbe opens the login shell Codex starts to learn its
+// user's shell (bash -lc, which the shim records since issue 52).
+const codexLoginProbe = `if [ -z "${BASH_ENV-}" ] && [ -n "${HOME-}" ] && [ -r "$HOME/.bashrc" ]; then`
 
 // geminiProbes are what the Gemini CLI runs through /bin/sh at start-up
 // to describe the machine (its system-information library).

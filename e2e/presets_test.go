@@ -3,6 +3,7 @@ package e2e_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"net/http/httptest"
 	"net/url"
@@ -124,6 +125,9 @@ func agentSession(t *testing.T, shimDir, agent, modelName, readTool string, deli
 			continue
 		}
 		what := string(ev.Kind) + " " + ev.Source
+		if ev.Command != "" {
+			what += fmt.Sprintf(" %.100q", ev.Command)
+		}
 		for _, sc := range ev.Scopes {
 			what += " " + sc.Path
 			if strings.HasPrefix(sc.Path, "/") {

@@ -157,7 +157,7 @@ func (tr *trial) setUp() (*result.Run, error, bool) {
 	}
 	tr.host = host
 	// the trial's own host uid, for the sandboxes of its agent's turns
-	tr.later(trialUser(&tr.cfg.Sandbox, host))
+	tr.later(trialUser(&tr.cfg.Sandbox, host, cfg.Agent.CallsBack || cfg.SelfCheck != nil))
 	tr.later(func() {
 		if !tr.closed {
 			host.Close("swetouch run failed")

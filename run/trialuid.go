@@ -13,16 +13,21 @@ import (
 // it: the private folder searchable (not listable), the hub's socket open
 // to connect to (a sandbox that falls back to swetouch's uid, a bind
 // its own cannot reach, must connect too; the hub admits by what the
-// client runs, not by who it is). Where it cannot have one (swetouch is not root, the
+// client runs, not by who it is). callsBack says something in the
+// sandbox runs swetouch to report to the session (Invocation.CallsBack,
+// a self-check). Where it cannot have one (swetouch is not root, the
 // range is held) setup's SharedUID says why. release frees the uid once
 // the trial's sandboxes have ended.
-func trialUser(setup *sandbox.Setup, host *Host) (release func()) {
+func trialUser(setup *sandbox.Setup, host *Host, callsBack bool) (release func()) {
 	if setup.Runner == nil {
 		return func() {}
 	}
-	// swetouch's hooks and relays open their connections with the
-	// session's token too, from the trial's copy of it
-	setup.Over = tokenedOver(setup.Runner, host.own.clients, filepath.Join(host.private, "shim"), host.own.token, host.Socket)
+	if callsBack {
+		// swetouch's hooks and relays open their connections with the
+		// session's token too, from the trial's copy of it; with none,
+		// swetouch stays the runner's scrubbed copy, which no hub admits
+		setup.Over = tokenedOver(setup.Runner, host.own.clients, filepath.Join(host.private, "shim"), host.own.token, host.Socket)
+	}
 	lease, err := setup.Runner.LeaseUID()
 	if err != nil {
 		setup.SharedUID = err.Error()

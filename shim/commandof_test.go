@@ -14,8 +14,12 @@ func TestCommandOf(t *testing.T) {
 		{[]string{"-c", "-e", "echo hi"}, "echo hi", true},
 		{[]string{"-o", "pipefail", "-c", "echo hi"}, "echo hi", true},
 		{[]string{"-c", "--", "echo hi"}, "echo hi", true},
-		{[]string{"-c", "-l", "echo hi"}, "", false}, // Claude Code's start-up: a login shell
-		{[]string{"-lc", "echo hi"}, "", false},
+		{[]string{"-c", "-l", "echo hi"}, "echo hi", true}, // a login shell's command
+		{[]string{"-lc", "echo hi"}, "echo hi", true},
+		{[]string{"--login", "-c", "echo hi"}, "echo hi", true},
+		{[]string{"-l"}, "", false},
+		{[]string{"-lic", "echo hi"}, "", false}, // interactive
+		{[]string{"--rcfile", "x", "-c", "echo hi"}, "", false},
 		{[]string{"-i"}, "", false},
 		{[]string{"script.sh", "-c"}, "", false},
 		{nil, "", false},

@@ -198,3 +198,32 @@ func TestSpawnFailureEnds(t *testing.T) {
 		}
 	}
 }
+
+// TestLoginShellCommand: `bash -lc CMD` and `bash -c -l CMD` (SWE-agent's
+// and many harnesses' way of running a command) are a step on both paths,
+// with the login shell's output the real one's: its profile is still
+// read, as it would have been.
+func TestLoginShellCommand(t *testing.T) {
+	for _, args := range [][]string{{"-lc", "echo $0; shopt -q login_shell && echo login"}, {"-c", "-l", "echo $0; shopt -q login_shell && echo login"}, {"--login", "-c", "echo $0; shopt -q login_shell && echo login"}} {
+		want, err := exec.Command("/bin/bash", args...).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, extra := range []string{"", goPath} {
+			dir := t.TempDir()
+			var traj bytes.Buffer
+			w, _ := trajectory.NewWriter(&traj, trajectory.Header{})
+			hub, env := startHub(t, dir, session.WithRecorder(w))
+			cmd := exec.Command(filepath.Join(binDir, "bash"), args...)
+			cmd.Args[0] = "/bin/bash"
+			cmd.Env, cmd.Dir = append(env, extra), dir
+			got, err := cmd.Output()
+			if err != nil || !bytes.Equal(got, want) {
+				t.Errorf("%q %q: %q %v, bash %q", args, extra, got, err, want)
+			}
+			if s := hub.Status(); s.Steps != 1 {
+				t.Errorf("%q %q: the hub has %d steps, want 1: %s", args, extra, s.Steps, traj.Bytes())
+			}
+		}
+	}
+}

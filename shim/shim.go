@@ -249,8 +249,10 @@ func Deliver(w io.Writer, msgs []wire.Message) {
 
 // commandOf finds the command string of a `-c` invocation: the first
 // argument after the options, bash's rule (`bash -c -e 'cmd'` runs cmd).
-// ok is false for anything else (a script, a login or interactive shell,
-// -s, no arguments), which the shim passes through.
+// A login shell's command (`bash -lc CMD`, SWE-agent's and many harnesses'
+// way) is one too: the real shell still reads its profile first, as it
+// would have. ok is false for anything else (a script, an interactive
+// shell, -s, no arguments), which the shim passes through.
 func commandOf(args []string) (string, bool) {
 	sawC := false
 	for i := 0; i < len(args); i++ {
@@ -264,11 +266,11 @@ func commandOf(args []string) (string, bool) {
 		case a == "-o" || a == "+o" || a == "-O" || a == "+O":
 			i++ // takes an option name
 		case strings.HasPrefix(a, "--"):
-			if a == "--login" || a == "--rcfile" || a == "--init-file" {
+			if a == "--rcfile" || a == "--init-file" {
 				return "", false
 			}
 		case len(a) > 1 && (a[0] == '-' || a[0] == '+'):
-			if strings.ContainsAny(a[1:], "lis") {
+			if strings.ContainsAny(a[1:], "is") {
 				return "", false
 			}
 			sawC = sawC || strings.ContainsRune(a[1:], 'c')

@@ -35,7 +35,8 @@ enum { MAX_CAPTURE = 16 << 10 }; // head and tail kept, as shim keeps
 
 // command_of finds the command string of a -c invocation (bash's rule:
 // the first argument after the options), as shim's commandOf does;
-// its index in args, or -1 for anything else (a script, -l, -i, -s).
+// its index in args, or -1 for anything else (a script, -i, -s). A
+// login shell's command (bash -lc CMD) is one.
 static int command_of(int n, char **args) {
 	int saw_c = 0;
 	for (int i = 0; i < n; i++) {
@@ -44,9 +45,9 @@ static int command_of(int n, char **args) {
 		if (!strcmp(a, "-o") || !strcmp(a, "+o") || !strcmp(a, "-O") || !strcmp(a, "+O")) {
 			i++;
 		} else if (!strncmp(a, "--", 2)) {
-			if (!strcmp(a, "--login") || !strcmp(a, "--rcfile") || !strcmp(a, "--init-file")) return -1;
+			if (!strcmp(a, "--rcfile") || !strcmp(a, "--init-file")) return -1;
 		} else if (strlen(a) > 1 && (a[0] == '-' || a[0] == '+')) {
-			if (strpbrk(a + 1, "lis")) return -1;
+			if (strpbrk(a + 1, "is")) return -1;
 			saw_c = saw_c || strchr(a + 1, 'c');
 		} else {
 			return saw_c ? i : -1; // before -c: a script file

@@ -257,7 +257,8 @@ func (o *replayOptions) replayer(cfg *run.Config, rec *trajectory.Trajectory, ex
 		timeout = time.Duration(rec.Header.CommandTimeout * float64(time.Second))
 	}
 	cfg.Agent = agents.Command(exe, "agent", "replay", "--trajectory", script, "--root", rec.Header.Root, "--timeout", timeout.String())
-	cfg.Agent.Name = "replay"
+	// it reports the recorded native reads to the hub, as the agent's hooks did
+	cfg.Agent.Name, cfg.Agent.CallsBack = "replay", true
 	return cleanup, nil
 }
 

@@ -96,6 +96,7 @@ func TestShellPathsSeen(t *testing.T) {
 		{"bash from PATH", []string{"python3", write("path.py", pyAgent(`["bash", "-c", {cmd}]`))}},
 		{"/bin/sh -c (shell=True)", []string{"python3", write("sh.py", pyAgent(`{cmd}, shell=True`))}},
 		{"/bin/bash by absolute path", []string{"python3", write("abs.py", pyAgent(`["/bin/bash", "-c", {cmd}]`))}},
+		{"a login shell (bash -lc)", []string{"python3", write("login.py", pyAgent(`["/bin/bash", "-lc", {cmd}]`))}},
 		{"a #!/bin/sh script", []string{"python3", write("script.py", fmt.Sprintf(
 			"import subprocess, os\nopen('/tmp/do.sh', 'w').write(%q)\nos.chmod('/tmp/do.sh', 0o755)\nsubprocess.run(['/tmp/do.sh'])\n", script))}},
 		{"a shell-script agent", []string{write("agent.sh", shellScript("#!/bin/bash"))}},
@@ -134,7 +135,7 @@ func TestShellPathsSeen(t *testing.T) {
 
 // TestShellPathsTransparent: the shim's transparency battery run through
 // each path an agent starts a shell by (sh -c, /bin/bash -c, env bash
-// -c, bash script.sh, a #!/bin/sh script, bash -s < file), against the
+// -c, bash -lc, bash script.sh, a #!/bin/sh script, bash -s < file), against the
 // real shells the sandbox keeps: stdout, stderr and the status byte for
 // byte alike.
 func TestShellPathsTransparent(t *testing.T) {
@@ -144,7 +145,7 @@ func TestShellPathsTransparent(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, out := f.run(t, "vanilla", "python3", agent)
-	if !strings.Contains(out, "battery: 0 differ of 167") || strings.Contains(out, "DIFFERS") {
+	if !strings.Contains(out, "battery: 0 differ of 191") || strings.Contains(out, "DIFFERS") {
 		t.Errorf("the shim's paths differ from the real shells:\n%s", out)
 	}
 	// and they went through the shim: each -c path's command is a step,
@@ -164,8 +165,8 @@ func TestShellPathsTransparent(t *testing.T) {
 			statements++ // a script's: each statement its own step
 		}
 	}
-	if commands != 4 || statements != 3 {
-		t.Errorf("the shim saw the case as %d commands and %d scripts' statements, want 4 and 3 (one per path)", commands, statements)
+	if commands != 5 || statements != 3 {
+		t.Errorf("the shim saw the case as %d commands and %d scripts' statements, want 5 and 3 (one per path)", commands, statements)
 	}
 }
 
@@ -198,6 +199,7 @@ for name, text, stdin in cases:
         ('/bin/bash -c', ['/bin/bash', '-c', text], [real + 'bash', '-c', text], stdin),
         ('/usr/bin/sh -c', ['/usr/bin/sh', '-c', text], [real + 'sh', '-c', text], stdin),
         ('env bash -c', ['env', 'bash', '-c', text], [real + 'bash', '-c', text], stdin),
+        ('bash -lc', ['/bin/bash', '-lc', text], [real + 'bash', '-lc', text], stdin),
         ('bash script.sh', ['bash', 't.sh'], [real + 'bash', 't.sh'], stdin),
         ('#!/bin/sh script', ['./t2.sh'], [real + 'sh', './t2.sh'], stdin),
     ]
