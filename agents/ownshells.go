@@ -6,25 +6,22 @@ import "strings"
 // the shells an agent starts for itself by absolute path reach the hub
 // too. These name those that are no model's action.
 
-// codexOwn: Codex runs each command in /bin/bash after sourcing its shell
-// snapshot, and reports the command itself in its event stream, which the
-// preset's reader records as the step (with the command as the model
-// wrote it); the shim's record of the same run, and of the snapshot's
-// making, are its own.
-func codexOwn(command string) bool {
-	return strings.HasPrefix(command, "__CODEX_SNAPSHOT_OVERRIDE") || strings.HasPrefix(command, codexLoginProbe) ||
-		strings.HasPrefix(command, "set -e; . ") && strings.Contains(command, "shell_snapshots/")
-}
+// codexOwn: every shell the shim sees Codex start is its own. Codex runs
+// each of the model's commands in /bin/bash (`bash -lc CMD`, after
+// sourcing its shell snapshot once that is written, bare before) and
+// reports the command in its event stream, which the preset's reader
+// records as the step, with the command as the model wrote it; its other
+// shells are its own bookkeeping (the snapshot, a probe of .bashrc). So
+// the shim's record of each is kept without a step, and a read is not
+// counted twice (TestAgents/codex saw the model's first command twice
+// when Codex ran it before its snapshot was ready).
+func codexOwn(string) bool { return true }
 
 // claudeOwn: Claude Code's start-up, a bare `env` and the login shell
 // that writes its shell snapshot (SNAPSHOT_FILE=… then the dump).
 func claudeOwn(command string) bool {
 	return command == "env" || strings.HasPrefix(command, "SNAPSHOT_FILE=") && strings.Contains(command, "shell-snapshots/snapshot-")
 }
-
-// codexLoginProbe opens the login shell Codex starts to learn its
-// user's shell (bash -lc, which the shim records since issue 52).
-const codexLoginProbe = `if [ -z "${BASH_ENV-}" ] && [ -n "${HOME-}" ] && [ -r "$HOME/.bashrc" ]; then`
 
 // geminiProbes are what the Gemini CLI runs through /bin/sh at start-up
 // to describe the machine (its system-information library).

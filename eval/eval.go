@@ -55,7 +55,10 @@ type Config struct {
 	Upstream func(dir string, steps *run.StepBudget) (Recorder, error)
 	// StepLimit ends each trial's agent after that many model calls
 	// (run.StepBudget; 0: none), counted by the trial's recorder.
-	StepLimit   int
+	StepLimit int
+	// PaperSteps: where StepLimit is 0, a trial of a released record runs
+	// with the paper's budget for its benchmark (Record.PaperStepLimit).
+	PaperSteps  bool
 	Agents      []Agent
 	Conditions  []policy.Condition
 	Runs        int
@@ -305,7 +308,17 @@ func runTrial(ctx context.Context, cfg Config, a Agent, c policy.Condition, t *t
 	defer os.RemoveAll(scratch)
 	modelURL := cfg.ModelURL
 	var usage func() *result.ModelUsage
-	steps := run.NewStepBudget(cfg.StepLimit)
+	var rec *task.Record
+	if cfg.Records != nil {
+		if rec, err = cfg.Records(t); err != nil {
+			return nil, err
+		}
+	}
+	limit := cfg.StepLimit
+	if limit == 0 && cfg.PaperSteps && rec != nil {
+		limit = rec.PaperStepLimit()
+	}
+	steps := run.NewStepBudget(limit)
 	if cfg.Upstream != nil {
 		// a recorder of the trial's own, its cassette in the trial's folder
 		rec, err := cfg.Upstream(dir, steps)
@@ -325,11 +338,7 @@ func runTrial(ctx context.Context, cfg Config, a Agent, c policy.Condition, t *t
 	if cfg.Upstream == nil {
 		rc.Probe = a.Probe // a recorder of the trial's own is local and up
 	}
-	if cfg.Records != nil {
-		if rc.Record, err = cfg.Records(t); err != nil {
-			return nil, err
-		}
-	}
+	rc.Record = rec
 	if cfg.Conversation != nil {
 		if rc.Conversation, err = cfg.Conversation(t); err != nil {
 			return nil, err

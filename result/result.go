@@ -36,8 +36,11 @@ type Run struct {
 	// its own ("step_limit": past its model calls' budget; ModelCalls is
 	// how many it made); the verdict is still the workspace's. (Not
 	// "ended": a conversation's ended, why it ended, sits at this level.)
-	Stopped       string          `json:"stopped,omitempty"`
-	ModelCalls    int             `json:"model_calls,omitempty"`
+	Stopped    string `json:"stopped,omitempty"`
+	ModelCalls int    `json:"model_calls,omitempty"`
+	// StepLimit is the model calls the agent was allowed (--step-limit,
+	// or the paper's budget for a released record's benchmark); 0: none.
+	StepLimit     int             `json:"step_limit,omitempty"`
 	AgentTimeout  float64         `json:"agent_timeout_sec,omitempty"`
 	Steps         int             `json:"steps"`
 	Interventions []event.Attempt `json:"interventions"`

@@ -40,6 +40,14 @@ func (b *StepBudget) Call() bool {
 	return false
 }
 
+// Limit is the budget's model calls (0 for no budget).
+func (b *StepBudget) Limit() int {
+	if b == nil {
+		return 0
+	}
+	return int(b.limit)
+}
+
 // Calls is how many model calls were counted.
 func (b *StepBudget) Calls() int {
 	if b == nil {

@@ -311,7 +311,7 @@ func (tr *trial) finish(ctx context.Context, turn agentTurn, ended string) (*res
 	if cfg.ModelUsage != nil {
 		res.ModelUsage = cfg.ModelUsage()
 	}
-	res.ModelCalls = cfg.Steps.Calls()
+	res.ModelCalls, res.StepLimit = cfg.Steps.Calls(), cfg.Steps.Limit()
 	res.Conversation = conversationOf(tr.talk)
 	if res.Conversation != nil {
 		res.Conversation.Ended = ended

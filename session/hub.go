@@ -94,6 +94,9 @@ func WithLineLimit(n int) Option { return func(h *Hub) { h.maxLine = n } }
 // WithOwnCommands names the commands an agent runs on its own, not as a
 // model's action (Claude Code's `env` at start-up): they are recorded, by
 // the harness actor, and take no step and trigger nothing.
+//
+// Only the shells the shim reports are asked about: what the agent's own
+// event stream reports (Source other than "shell") is its model's.
 func WithOwnCommands(own func(command string) bool) Option { return func(h *Hub) { h.own = own } }
 
 // WithClock sets the clock used for event times (tests pass a fixed one).
@@ -343,7 +346,7 @@ func (h *Hub) endLocked(ctx context.Context, id int, e End, note string) error {
 	if h.w != nil && !r.told {
 		changes, syncErr = h.w.Sync(ctx)
 	}
-	if h.own != nil && len(e.Events) == 0 && h.own(b.Command) {
+	if h.own != nil && len(e.Events) == 0 && orDefault(b.Source, "shell") == "shell" && h.own(b.Command) {
 		ev := event.Event{Kind: event.Run, Source: orDefault(b.Source, "shell"), Actor: event.Harness, Command: b.Command,
 			Exit: &e.Exit, Note: "the agent's own command, not a model's action"}
 		evs := append([]event.Event{ev}, changeEvents(changes, b.Command, h.step, event.Agent)...)

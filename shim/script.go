@@ -3,9 +3,10 @@ package shim
 import (
 	"os"
 
-	"golang.org/x/sys/unix"
 	"path/filepath"
 	"strings"
+
+	"golang.org/x/sys/unix"
 )
 
 // A script invocation: a shell started on a file (bash do.sh, a #!/bin/sh

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -20,7 +21,7 @@ import (
 // the agent's (agentScript) and its text can be read.
 func agentScriptOf(args []string) (script, []byte, bool) {
 	s, ok := scriptOf(args)
-	if !ok {
+	if !ok || toolPID() {
 		return s, nil, false
 	}
 	s.agent = !s.stdin && startedAsAgent(s.path) && !toolScript(s.path, os.Getenv("PATH"))
@@ -29,6 +30,12 @@ func agentScriptOf(args []string) (script, []byte, bool) {
 	}
 	src, ok := s.source()
 	return s, src, ok
+}
+
+// toolPID reports whether this process was marked as running a tool's
+// script (EnvToolPID) before it exec'd this shell.
+func toolPID() bool {
+	return os.Getenv(EnvToolPID) == strconv.Itoa(os.Getpid())
 }
 
 // runScript dials the hub and runs the script's commands as steps; with

@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -26,7 +27,14 @@ const (
 	EnvRealSh = "SWETOUCH_REAL_SHELL"
 	// EnvInside is set in a command's environment: a shell started
 	// within a recorded command is part of it, and runs unrecorded
-	EnvInside  = "SWETOUCH_SHIM_INSIDE"
+	EnvInside = "SWETOUCH_SHIM_INSIDE"
+	// EnvToolPID marks a process running a tool's script, which the shim
+	// passed through: a script that process execs (pyenv's shim exec'ing
+	// its libexec/pyenv, a bash script) is the tool's internals too, while
+	// the processes it starts are judged afresh. Scoped to the pid, so an
+	// agent a tool's script execs (python3 through pyenv) still has its
+	// shells seen.
+	EnvToolPID = "SWETOUCH_TOOL_PID"
 	maxCapture = 16 << 10 // head and tail kept of a command's output
 )
 
@@ -83,7 +91,11 @@ func Main(argv0 string, args []string) int {
 	}
 	if !ok || sock == "" || inside {
 		// not ours to watch: become the real shell
-		err := syscall.Exec(real, append([]string{argv0}, args...), os.Environ())
+		env := os.Environ()
+		if !ok && sock != "" && !inside {
+			env = append(env, EnvToolPID+"="+strconv.Itoa(os.Getpid()))
+		}
+		err := syscall.Exec(real, append([]string{argv0}, args...), env)
 		fmt.Fprintf(os.Stderr, "swetouch shell: exec %s: %v\n", real, err)
 		return 127
 	}

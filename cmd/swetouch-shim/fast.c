@@ -536,6 +536,8 @@ static void run(const char *sock, const char *name, const char *argv0, char **ar
 static int agent_script(const char *path) {
 	char real[4096];
 	if (getppid() == 1) return 1; // the agent itself, started by the sandbox's pid 1
+	const char *tool = getenv("SWETOUCH_TOOL_PID");
+	if (tool && atoi(tool) == getpid()) return 0; // exec'd by a tool's script: its internals
 	if (access(path, W_OK) != 0) return 0; // a file the agent cannot change is a tool's
 	if (!realpath(path, real)) return 0; // no such script: the shell says so
 	static const char *sys[] = {"/usr/", "/bin/", "/sbin/", "/lib/", "/lib32/", "/lib64/", "/libx32/", "/etc/", "/opt/"};
@@ -637,6 +639,13 @@ __attribute__((constructor)) static void swetouch_fast(int argc, char **argv, ch
 	if (ci < 0 || !watched) {
 		// not ours to watch
 		if (!real_shell(name, real, sizeof real)) return; // the Go path says why
+		if (ci < 0 && watched) {
+			// a tool's script: a script it execs in this process is its
+			// internals too (shim's toolPID)
+			char pid[24];
+			snprintf(pid, sizeof pid, "%d", (int)getpid());
+			if (setenv("SWETOUCH_TOOL_PID", pid, 1) == 0) envp = environ;
+		}
 		exec_real(real, argv0, argv, envp);
 	}
 	if (isatty(1)) return; // a terminal stays a terminal: the Go path

@@ -35,6 +35,7 @@ type evalOptions struct {
 	podSecurity, agentImage                                        string
 	runFlags                                                       []string // run's flags given to eval, for the emitted jobs
 	stepLimit                                                      int
+	stepLimitSet                                                   bool
 	agentNames, agentArgs                                          []string
 	mcpFile, schedule, userURL, userModel, personas                string
 	roles                                                          roleFlags
@@ -65,6 +66,7 @@ func evalCmd() *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			o.stepsSet = c.Flags().Changed("steps")
+			o.stepLimitSet = c.Flags().Changed("step-limit")
 			o.runFlags = runFlagsOf(c)
 			return o.run(context.Background(), c.OutOrStdout(), c.ErrOrStderr())
 		},
@@ -210,7 +212,8 @@ func (o *evalOptions) users(cfg *eval.Config) error {
 			return err
 		}
 	}
-	if o.stepLimit > 0 && o.upstream.url == "" && o.modelURL != "" {
+	cfg.PaperSteps = !o.stepLimitSet
+	if (o.stepLimit > 0 || cfg.PaperSteps && paperSteps(cfg)) && o.upstream.url == "" && o.modelURL != "" {
 		// each trial's step limit is counted where swetouch sees the
 		// calls: a recorder of the trial's own in front of the endpoint
 		o.upstream.url, o.modelURL = o.modelURL, ""
@@ -379,4 +382,19 @@ func emitJobs(stderr io.Writer, cfg eval.Config, kind string, ec eval.EmitConfig
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// paperSteps reports whether some trial of cfg runs a released record
+// whose benchmark the paper ran with a step budget, which then needs a
+// recorder in front of the agents' endpoint to count.
+func paperSteps(cfg *eval.Config) bool {
+	if cfg.Records == nil {
+		return false
+	}
+	for _, t := range cfg.Tasks {
+		if rec, err := cfg.Records(t); err == nil && rec != nil && rec.PaperStepLimit() > 0 {
+			return true
+		}
+	}
+	return false
 }

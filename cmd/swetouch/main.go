@@ -18,6 +18,7 @@ import (
 	"github.com/swetouch/swetouch/sandbox"
 	"github.com/swetouch/swetouch/session"
 	"github.com/swetouch/swetouch/shim"
+	"github.com/swetouch/swetouch/task"
 )
 
 // usageError is bad input: exit code 2.
@@ -131,5 +132,14 @@ func agentList() string { return strings.Join(agents.Names(), ", ") }
 // recorder in front of its endpoint and passed to its own limit where it
 // has one.
 func stepLimitFlag(c *cobra.Command, n *int) {
-	c.Flags().IntVar(n, "step-limit", 0, "end the agent after N model calls (the papers' steps: 100 for SWE-Touch on Verified, 500 on Pro and DeepSWE), counted by a recorder in front of its endpoint (--model-upstream, or one made in front of --model-url); passed to the agent's own limit where it has one; result.json says stopped: step_limit")
+	c.Flags().IntVar(n, "step-limit", 0, "end the agent after N model calls, counted by a recorder in front of its endpoint (--model-upstream, or one made in front of --model-url); passed to the agent's own limit where it has one; result.json says stopped: step_limit. Default: the paper's budget for a released record's benchmark (100 on swe_bench_verified, 500 on swe_bench_pro and deepswe), none for other tasks; 0: none")
+}
+
+// stepLimitOf is the step limit a trial of rec runs with: the flag's
+// when given (set), else the paper's budget for the record's benchmark.
+func stepLimitOf(flag int, set bool, rec *task.Record) int {
+	if set || rec == nil {
+		return flag
+	}
+	return rec.PaperStepLimit()
 }

@@ -45,6 +45,7 @@ type runOptions struct {
 	ctr                                                                                      containerFlags
 	inPlace                                                                                  string
 	stepLimit                                                                                int
+	stepLimitSet                                                                             bool
 }
 
 func runCmd() *cobra.Command {
@@ -57,6 +58,7 @@ func runCmd() *cobra.Command {
 				return o.ctr.run(c, o.taskDir, o.out, args)
 			}
 			o.args = args
+			o.stepLimitSet = c.Flags().Changed("step-limit")
 			return o.run(context.Background(), c.OutOrStdout(), c.ErrOrStderr())
 		},
 	}
@@ -113,6 +115,9 @@ func (o *runOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	} else {
 		cfg.OnEvent = prog.event
 	}
+	if err := o.benchmarkSteps(t.Name); err != nil {
+		return err
+	}
 	preset, cleanup, err := o.startAgent(&cfg)
 	if err != nil {
 		return err
@@ -162,7 +167,10 @@ func (o *runOptions) startAgent(cfg *run.Config) (preset *agents.Agent, cleanup 
 		return nil, nil, badInput("--model-upstream is for a preset (--agent NAME), whose endpoint swetouch sets")
 	case len(o.agentArgs) > 0 || o.mcpFile != "":
 		return nil, nil, badInput("--agent-arg and --mcp are for a preset (--agent NAME); after --, the command line and its configuration are the agent's own")
+	case o.stepLimitSet && o.stepLimit > 0:
+		return nil, nil, badInput("--step-limit counts a preset's model calls (--agent NAME), whose endpoint swetouch sets; a command after -- reaches its model where it chooses")
 	default:
+		// a paper's budget (benchmarkSteps) cannot be counted either: none
 		return nil, cleanup, nil
 	}
 	var servers []agents.MCPServer
@@ -216,6 +224,26 @@ func (o *runOptions) startAgent(cfg *run.Config) (preset *agents.Agent, cleanup 
 	}
 	cfg.Agent.Argv, cfg.Scratch = append(cfg.Agent.Argv, o.args...), []string{scratch}
 	return p, cleanup, nil
+}
+
+// benchmarkSteps sets the step limit to the paper's budget for the
+// record's benchmark where --step-limit was not given (the agent's
+// recorder and its own flag are set up from it before the record is
+// otherwise read).
+func (o *runOptions) benchmarkSteps(taskName string) error {
+	if o.stepLimitSet || o.records == "" {
+		return nil
+	}
+	recs, err := task.LoadRecords(o.records)
+	if err != nil {
+		return badInput("%v", err)
+	}
+	rec, err := task.Find(recs, orDefault(o.instance, taskName))
+	if err != nil {
+		return nil // named by user(), which knows the task's own name
+	}
+	o.stepLimit = stepLimitOf(o.stepLimit, false, rec)
+	return nil
 }
 
 // user sets who the user is: the record and its Counter-Edits, the
