@@ -1,7 +1,7 @@
 package e2e_test
 
 import (
-		"net/http/httptest"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
