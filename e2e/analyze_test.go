@@ -2,6 +2,7 @@ package e2e_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"net/http/httptest"
 	"os"
@@ -13,6 +14,8 @@ import (
 	"github.com/swetouch/swetouch/analyze"
 	"github.com/swetouch/swetouch/internal/testsupport"
 	"github.com/swetouch/swetouch/modelserver"
+	"github.com/swetouch/swetouch/score"
+	"github.com/swetouch/swetouch/user"
 )
 
 // judgeScript plays the failure analysis's panel: the labellers
@@ -84,4 +87,42 @@ func TestAnalyzeScriptedEval(t *testing.T) {
 	if !strings.Contains(string(recorded), "failure labels") {
 		t.Errorf("no failure table in\n%s", recorded)
 	}
+}
+
+// analyzeRecordReplay analyses the runs under dir in process with the
+// scripted judge, recording its calls, then replays the recording
+// offline: both analyses must be equal. It returns the recorded one.
+func analyzeRecordReplay(t *testing.T, dir string) *analyze.Analysis {
+	t.Helper()
+	trials, err := score.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(modelserver.NewServer(judgeScript, nil))
+	var tape strings.Builder
+	chat := &user.Chat{URL: srv.URL + "/v1", Model: "judge", Record: &tape}
+	rec, err := analyze.Run(context.Background(), trials, analyze.Options{Panel: analyze.Panel{A: chat, B: chat, Adjudicator: chat}})
+	srv.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cassette := filepath.Join(t.TempDir(), "analysis-cassette.jsonl")
+	os.WriteFile(cassette, []byte(tape.String()), 0o644)
+	tp, err := user.LoadTape(cassette, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := analyze.Run(context.Background(), trials, analyze.Options{Panel: analyze.Panel{A: tp, B: tp, Adjudicator: tp}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := json.Marshal(rec)
+	b, _ := json.Marshal(again)
+	if !bytes.Equal(a, b) {
+		t.Errorf("replayed offline:\n%s\nrecorded:\n%s", b, a)
+	}
+	var text strings.Builder
+	rec.WriteText(&text)
+	t.Logf("analysis:\n%s", text.String())
+	return rec
 }

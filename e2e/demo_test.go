@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/swetouch/swetouch/analyze"
 	"github.com/swetouch/swetouch/demo"
 	"github.com/swetouch/swetouch/internal/testsupport"
 	"github.com/swetouch/swetouch/internal/testsupport/testbin"
@@ -98,6 +99,28 @@ func TestDemo(t *testing.T) {
 			}
 		}
 	}
+	// the failure analysis of the demo's runs: the naive agent's three
+	// counter-edit failures (vanilla solved each) labelled by the scripted
+	// judge, recorded and replayed offline; the careful agent's runs
+	// analysed, not labelled
+	t.Run("analyze", func(t *testing.T) {
+		a := analyzeRecordReplay(t, filepath.Join(reportDir, "runs"))
+		labelled := 0
+		for _, at := range a.Trials {
+			switch {
+			case at.Agent == "naive" && (at.Verdict == nil || at.Verdict.Label != analyze.RetainedConflict):
+				t.Errorf("%s: verdict %+v", at.Dir, at.Verdict)
+			case at.Agent == "careful" && at.Verdict != nil:
+				t.Errorf("%s: resolved, yet labelled %+v", at.Dir, at.Verdict)
+			}
+			if at.Verdict != nil {
+				labelled++
+			}
+		}
+		if len(a.Trials) != 6 || labelled != 3 {
+			t.Errorf("%d runs analysed, %d labelled; want 6 and 3", len(a.Trials), labelled)
+		}
+	})
 	// every demo session, replayed under its own condition, is the same
 	// session again: commands, outputs, classification, decisions
 	t.Run("replay", func(t *testing.T) {
