@@ -56,6 +56,11 @@ var analysisTmpl = template.Must(template.New("analysis").Funcs(template.FuncMap
 <table><thead><tr><th>agent</th><th>condition</th><th>resolved runs</th><th>reads</th><th>edits</th><th>tests</th><th>failed runs</th><th>reads</th><th>edits</th><th>tests</th></tr></thead><tbody>
 {{range .PostEdit}}<tr><td>{{.Agent}}</td><td class="text">{{.Condition}}</td><td>{{.Resolved.N}}</td><td>{{printf "%.1f" .Resolved.Reads}}</td><td>{{printf "%.1f" .Resolved.Edits}}</td><td>{{printf "%.1f" .Resolved.Tests}}</td><td>{{.Failed.N}}</td><td>{{printf "%.1f" .Failed.Reads}}</td><td>{{printf "%.1f" .Failed.Edits}}</td><td>{{printf "%.1f" .Failed.Tests}}</td></tr>
 {{end}}</tbody></table>
+<h2 id="paper-figures">The paper's figures</h2>
+<p>Steps as the paper counts them (model calls, where the recorder counted them) beside swetouch's shell actions; tokens per trial and against the agent's vanilla; the edit revised (Fig. 4c).</p>
+<table><thead><tr><th>agent</th><th>condition</th><th>steps (model calls)</th><th>counted</th><th>shell actions</th><th>tokens/trial</th><th>tokens vs vanilla</th><th>edit revised</th></tr></thead><tbody>
+{{range .Paper}}<tr><td>{{.Agent}}</td><td class="text">{{.Condition}}</td><td>{{if .ModelCalls}}{{printf "%.1f" (deref64 .ModelCalls)}}{{else}}–{{end}}</td><td>{{.Counted}}/{{.Trials}}</td><td>{{printf "%.1f" .ShellActions}}</td><td>{{if .Tokens}}{{printf "%.0f" (deref64 .Tokens)}}{{else}}–{{end}}</td><td>{{if .TokensVsVanilla}}×{{printf "%.2f" (deref64 .TokensVsVanilla)}} ({{.TokenTasks}} tasks){{else}}–{{end}}</td><td>{{if .RevisionRate}}{{share .Revised .Landed}}{{else}}–{{end}}</td></tr>
+{{end}}</tbody></table>
 <h2 id="revision">Revision and Δ</h2>
 <table><thead><tr><th>condition</th><th>agents</th><th>Spearman ρ (edit revised, Δ vs vanilla)</th></tr></thead><tbody>
 {{range .Correlations}}<tr><td>{{.Condition}}</td><td>{{.Agents}}</td><td>{{if .Rho}}{{printf "%+.3f" (deref64 .Rho)}}{{else}}undefined{{end}}</td></tr>

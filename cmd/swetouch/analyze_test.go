@@ -100,8 +100,11 @@ func TestAnalyzeRecordsAndReplays(t *testing.T) {
 	if !bytes.Equal(bytes.TrimSpace(recJSON), bytes.TrimSpace(replayJSON.Bytes())) {
 		t.Errorf("replayed JSON differs:\n%s\nrecorded:\n%s", replayJSON.String(), recJSON)
 	}
-	if html, err := os.ReadFile(filepath.Join(out, "analysis.html")); err != nil || !bytes.Contains(html, []byte(`id="failure-labels"`)) {
-		t.Errorf("analysis.html: %v", err)
+	html, err := os.ReadFile(filepath.Join(out, "analysis.html"))
+	for _, want := range []string{`id="failure-labels"`, `<td>1 (100%)</td>`, `id="response-modes"`, `id="paper-figures"`, `id="revision"`} {
+		if err != nil || !bytes.Contains(html, []byte(want)) {
+			t.Errorf("analysis.html (%v) has no %s", err, want)
+		}
 	}
 }
 
