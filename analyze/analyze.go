@@ -209,7 +209,7 @@ func runText(t score.Trial, events []event.Event, final string) string {
 		case ev.Actor == event.User && ev.Kind == event.Edit:
 			started = true
 			fmt.Fprintf(&b, "\n## The user's edit\n%s\n", clip(ev.Diff, 3000))
-		case ev.Actor == event.User && ev.Kind == event.Message || ev.Kind == event.Message && ev.Actor == "harness":
+		case ev.Actor == event.User && ev.Kind == event.Message:
 			fmt.Fprintf(&b, "\n## The user's message\n%s\n", clip(ev.Text, 1000))
 		case started && ev.Actor == event.Agent && ev.Step != nil && actions < 80:
 			what := ev.Command

@@ -10,6 +10,8 @@ import (
 
 	"github.com/swetouch/swetouch/event"
 	"github.com/swetouch/swetouch/modelserver"
+	"github.com/swetouch/swetouch/result"
+	"github.com/swetouch/swetouch/score"
 	"github.com/swetouch/swetouch/user"
 )
 
@@ -96,5 +98,25 @@ func writeFile(t *testing.T, path, s string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestRunText: the labellers read the user's edit and message, the
+// agent's actions after the edit (not before), and the final diff.
+func TestRunText(t *testing.T) {
+	evs := []event.Event{
+		{Actor: event.Agent, Kind: event.Read, Step: step(1), Command: "cat before.py"},
+		{Actor: event.User, Kind: event.Edit, Diff: "+good = 0"},
+		{Actor: event.User, Kind: event.Message, Text: "I set good to 0"},
+		{Actor: event.Agent, Kind: event.Test, Step: step(2), Command: "pytest -q"},
+	}
+	text := runText(score.Trial{Result: result.Run{Task: "t", Condition: "counter-edit"}, Fate: score.Retained}, evs, "+good = 0\n")
+	for _, want := range []string{"Task: t", "retained", "## The user's edit\n+good = 0", "## The user's message\nI set good to 0", "- step 2 test: pytest -q", "## The final diff\n+good = 0"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("no %q in\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "before.py") {
+		t.Errorf("an action before the edit is shown:\n%s", text)
 	}
 }
