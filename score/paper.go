@@ -22,7 +22,7 @@ type PaperRow struct {
 	Trials    int    `json:"trials"`
 	// ModelCalls is the mean of the paper's steps, model calls, over the
 	// Counted trials whose calls the recorder in front of the agent's
-	// endpoint counted (result.json model_calls, else model_usage.calls);
+	// endpoint counted (result.json model_usage.calls, else model_calls);
 	// nil when none was.
 	ModelCalls *float64 `json:"model_calls_mean"`
 	Counted    int      `json:"model_calls_counted"`
@@ -46,13 +46,15 @@ type PaperRow struct {
 	RevisionRate *float64 `json:"revision_rate"`
 }
 
-// modelCalls are a trial's model calls where the recorder counted them.
+// modelCalls are a trial's model calls where the recorder counted them:
+// the calls its provider answered (model_usage), else the step budget's
+// count (model_calls, which holds the one refused past the limit too).
 func modelCalls(r *result.Run) (int, bool) {
 	switch {
-	case r.ModelCalls > 0:
-		return r.ModelCalls, true
 	case r.ModelUsage != nil:
 		return r.ModelUsage.Calls, true
+	case r.ModelCalls > 0:
+		return r.ModelCalls, true
 	}
 	return 0, false
 }

@@ -13,8 +13,8 @@ func usage(calls, in, out int) *result.ModelUsage {
 }
 
 // TestPaperRows against figures worked by hand: steps are model calls
-// over the trials the recorder counted (model_calls first, else the
-// usage's calls), shell actions over all; the token ratio is a mean over
+// over the trials the recorder counted (the calls answered, else the
+// step budget's count), shell actions over all; the token ratio is a mean over
 // tasks of condition ÷ vanilla; the revision rate is removed or replaced
 // over landed edits.
 func TestPaperRows(t *testing.T) {
@@ -22,8 +22,9 @@ func TestPaperRows(t *testing.T) {
 		return Trial{Result: result.Run{AgentName: "a", Task: task, Condition: cond, Steps: steps, ModelCalls: calls, ModelUsage: mu}, Fate: fate}
 	}
 	trials := []Trial{
-		tr("t1", "vanilla", 4, 10, usage(10, 1000, 100), ""),
+		tr("t1", "vanilla", 4, 11, usage(10, 1000, 100), ""), // the budget's 11th call refused: 10 answered
 		tr("t2", "vanilla", 6, 0, usage(20, 2000, 200), ""),
+		tr("t5", "vanilla", 5, 30, nil, ""), // a budget's count without the usage
 		tr("t3", "vanilla", 5, 0, nil, ""),
 		tr("t1", "counter-edit", 8, 15, usage(15, 1650, 0), Retained),
 		tr("t2", "counter-edit", 10, 0, usage(30, 1100, 0), Replaced),
@@ -43,8 +44,8 @@ func TestPaperRows(t *testing.T) {
 			r.ShellActions, show(r.Tokens), show(r.TokensVsVanilla), r.TokenTasks, show(r.RevisionRate), r.Revised, r.Landed))
 	}
 	want := []string{
-		// (10+20)/2; (4+6+5)/3; (1100+2200)/2
-		"vanilla calls 15.000 2/3 shell 5.00 tokens 1650.000 ratio nil/0 revised nil 0/0",
+		// (10+20+30)/3; (4+6+5+5)/4; (1100+2200)/2
+		"vanilla calls 20.000 3/4 shell 5.00 tokens 1650.000 ratio nil/0 revised nil 0/0",
 		// (15+30)/2; (8+10+3+7)/4; (1650+1100)/2; (1650/1100 + 1100/2200)/2 = 1; 2 of 3
 		"counter-edit calls 22.500 2/4 shell 7.00 tokens 1375.000 ratio 1.000/2 revised 0.667 2/3",
 	}
