@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/swetouch/swetouch/analyze"
 	"github.com/swetouch/swetouch/demo"
 	"github.com/swetouch/swetouch/internal/testsupport"
 	"github.com/swetouch/swetouch/internal/testsupport/testbin"
@@ -55,13 +56,17 @@ func TestDemo(t *testing.T) {
 		if r.Applied != 3 || r.Delivered != 3 {
 			t.Errorf("%s/%s: applied %d, delivered %d", r.Agent, r.Condition, r.Applied, r.Delivered)
 		}
+		// one run a task: no majority, so no retention (score.MajorityRuns)
+		if r.Retention != nil {
+			t.Errorf("%s under counter-edit: retention %v from single runs", r.Agent, *r.Retention)
+		}
 		switch r.Agent {
 		case "naive":
-			if r.Retention == nil || *r.Retention != 0 || r.Fates[score.Retained] != 3 {
+			if r.Fates[score.Retained] != 3 {
 				t.Errorf("naive under counter-edit: %+v", r)
 			}
 		case "careful":
-			if r.Retention == nil || *r.Retention != 1 || r.Fates[score.Retained] != 0 {
+			if r.Fates[score.Retained] != 0 {
 				t.Errorf("careful under counter-edit: %+v", r)
 			}
 		}
@@ -94,6 +99,28 @@ func TestDemo(t *testing.T) {
 			}
 		}
 	}
+	// the failure analysis of the demo's runs: the naive agent's three
+	// counter-edit failures (vanilla solved each) labelled by the scripted
+	// judge, recorded and replayed offline; the careful agent's runs
+	// analysed, not labelled
+	t.Run("analyze", func(t *testing.T) {
+		a := analyzeRecordReplay(t, filepath.Join(reportDir, "runs"))
+		labelled := 0
+		for _, at := range a.Trials {
+			switch {
+			case at.Agent == "naive" && (at.Verdict == nil || at.Verdict.Label != analyze.RetainedConflict):
+				t.Errorf("%s: verdict %+v", at.Dir, at.Verdict)
+			case at.Agent == "careful" && at.Verdict != nil:
+				t.Errorf("%s: resolved, yet labelled %+v", at.Dir, at.Verdict)
+			}
+			if at.Verdict != nil {
+				labelled++
+			}
+		}
+		if len(a.Trials) != 6 || labelled != 3 {
+			t.Errorf("%d runs analysed, %d labelled; want 6 and 3", len(a.Trials), labelled)
+		}
+	})
 	// every demo session, replayed under its own condition, is the same
 	// session again: commands, outputs, classification, decisions
 	t.Run("replay", func(t *testing.T) {

@@ -60,10 +60,17 @@ type Row struct {
 	tasksSolved   map[string][2]int
 }
 
+// MajorityRuns is the fewest scored runs (a verdict, not null) a task
+// needs on each side for retention's majority to count it: a task
+// scored once has no majority to keep, as SWE-Touch counts retention
+// over repeated runs.
+const MajorityRuns = 2
+
 // Summarize groups trials by agent and condition. A run is the n-th trial
 // of each task (in folder order); the rate's mean and sd are over runs.
 // Retention is the share of tasks the agent's vanilla trials
-// majority-solve that it still majority-solves under the condition.
+// majority-solve that it still majority-solves under the condition, over
+// the tasks with at least MajorityRuns scored runs under both.
 func Summarize(trials []Trial, opts ...Option) []Row {
 	o := optionsOf(opts)
 	means := taskMeans(trials, solved)
@@ -154,8 +161,11 @@ func Summarize(trials []Trial, opts ...Option) []Row {
 		}
 		kept := perTask{} // the tasks vanilla majority-solves: kept or not
 		for task, s := range v.tasksSolved {
+			c := out[i].tasksSolved[task]
+			if s[1] < MajorityRuns || c[1] < MajorityRuns {
+				continue // one scored run is no majority (the paper's rule)
+			}
 			if 2*s[0] > s[1] {
-				c := out[i].tasksSolved[task]
 				kept[task] = 0
 				if 2*c[0] > c[1] {
 					kept[task] = 1

@@ -24,7 +24,8 @@ func write(t *testing.T, root, name, task, cond string, resolved *bool) {
 
 // TestSummarize: runs from two machines merge; a null result is counted
 // apart, not as a failure; the rate's mean and sd are over runs; retention
-// counts the tasks vanilla majority-solves that the condition still does.
+// counts the tasks vanilla majority-solves that the condition still does,
+// among those with two scored runs on each side.
 func TestSummarize(t *testing.T) {
 	yes, no := true, false
 	m1, m2 := t.TempDir(), t.TempDir()
@@ -49,12 +50,14 @@ func TestSummarize(t *testing.T) {
 	ce := rows[1]
 	got := fmt.Sprintf("%d %d %d %.2f %.2f %.2f %.2f", ce.Trials, ce.Resolved, ce.Unknown, ce.Rate, ce.RateSD, *ce.Delta, *ce.Retention)
 	// runs: run 0 solved 1 of 2 (0.5), run 1 solved 1 of 1 (1.0)
-	if want := "4 2 1 0.75 0.35 -0.25 0.50"; got != want {
+	// retention: t2 has one scored run under counter-edit, no majority,
+	// so only t1 counts (kept)
+	if want := "4 2 1 0.75 0.35 -0.25 1.00"; got != want {
 		t.Errorf("counter-edit row %s, want %s", got, want)
 	}
 	var csv strings.Builder
 	WriteCSV(&csv, rows)
-	if !strings.Contains(csv.String(), "a,counter-edit,2,2,4,2,1,0.7500,0.3536,0.0000,1.0000,-0.2500,-1.0000,0.0000,0.5000,0.0000,1.0000,") {
+	if !strings.Contains(csv.String(), "a,counter-edit,2,2,4,2,1,0.7500,0.3536,0.0000,1.0000,-0.2500,-1.0000,0.0000,1.0000,1.0000,1.0000,") {
 		t.Errorf("csv:\n%s", csv.String())
 	}
 }

@@ -36,7 +36,7 @@ func recordsCmd() *cobra.Command {
 			return exitError{2}
 		},
 	}
-	c.AddCommand(check)
+	c.AddCommand(check, sizesCmd())
 	return c
 }
 

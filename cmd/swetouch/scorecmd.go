@@ -36,20 +36,24 @@ func scoreCmd() *cobra.Command {
 			opt := score.WithStats(sc)
 			rep := report.New("", ".", trials, opt)
 			turns, cmp := rep.Turns, rep.Comparisons
+			paper := score.PaperRows(trials)
 			w := c.OutOrStdout()
 			switch {
 			case asJSON:
 				b, _ := json.MarshalIndent(struct {
-					Stats       stats.Config       `json:"stats"`
-					Summary     []score.Row        `json:"summary"`
-					Ranks       []score.RankChange `json:"rank_changes"`
-					Turns       []score.TurnRow    `json:"conversations"`
-					BudgetRanks []score.BudgetRank `json:"ranks_by_budget"`
-					Comparisons []score.Comparison `json:"comparisons"`
-					Costs       []score.CostRow    `json:"costs"`
-					Audit       score.AuditSummary `json:"audit"`
-					Infra       []score.InfraError `json:"infrastructure_errors"`
-				}{sc, rep.Summary, rep.Ranks, turns, score.BudgetRanks(turns), cmp, score.Costs(trials), score.Audits(trials), score.InfraErrors(trials)}, "", "  ")
+					Stats       stats.Config        `json:"stats"`
+					Summary     []score.Row         `json:"summary"`
+					Ranks       []score.RankChange  `json:"rank_changes"`
+					Turns       []score.TurnRow     `json:"conversations"`
+					BudgetRanks []score.BudgetRank  `json:"ranks_by_budget"`
+					Comparisons []score.Comparison  `json:"comparisons"`
+					Costs       []score.CostRow     `json:"costs"`
+					Audit       score.AuditSummary  `json:"audit"`
+					Infra       []score.InfraError  `json:"infrastructure_errors"`
+					Paper       []score.PaperRow    `json:"paper"`
+					PaperRho    []score.Correlation `json:"revision_correlations"`
+				}{sc, rep.Summary, rep.Ranks, turns, score.BudgetRanks(turns), cmp, score.Costs(trials), score.Audits(trials), score.InfraErrors(trials),
+					paper, score.RevisionCorrelations(rep.Summary, paper)}, "", "  ")
 				fmt.Fprintln(w, string(b))
 			case asCSV && trialsToo:
 				return rep.WriteTrialsCSV(w)
@@ -104,6 +108,10 @@ func writeScores(w io.Writer, rep *report.Report, turns []score.TurnRow, cmp []s
 	if len(rep.Ranks) > 0 {
 		next()
 		score.WriteRanks(w, rep.Ranks)
+	}
+	if paper := score.PaperRows(trials); len(paper) > 0 {
+		next()
+		score.WritePaper(w, paper, score.RevisionCorrelations(rep.Summary, paper))
 	}
 	if len(turns) > 0 {
 		next()

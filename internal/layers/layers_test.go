@@ -68,7 +68,8 @@ var allowed = map[string][]string{
 	"modelserver": join(utils, vocab, []string{"agents"}),
 	// many trials, and what is made of them
 	"score":    join(utils, vocab, []string{"stats"}),
-	"report":   join(utils, vocab, []string{"stats", "score"}),
+	"report":   join(utils, vocab, []string{"stats", "score", "analyze"}),
+	"analyze":  join(utils, vocab, []string{"stats", "score"}),
 	"eval":     join(utils, vocab, leaves, []string{"agents", "user", "run"}),
 	"author":   join(utils, vocab, leaves, []string{"agents", "run"}),
 	"examples": nil,
