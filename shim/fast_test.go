@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -224,6 +225,45 @@ func TestLoginShellCommand(t *testing.T) {
 			if s := hub.Status(); s.Steps != 1 {
 				t.Errorf("%q %q: the hub has %d steps, want 1: %s", args, extra, s.Steps, traj.Bytes())
 			}
+		}
+	}
+}
+
+// TestToolExecsItsScript: a tool's script on PATH that execs another
+// script of its own (pyenv's python3 shim exec'ing libexec/pyenv, a bash
+// script in a folder not on PATH) is the tool's internals, on both paths:
+// no step, the output the tool's. A script the tool starts as a child is
+// judged afresh (the mark is the exec'ing process's pid).
+func TestToolExecsItsScript(t *testing.T) {
+	for _, extra := range []string{"", goPath} {
+		dir := t.TempDir()
+		for _, d := range []string{"tools", "libexec"} {
+			os.Mkdir(filepath.Join(dir, d), 0o755)
+		}
+		write := func(p, text string) {
+			if err := os.WriteFile(filepath.Join(dir, p), []byte(text), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		write("libexec/inner.sh", "#!/usr/bin/env bash\necho one\necho two\n")
+		write("child.sh", "#!/usr/bin/env bash\necho child\n")
+		write("tools/mytool", "#!/usr/bin/env bash\n"+filepath.Join(dir, "child.sh")+"\nexec "+filepath.Join(dir, "libexec/inner.sh")+"\n")
+		var traj bytes.Buffer
+		w, _ := trajectory.NewWriter(&traj, trajectory.Header{})
+		hub, env := startHub(t, dir, session.WithRecorder(w))
+		for i, e := range env {
+			if strings.HasPrefix(e, "PATH=") {
+				env[i] = e + ":" + filepath.Join(dir, "tools")
+			}
+		}
+		cmd := exec.Command(filepath.Join(dir, "tools", "mytool"))
+		cmd.Env, cmd.Dir = append(env, extra), dir
+		got, err := cmd.Output()
+		if err != nil || string(got) != "child\none\ntwo\n" {
+			t.Errorf("%q: %q %v", extra, got, err)
+		}
+		if s := hub.Status(); s.Steps != 1 || !bytes.Contains(traj.Bytes(), []byte(`"command":"echo child"`)) {
+			t.Errorf("%q: the hub has %d steps, want 1 (the child script's): %s", extra, s.Steps, traj.Bytes())
 		}
 	}
 }
