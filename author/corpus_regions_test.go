@@ -64,7 +64,10 @@ func TestCorpusRegionsAgainstRelease(t *testing.T) {
 		t.Fatal(err)
 	}
 	corpus := filepath.Join(shared, "corpus")
-	type tally struct{ yields, hits, sameTier int; recall float64 }
+	type tally struct {
+		yields, hits, sameTier int
+		recall                 float64
+	}
 	perTier := map[string]*tally{}
 	chosen := &tally{}
 	var table []string
