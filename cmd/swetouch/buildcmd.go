@@ -26,6 +26,7 @@ import (
 type buildOptions struct {
 	tasksDir, out, benchmark, firstEvent, rule string
 	generatorFlags
+	paper                   paperFlags
 	runDirs                 []string
 	attempts, k, minSupport int
 	noSandbox               bool
@@ -67,6 +68,7 @@ func (o *buildOptions) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&o.modelURL, "model-url", "", "the model endpoint the preset talks to")
 	fs.StringVar(&o.modelName, "model", "", "the model name")
 	fs.BoolVar(&o.noSandbox, "no-sandbox", false, "run the generator and the gates without isolation")
+	o.paper.bind(fs)
 }
 
 func (o *buildOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
@@ -93,8 +95,12 @@ func (o *buildOptions) run(ctx context.Context, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
+	cfg := author.AssembleConfig{K: o.k, FirstEvent: o.firstEvent}
+	if err := o.paper.apply(&cfg); err != nil {
+		return err
+	}
 	b := &author.Builder{Benchmark: o.benchmark, Rule: o.rule, MinSupport: o.minSupport, Attempts: o.attempts,
-		Assemble: author.AssembleConfig{K: o.k, FirstEvent: o.firstEvent}, Generator: gen.Generator, Sandbox: sb,
+		Assemble: cfg, Generator: gen.Generator, Sandbox: sb,
 		Told: func(t *task.Task, n int, e author.GeneratedEntry, why string) {
 			if why != "" {
 				fmt.Fprintf(stderr, "swetouch build: %s: attempt %d rejected: %s\n", t.Name, n, why)
