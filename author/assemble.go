@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/task"
 )
 
@@ -217,7 +218,8 @@ func Assemble(regions *Regions, cands *Candidates, gate *GateResults, cfg Assemb
 			})
 		}
 	}
-	rec.Controls.HelpfulEdit = helpfulControl(cfg.Helpful, cfg.FirstEvent)
+	// the paper delivers the Co-Edit once the agent has changed its region
+	rec.Controls.HelpfulEdit = helpfulControl(cfg.Helpful, policy.CoEditOnEdit)
 	if err := rec.Validate(); err != nil {
 		return nil, fmt.Errorf("the assembled record is not valid: %w", err)
 	}
