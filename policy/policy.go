@@ -335,8 +335,8 @@ func (p *Policy) decide(iv *Intervention, ev event.Event, r task.Region, sc even
 	return d
 }
 
-// Delivered is the outcome of a decision whose edit failed to land but
-// whose message was delivered.
+// Delivered is the outcome of a decision whose edit failed to land or
+// changed nothing but whose message was delivered.
 const Delivered = "delivered"
 
 // Outcome reports what became of a decision: "applied" and "delivered"
