@@ -165,6 +165,9 @@ func (tr *trial) setUp() (*result.Run, error, bool) {
 	})
 	if cfg.Record != nil {
 		res.Instance, res.Condition, res.Match = cfg.Record.InstanceID, host.Condition, host.Match
+		if res.Delivery = string(cfg.Delivery); res.Delivery == "" {
+			res.Delivery = string(policy.Always)
+		}
 		switch cfg.Schedule.Kind {
 		case "fraction":
 			res.Schedule = fmt.Sprintf("fraction %d", cfg.Schedule.Steps)
