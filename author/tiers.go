@@ -2,6 +2,7 @@ package author
 
 import (
 	"fmt"
+	"maps"
 	"path"
 	"slices"
 	"sort"
@@ -115,7 +116,7 @@ func (m *modelEvidence) addDiff(diff string) bool {
 	if err != nil {
 		return false
 	}
-	any := false
+	found := false
 	for _, fd := range fds {
 		if fd.NewPath == "" {
 			continue // a deletion leaves no lines
@@ -126,11 +127,11 @@ func (m *modelEvidence) addDiff(diff string) bool {
 		for _, h := range fd.Hunks {
 			if h.NewLines > 0 {
 				m.add(m.edits, fd.NewPath, false, h.NewStart, h.NewStart+h.NewLines-1)
-				any = true
+				found = true
 			}
 		}
 	}
-	return any
+	return found
 }
 
 // ModelLabel is the run's label for the paper's support: its model (runs
@@ -273,7 +274,7 @@ func intersect(by map[string]*modelEvidence, models []string, kind string, keep 
 				continue
 			}
 			if shared == nil {
-				shared = maps(fl.lines)
+				shared = maps.Clone(fl.lines)
 				continue
 			}
 			for n := range shared {
@@ -311,14 +312,6 @@ func intersect(by map[string]*modelEvidence, models []string, kind string, keep 
 	}
 	res.Regions = regs
 	return res
-}
-
-func maps(m map[int]bool) map[int]bool {
-	c := make(map[int]bool, len(m))
-	for k, v := range m {
-		c[k] = v
-	}
-	return c
 }
 
 // MineTiers finds task-critical regions as the paper does: the first of
