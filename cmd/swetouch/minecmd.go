@@ -68,29 +68,9 @@ func mineCmd() *cobra.Command {
 			default:
 				return badInput("--benchmark: want swe_bench_verified, swe_bench_pro or deepswe, got %q", benchmark)
 			}
-			var runs []author.Run
-			for _, a := range args {
-				p := a
-				if st, err := os.Stat(p); err == nil && st.IsDir() {
-					p = filepath.Join(p, "trajectory.jsonl")
-				}
-				data, err := os.ReadFile(p)
-				if err != nil {
-					return badInput("%v", err)
-				}
-				var tr *trajectory.Trajectory
-				if strings.HasSuffix(p, ".traj.json") {
-					tr, err = replay.ImportMiniSWEAgent(data, p, replay.ImportOptions{})
-				} else {
-					tr, err = trajectory.Read(strings.NewReader(string(data)), p)
-				}
-				if err != nil {
-					return badInput("%v", err)
-				}
-				res, _ := result.Read(filepath.Join(filepath.Dir(p), result.File))
-				r := trialRun(filepath.Dir(p), res, tr)
-				r.Label = a
-				runs = append(runs, r)
+			runs, err := mineRuns(args)
+			if err != nil {
+				return err
 			}
 			ref := ""
 			if reference != "" {
@@ -101,7 +81,6 @@ func mineCmd() *cobra.Command {
 				ref = string(b)
 			}
 			var doc *author.Regions
-			var err error
 			if rule == author.RuleSupport {
 				doc, err = author.Mine(instance, benchmark, runs, ref, minSupport, maxRegions)
 			} else {
@@ -130,4 +109,34 @@ func mineCmd() *cobra.Command {
 	c.Flags().IntVar(&maxRegions, "max", 8, "most regions kept")
 	c.MarkFlagRequired("instance")
 	return c
+}
+
+// mineRuns reads mine's runs: run folders, trajectories, mini-swe-agent
+// trajectories, each with its model.
+func mineRuns(args []string) ([]author.Run, error) {
+	var runs []author.Run
+	for _, a := range args {
+		p := a
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			p = filepath.Join(p, "trajectory.jsonl")
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return nil, badInput("%v", err)
+		}
+		var tr *trajectory.Trajectory
+		if strings.HasSuffix(p, ".traj.json") {
+			tr, err = replay.ImportMiniSWEAgent(data, p, replay.ImportOptions{})
+		} else {
+			tr, err = trajectory.Read(strings.NewReader(string(data)), p)
+		}
+		if err != nil {
+			return nil, badInput("%v", err)
+		}
+		res, _ := result.Read(filepath.Join(filepath.Dir(p), result.File))
+		r := trialRun(filepath.Dir(p), res, tr)
+		r.Label = a
+		runs = append(runs, r)
+	}
+	return runs, nil
 }
