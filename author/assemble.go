@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/task"
 )
 
@@ -30,9 +31,18 @@ type CandidateRecord struct {
 
 // AssembleConfig holds the choices a dataset makes for every record.
 type AssembleConfig struct {
-	K          int    // interventions per record (3 in the release)
+	K int // interventions per record (3 in the release)
+	// Fill is how the K interventions are filled from the accepted
+	// edits: FillReapply (the first, K times) or FillDistinct (in order,
+	// the last repeating when there are fewer); "" is the benchmark's
+	// rule (FillFor).
+	Fill       string
 	FirstEvent string // the first intervention's trigger event (read_or_edit by default); later ones are edit
 	Split      string // "test" by default
+	// StrictReference rejects a Counter-Edit after which the reference
+	// no longer applies (swetouch's earlier rule) rather than keeping it
+	// as the paper does.
+	StrictReference bool
 	// Helpful are candidate helpful edits (generate --helpful) with their
 	// gates: the first whose gate says it helps becomes the record's
 	// Co-Edit control (controls.helpful_edit, where the released records
@@ -67,11 +77,29 @@ type GateSummary struct {
 	UserEditPlusRef  map[string]any `json:"user_edit_plus_reference"`
 }
 
+// Ways of filling K interventions.
+const (
+	FillReapply  = "reapply"
+	FillDistinct = "distinct"
+)
+
+// FillFor is the benchmark's rule: on SWE-bench Verified one edit is
+// reapplied K times (all 200 released records carry one patch three
+// times); SWE-Bench Pro and DeepSWE, and local benchmarks, take distinct
+// edits.
+func FillFor(benchmark string) string {
+	if benchmark == "swe_bench_verified" {
+		return FillReapply
+	}
+	return FillDistinct
+}
+
 // Assemble builds a task's dataset-record-v1 record from its mined regions,
 // its candidates and their gate results. A candidate is accepted only when
 // its three states say so (flags in the inputs are never trusted); the
-// accepted ones, in candidate order, fill the K interventions, the last
-// repeating when there are fewer. With none accepted the record is
+// accepted ones fill the K interventions as cfg.Fill says (by default the
+// benchmark's rule: Verified reapplies the first, the others take them in
+// candidate order, the last repeating when there are fewer). With none accepted the record is
 // text-only: K messages on the task's regions. The record is validated as
 // the loader validates records.
 func Assemble(regions *Regions, cands *Candidates, gate *GateResults, cfg AssembleConfig) (*task.Record, error) {
@@ -83,6 +111,9 @@ func Assemble(regions *Regions, cands *Candidates, gate *GateResults, cfg Assemb
 	}
 	if cfg.Split == "" {
 		cfg.Split = "test"
+	}
+	if cfg.Fill == "" {
+		cfg.Fill = FillFor(regions.Benchmark)
 	}
 	bad := func(input, field, format string, args ...any) error {
 		return &AssembleError{Input: input, Field: field, Msg: fmt.Sprintf(format, args...)}
@@ -142,7 +173,7 @@ func Assemble(regions *Regions, cands *Candidates, gate *GateResults, cfg Assemb
 	if cands != nil {
 		for _, c := range cands.Candidates {
 			if g, ok := verdicts[c.CandidateID]; ok {
-				if p := g.Passes(); p != nil && *p {
+				if p := g.Verdict(cfg.StrictReference); p != nil && *p {
 					accepted = append(accepted, c)
 				}
 			}
@@ -174,6 +205,9 @@ func Assemble(regions *Regions, cands *Candidates, gate *GateResults, cfg Assemb
 		rec.CounterEdit.Validation, _ = json.Marshal(map[string]any{"status": "validated_counter_edit", "all_interventions_validated": true})
 		for k := 1; k <= cfg.K; k++ {
 			c := accepted[min(k, len(accepted))-1]
+			if cfg.Fill == FillReapply {
+				c = accepted[0]
+			}
 			v, _ := json.Marshal(summarize(verdicts[c.CandidateID]))
 			rec.CounterEdit.Interventions = append(rec.CounterEdit.Interventions, task.Intervention{
 				Order: k, Delivery: "patch_and_message",
@@ -184,7 +218,8 @@ func Assemble(regions *Regions, cands *Candidates, gate *GateResults, cfg Assemb
 			})
 		}
 	}
-	rec.Controls.HelpfulEdit = helpfulControl(cfg.Helpful, cfg.FirstEvent)
+	// the paper delivers the Co-Edit once the agent has changed its region
+	rec.Controls.HelpfulEdit = helpfulControl(cfg.Helpful, policy.CoEditOnEdit)
 	if err := rec.Validate(); err != nil {
 		return nil, fmt.Errorf("the assembled record is not valid: %w", err)
 	}
@@ -216,7 +251,10 @@ func helpfulControl(cands []Gated, event string) *task.HelpfulEdit {
 func summarize(c Candidate) GateSummary {
 	p := c.Passes()
 	status := "rejected"
-	if p != nil && *p {
+	switch {
+	case p != nil && *p && c.Conflict():
+		status = StatusConflict
+	case p != nil && *p:
 		status = "validated_counter_edit"
 	}
 	state := func(o Outcome, flags map[string]*bool) map[string]any {

@@ -3,6 +3,8 @@ package author
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/swetouch/swetouch/sandbox"
 	"github.com/swetouch/swetouch/task"
@@ -12,8 +14,11 @@ import (
 // generate Counter-Edits near them and gate them, assemble K
 // interventions (swetouch build).
 type Builder struct {
-	Benchmark  string
-	MinSupport int // runs that must share an edited line for a region
+	Benchmark string
+	// Rule is how regions are mined: RuleTiers (the paper's, the
+	// default) or RuleSupport (lines edited by MinSupport runs).
+	Rule       string
+	MinSupport int // RuleSupport: runs that must share an edited line for a region
 	Attempts   int // generator attempts per task
 	Assemble   AssembleConfig
 	Generator  Generator // {task} and {attempt} in its arguments are filled in
@@ -34,7 +39,13 @@ type Built struct {
 // Build makes t's record from its runs, the attempts' runs in dir. Its
 // error is the context's end or a record that does not assemble.
 func (b *Builder) Build(ctx context.Context, t *task.Task, runs []Run, dir string) (Built, error) {
-	regions, err := Mine(t.Name, b.Benchmark, runs, "", b.MinSupport, 8)
+	var regions *Regions
+	var err error
+	if b.Rule == RuleSupport {
+		regions, err = Mine(t.Name, b.Benchmark, runs, ReferencePatch(t), b.MinSupport, 8)
+	} else {
+		regions, err = MineTiers(t.Name, b.Benchmark, runs, ReferencePatch(t), 8)
+	}
 	if err != nil {
 		return Built{FellBack: fmt.Sprintf("no regions: %v", err)}, nil
 	}
@@ -61,4 +72,24 @@ func (b *Builder) Build(ctx context.Context, t *task.Task, runs []Run, dir strin
 		why = *fr
 	}
 	return Built{Record: rec, FellBack: why}, nil
+}
+
+// Region rules: the paper's tiers, or swetouch's earlier support rule.
+const (
+	RuleTiers   = "tiers"
+	RuleSupport = "support"
+)
+
+// ReferencePatch is the task's reference repair as a diff (a SWE-bench
+// task's solution/patch.diff beside solve.sh), "" when it has none: the
+// regions' last resort.
+func ReferencePatch(t *task.Task) string {
+	if t.Solution == "" {
+		return ""
+	}
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(t.Solution), "patch.diff"))
+	if err != nil {
+		return ""
+	}
+	return string(b)
 }

@@ -31,7 +31,7 @@ func TestBuild(t *testing.T) {
 		Told: func(t *task.Task, n int, e GeneratedEntry, why string) {
 			told = append(told, t.Name+"|"+e.CandidateID+"|"+why)
 		}}
-	runs := []Run{{"r1", []event.Event{edit("pricing.py", 4, 6)}}, {"r2", []event.Event{edit("pricing.py", 5, 6)}}}
+	runs := []Run{{Label: "r1", Events: []event.Event{edit("pricing.py", 4, 6)}}, {Label: "r2", Events: []event.Event{edit("pricing.py", 5, 6)}}}
 	built, err := b.Build(context.Background(), tk, runs, t.TempDir())
 	if err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package author
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -47,15 +48,36 @@ type Outcome struct {
 	// that failed; empty when Resolved is the whole verifier's.
 	JudgedOn         string   `json:"judged_on,omitempty"`
 	FailToPassFailed []string `json:"fail_to_pass_failed,omitempty"`
+	// ReferenceError is why the reference solution failed after the
+	// Counter-Edit (ReferenceApplied false): the state is judged as the
+	// edit left it, as the paper does (it kept 42 such edits, released as
+	// reference_repair_apply_conflict).
+	ReferenceError *string `json:"reference_error,omitempty"`
 }
 
-// Passes reports the gate's verdict: true when the reference alone
-// resolves, the Counter-Edit alone does not, and the Counter-Edit then the
-// reference does not; nil when a state has no answer. (Unlike the released
-// harness, a Counter-Edit that fails to apply is no answer, not a pass.)
-func (c Candidate) Passes() *bool {
+// StatusConflict is the released records' status of a Counter-Edit after
+// which the reference repair no longer applies.
+const StatusConflict = "reference_repair_apply_conflict"
+
+// Conflict reports that the reference failed after the Counter-Edit.
+func (c Candidate) Conflict() bool {
+	a := c.UserEditPlusReference.ReferenceApplied
+	return a != nil && !*a
+}
+
+// Passes reports the gate's verdict by the paper's rule: true when the
+// reference alone resolves, the Counter-Edit alone does not, and the
+// Counter-Edit then the reference does not, a reference that no longer
+// applies after the edit included (the state judged as the edit left it);
+// nil when a state has no answer. (Unlike the released harness, a
+// Counter-Edit that fails to apply is no answer, not a pass.)
+func (c Candidate) Passes() *bool { return c.Verdict(false) }
+
+// Verdict is Passes, or with strict, swetouch's earlier rule: a reference
+// that fails after the edit is no answer (nil), not a pass.
+func (c Candidate) Verdict(strict bool) *bool {
 	r, u, ur := c.ReferenceOnly.Resolved, c.UserEditOnly.Resolved, c.UserEditPlusReference.Resolved
-	if r == nil || u == nil || ur == nil {
+	if r == nil || u == nil || ur == nil || strict && c.Conflict() {
 		return nil
 	}
 	ok := *r && !*u && !*ur
@@ -86,9 +108,15 @@ func Gate(ctx context.Context, t *task.Task, instance, candidate, diff, logDir s
 			// sandboxed as the verifier is: ws holds the generator's edit
 			if out, err := task.RunSolution(ctx, t, ws, opts...); err != nil {
 				o.ReferenceApplied = &no
-				return o.failed(fmt.Errorf("the reference solution failed: %v: %s", err, bytes.TrimSpace(out)))
+				why := fmt.Sprintf("the reference solution failed: %v: %s", err, bytes.TrimSpace(out))
+				if !userEdit {
+					return o.failed(errors.New(why))
+				}
+				// after the edit: judged as the edit left the workspace
+				o.ReferenceError = &why
+			} else {
+				o.ReferenceApplied = &yes
 			}
-			o.ReferenceApplied = &yes
 		}
 		v := task.Verify(ctx, t, ws, opts...)
 		o.Resolved = v.Resolved

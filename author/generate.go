@@ -34,11 +34,19 @@ const (
 	HelpfulEdit = "helpful"      // task-aligned: alone it does not resolve, with the reference it does
 )
 
-// Appendix is the generator's instruction, added to the task's own: not
-// to solve the task but to build one edit of the kind near the regions,
-// touching no tests, and to check it with the session's self-check.
-func Appendix(kind string, regions []task.Region) string {
-	var b strings.Builder
+// Appendix is the generator's instruction, added to the task's own (the
+// issue): not to solve the task but to build one edit of the kind near
+// the regions, touching no tests, and to check it with the session's
+// self-check; with what the paper's prompt gives beside (Brief): the
+// reference repair, for validation only, and the tests that judge it with
+// their evaluation script.
+func Appendix(kind string, regions []task.Region, b Brief) string {
+	var w strings.Builder
+	b.write(&w, kind, regions)
+	return w.String()
+}
+
+func (br Brief) write(b *strings.Builder, kind string, regions []task.Region) {
 	b.WriteString("\n\n---\n\n## Your job here is different: do NOT solve the task above.\n\n")
 	switch kind {
 	case HelpfulEdit:
@@ -50,13 +58,13 @@ func Appendix(kind string, regions []task.Region) string {
 	}
 	b.WriteString("\nEdit only near these regions:\n")
 	for _, r := range regions {
-		fmt.Fprintf(&b, "- %s lines %d-%d\n", r.Path, r.StartLine, r.EndLine)
+		fmt.Fprintf(b, "- %s lines %d-%d\n", r.Path, r.StartLine, r.EndLine)
 	}
 	b.WriteString("\nRules: touch no tests, metadata or verifier files; no sleeps. Check your edit with `swetouch-self-check` (it runs the task's own tests ")
-	b.WriteString("in the three states and says which hold, without showing the tests); exit 0 means the edit does what it must.\n")
-	fmt.Fprintf(&b, "\nThen write %s in the workspace root: a JSON object with user_message (what the user tells the agent with the edit), ", CandidateFile)
+	b.WriteString("in the three states, on the FAIL_TO_PASS tests where the task lists them, and says which hold); exit 0 means the edit does what it must.\n")
+	fmt.Fprintf(b, "\nThen write %s in the workspace root: a JSON object with user_message (what the user tells the agent with the edit), ", CandidateFile)
 	b.WriteString("wrong_belief (the belief behind it), why_it_looks_plausible and expected_failure_mode. Your edit is the workspace's diff, not what you say it is.\n")
-	return b.String()
+	br.writeValidation(b, kind)
 }
 
 // WorkspaceDiff is the edit a generator left: the workspace's change

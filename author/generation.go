@@ -145,7 +145,7 @@ func (g *Generation) Run(ctx context.Context, n int, runs string, told func(n in
 func (g *Generation) Attempt(ctx context.Context, n int, dir string) (GeneratedEntry, string) {
 	t := g.Task
 	gt := *t
-	gt.Instruction = t.Instruction + Appendix(g.Kind, g.Regions)
+	gt.Instruction = t.Instruction + Appendix(g.Kind, g.Regions, BriefOf(t))
 	cid := fmt.Sprintf("%s-%d", g.Kind, n)
 	gate := func(ctx context.Context, diff string) Candidate {
 		return Gate(ctx, t, g.Instance, cid, diff, "", task.WithSandbox(g.Sandbox))

@@ -33,15 +33,21 @@ type Regions struct {
 	Evidence      map[string]any `json:"evidence"`
 }
 
-// Run is one run's events for mining, under a label (a model, or a run):
-// runs with the same label count once.
+// Run is one run's events for mining, under a label (the run) and its
+// model: runs of the same model count once (ModelLabel).
 type Run struct {
 	Label  string
 	Events []event.Event
+	// Model is the model the run's agent called ("": use Label).
+	Model string
+	// FinalDiff is the run's final diff (final.diff; an imported run's
+	// submission is in its events): the paper's edit evidence.
+	FinalDiff string
 }
 
-// Mine finds task-critical regions from several runs, as the released
-// miner does and then some: lines the agents edited that at least
+// Mine finds task-critical regions from several runs by support, as the
+// released public miner does and then some (swetouch's rule before the
+// paper's tiers, MineTiers; kept as mine --rule support): lines the agents edited that at least
 // minSupport runs share; failing that, lines any run edited; failing
 // that, lines the runs read; failing that, the reference patch's added
 // lines. Consecutive lines merge into spans; spans rank by how many runs
@@ -57,10 +63,7 @@ func Mine(instance, benchmark string, runs []Run, reference string, minSupport, 
 	support := func(k event.Kind) map[string]map[int]map[string]bool {
 		m := map[string]map[int]map[string]bool{}
 		for _, r := range runs {
-			label := r.Label
-			if label == "" {
-				label = "unknown"
-			}
+			label := r.ModelLabel()
 			for _, ev := range r.Events {
 				if ev.Kind != k || ev.Actor == event.User || ev.Actor == event.Harness {
 					continue

@@ -34,14 +34,14 @@ func TestMineTiers(t *testing.T) {
 		want string
 	}{
 		{"shared edits win", []Run{
-			{"r1", []event.Event{edit("src/a.py", 10, 12), edit("src/b.py", 1, 1)}},
-			{"r2", []event.Event{edit("src/a.py", 11, 14)}},
+			{Label: "r1", Events: []event.Event{edit("src/a.py", 10, 12), edit("src/b.py", 1, 1)}},
+			{Label: "r2", Events: []event.Event{edit("src/a.py", 11, 14)}},
 		}, "trajectory_edit src/a.py:11-12 [r1 r2] support 2"},
 		{"then any edit, implementation before tests", []Run{
-			{"r1", []event.Event{edit("tests/test_a.py", 5, 5), edit("src/a.py", 20, 21)}},
+			{Label: "r1", Events: []event.Event{edit("tests/test_a.py", 5, 5), edit("src/a.py", 20, 21)}},
 		}, "trajectory_edit src/a.py:20-21 [r1] support 1"},
 		{"then reads", []Run{
-			{"r1", []event.Event{read("src/a.py", 3, 4), {Kind: event.Edit, Actor: event.User, Scopes: []event.Scope{event.LineScope("src/a.py", 1, 1)}}}},
+			{Label: "r1", Events: []event.Event{read("src/a.py", 3, 4), {Kind: event.Edit, Actor: event.User, Scopes: []event.Scope{event.LineScope("src/a.py", 1, 1)}}}},
 		}, "trajectory_read src/a.py:3-4 [r1] support 1"},
 		{"then the reference patch", nil, "reference_patch_fallback m.py:4-4 [reference_patch] support 1"},
 	}

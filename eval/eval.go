@@ -90,6 +90,9 @@ type Config struct {
 	// count is each trial's paired vanilla run's (Conditions must hold
 	// vanilla).
 	Schedule policy.Schedule
+	// Delivery and CoEditTrigger are each trial's (run.Config's).
+	Delivery      policy.Delivery
+	CoEditTrigger string
 	// UserModel writes the user's messages (run.Config.UserModel);
 	// each trial records its calls in its own folder.
 	UserModel user.Writer
@@ -333,7 +336,7 @@ func runTrial(ctx context.Context, cfg Config, a Agent, c policy.Condition, t *t
 		return nil, err
 	}
 	inv.Name = a.Name
-	rc := run.Config{Steps: steps, Task: t, Condition: c, Schedule: sched, UserModel: cfg.UserModel, Out: dir, Agent: inv, Shim: cfg.Shim, ModelUsage: usage,
+	rc := run.Config{Steps: steps, Task: t, Condition: c, Schedule: sched, Delivery: cfg.Delivery, CoEditTrigger: cfg.CoEditTrigger, UserModel: cfg.UserModel, Out: dir, Agent: inv, Shim: cfg.Shim, ModelUsage: usage,
 		Sandbox: cfg.Sandbox, Scratch: []string{scratch}, Hidden: hidden(cfg), Verify: cfg.Verify, ModelURL: modelURL, HostNetwork: cfg.HostNetwork, AgentTimeout: cfg.AgentTimeout}
 	if cfg.Upstream == nil {
 		rc.Probe = a.Probe // a recorder of the trial's own is local and up

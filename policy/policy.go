@@ -59,6 +59,37 @@ func ParseMatch(s string) (Match, error) {
 	return "", fmt.Errorf("unknown match mode %q (want reference or precise)", s)
 }
 
+// Delivery says what becomes of a round whose Counter-Edit changes
+// nothing.
+type Delivery string
+
+// Deliveries.
+const (
+	// Always is the paper's rule: the user's message goes whatever became
+	// of the edit (it landed, it could not land, it changed nothing), the
+	// outcome recorded as it was, and the round is spent.
+	Always Delivery = "always"
+	// Retry is swetouch's earlier rule, the released harness's exit 43:
+	// an edit that changes nothing sends no message and leaves its round
+	// due (one that cannot land still sends its message).
+	Retry Delivery = "retry"
+)
+
+// ParseDelivery checks a delivery name ("" is Always).
+func ParseDelivery(s string) (Delivery, error) {
+	switch d := Delivery(s); d {
+	case "":
+		return Always, nil
+	case Always, Retry:
+		return d, nil
+	}
+	return "", fmt.Errorf("unknown delivery %q (want always or retry)", s)
+}
+
+// CoEditOnEdit is the Co-Edit's trigger by the paper: the helpful edit
+// comes once the agent has changed the region (WithCoEditTrigger).
+const CoEditOnEdit = "edit"
+
 // Schedule says when interventions become due.
 type Schedule struct {
 	// Kind is "region" (the record's triggers; the default), "fraction"
@@ -78,6 +109,14 @@ func WithCondition(c Condition) Option { return func(p *Policy) { p.cond = c } }
 
 // WithMatch sets the match mode (default reference).
 func WithMatch(m Match) Option { return func(p *Policy) { p.match = m } }
+
+// WithDelivery sets the delivery rule (default Always, the paper's).
+func WithDelivery(d Delivery) Option { return func(p *Policy) { p.delivery = d } }
+
+// WithCoEditTrigger sets the Co-Edit's trigger event in place of the
+// record's helpful_edit.trigger_event ("": the record's): CoEditOnEdit is
+// the paper's.
+func WithCoEditTrigger(event string) Option { return func(p *Policy) { p.coEditEvent = event } }
 
 // WithSchedule sets the schedule.
 func WithSchedule(s Schedule) Option { return func(p *Policy) { p.sched = s } }
@@ -113,6 +152,9 @@ type Decision struct {
 	Scope   event.Scope
 	Reason  string
 	Seed    string // what the user claims for the edit
+	// Always: the message goes, and the round is spent, even when the
+	// edit changes nothing (Delivery Always).
+	Always bool
 }
 
 // Policy holds the decision state of one run.
@@ -123,11 +165,14 @@ type Policy struct {
 	sched     Schedule
 	lineCount func(string) (int, bool)
 	ivs       []*Intervention
+	delivery  Delivery
+	// coEditEvent overrides the helpful edit's trigger ("": the record's)
+	coEditEvent string
 }
 
 // New plans the record's interventions under the options.
 func New(rec *task.Record, opts ...Option) (*Policy, error) {
-	p := &Policy{rec: rec, cond: CounterEdit, match: Reference, sched: Schedule{Kind: "region"}}
+	p := &Policy{rec: rec, cond: CounterEdit, match: Reference, sched: Schedule{Kind: "region"}, delivery: Always}
 	for _, o := range opts {
 		o(p)
 	}
@@ -152,7 +197,7 @@ func New(rec *task.Record, opts ...Option) (*Policy, error) {
 		if he == nil {
 			return nil, fmt.Errorf("%s: no helpful edit for the co-edit condition", rec.InstanceID)
 		}
-		iv := &Intervention{Order: 1, Event: orDefault(he.TriggerEvent, "read_or_edit"), Regions: slices.Clone(he.TargetRegions), Seed: helpfulSeed}
+		iv := &Intervention{Order: 1, Event: orDefault(p.coEditEvent, orDefault(he.TriggerEvent, "read_or_edit")), Regions: slices.Clone(he.TargetRegions), Seed: helpfulSeed}
 		if len(iv.Regions) == 0 {
 			iv.Regions = slices.Clone(rec.TaskCriticalRegions)
 		}
@@ -268,7 +313,7 @@ func (p *Policy) consider(ev event.Event) *Decision {
 }
 
 func (p *Policy) decide(iv *Intervention, ev event.Event, r task.Region, sc event.Scope, why string) *Decision {
-	d := &Decision{Order: iv.Order, PatchID: iv.PatchID, Region: r, Event: ev.Kind, Scope: sc, Reason: why, Seed: iv.Seed}
+	d := &Decision{Order: iv.Order, PatchID: iv.PatchID, Region: r, Event: ev.Kind, Scope: sc, Reason: why, Seed: iv.Seed, Always: p.delivery != Retry}
 	if ev.Step != nil {
 		d.Step = *ev.Step
 	}
@@ -290,14 +335,15 @@ func (p *Policy) decide(iv *Intervention, ev event.Event, r task.Region, sc even
 	return d
 }
 
-// Delivered is the outcome of a decision whose edit failed to land but
-// whose message was delivered.
+// Delivered is the outcome of a decision whose edit failed to land or
+// changed nothing but whose message was delivered.
 const Delivered = "delivered"
 
 // Outcome reports what became of a decision: "applied" and "delivered"
-// (the edit failed to land, its message went) consume the intervention;
-// "noop" (the edit changed nothing) and "failed" (nothing went) consume
-// nothing, and the intervention stays due.
+// (the edit failed to land or changed nothing, its message went) consume
+// the intervention; "noop" (the edit changed nothing, no message went)
+// and "failed" (nothing went) consume nothing, and the intervention stays
+// due.
 func (p *Policy) Outcome(d *Decision, outcome string) {
 	for _, iv := range p.ivs {
 		if iv.Order != d.Order {

@@ -20,6 +20,9 @@ type Run struct {
 	Instance  string `json:"instance,omitempty"`
 	Condition string `json:"condition"`
 	Match     string `json:"match,omitempty"`
+	// Delivery is the region user's delivery rule (policy.Delivery:
+	// always, the paper's, or retry) when the run had a record.
+	Delivery string `json:"delivery,omitempty"`
 	// Schedule is the user's schedule when it is not the record's own
 	// triggers: "fraction S" (S the reference run's steps) or "after N".
 	Schedule  string   `json:"schedule,omitempty"`

@@ -35,6 +35,10 @@ type Config struct {
 	// Schedule is when the user's rounds become due (zero: the record's
 	// own triggers).
 	Schedule policy.Schedule
+	// Delivery and CoEditTrigger are the region user's (user.Options):
+	// zero is the paper's delivery and the record's Co-Edit trigger.
+	Delivery      policy.Delivery
+	CoEditTrigger string
 	// UserModel, when set, writes the user's messages from what the
 	// agent did (user.Contextual); a user.Chat's calls are recorded in
 	// the run folder's user-model.jsonl unless it records elsewhere.

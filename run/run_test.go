@@ -54,6 +54,9 @@ func TestRunExample(t *testing.T) {
 			if res.Resolved == nil || *res.Resolved != tt.resolved || res.Applied != tt.applied || res.Delivered != tt.applied {
 				t.Errorf("resolved %v (%s), applied %d, delivered %d; want %v, %d", res.Resolved, res.Reason, res.Applied, res.Delivered, tt.resolved, tt.applied)
 			}
+			if res.Delivery != string(policy.Always) {
+				t.Errorf("delivery %q, want the paper's, always", res.Delivery)
+			}
 			tr, err := trajectory.ReadFile(filepath.Join(out, "trajectory.jsonl"))
 			if err != nil {
 				t.Fatal(err)

@@ -150,7 +150,7 @@ func (tr *trial) setUp() (*result.Run, error, bool) {
 		selfCheck = func(ctx context.Context) (string, error) { return cfg.SelfCheck(ctx, ws) }
 	}
 	host, err := StartHost(HostConfig{RequireToken: cfg.Sandbox.Runner != nil, SelfCheck: selfCheck, Root: ws, Baseline: base, Shim: cfg.Shim, Clock: cfg.Clock, Owned: owned, Own: cfg.Agent.Own, OnEvent: cfg.OnEvent,
-		Users:      userKinds(cfg.Record, user.Options{Condition: cfg.Condition, Match: cfg.Match, Schedule: cfg.Schedule}, tr.userModel, cfg.Task.Instruction, tr.talk),
+		Users:      userKinds(cfg.Record, user.Options{Condition: cfg.Condition, Match: cfg.Match, Schedule: cfg.Schedule, Delivery: cfg.Delivery, CoEditTrigger: cfg.CoEditTrigger}, tr.userModel, cfg.Task.Instruction, tr.talk),
 		Trajectory: f, Header: trajectory.Header{Task: cfg.Task.Name, Agent: strings.Join(cfg.Agent.Argv, " "), Source: "swetouch run", Root: ws}})
 	if err != nil {
 		return res, setupFailed(cfg.Out, res, tr.start, fmt.Errorf("the session hub: %w", err)), true
@@ -165,6 +165,9 @@ func (tr *trial) setUp() (*result.Run, error, bool) {
 	})
 	if cfg.Record != nil {
 		res.Instance, res.Condition, res.Match = cfg.Record.InstanceID, host.Condition, host.Match
+		if res.Delivery = string(cfg.Delivery); res.Delivery == "" {
+			res.Delivery = string(policy.Always)
+		}
 		switch cfg.Schedule.Kind {
 		case "fraction":
 			res.Schedule = fmt.Sprintf("fraction %d", cfg.Schedule.Steps)

@@ -44,6 +44,13 @@ type live struct {
 
 func start(t *testing.T, cond policy.Condition) *live {
 	t.Helper()
+	return startWith(t, user.Options{Condition: cond}, nil)
+}
+
+// startWith is start with the region user's options, the example's
+// record changed by change first (nil: as it is).
+func startWith(t *testing.T, o user.Options, change func(*task.Record)) *live {
+	t.Helper()
 	tk, err := task.Load(example)
 	if err != nil {
 		t.Fatal(err)
@@ -52,7 +59,10 @@ func start(t *testing.T, cond policy.Condition) *live {
 	if err != nil {
 		t.Fatal(err)
 	}
-	u, err := user.NewRegion(recs[0], user.Options{Condition: cond})
+	if change != nil {
+		change(recs[0])
+	}
+	u, err := user.NewRegion(recs[0], o)
 	if err != nil {
 		t.Fatal(err)
 	}

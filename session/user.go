@@ -169,10 +169,11 @@ func (h *Hub) interveneLocked(ctx context.Context, d *user.Act) error {
 	}
 	// a Counter-Edit that cannot land (the agent rewrote its context
 	// away) still delivers its message, and the round is spent: the
-	// agent's own rewrite must not decide whether it is ever told
-	delivered := outcome == "applied" || outcome == "failed" && d.Message != ""
+	// agent's own rewrite must not decide whether it is ever told; by the
+	// paper's delivery (Always) so does one that changes nothing
+	delivered := outcome == "applied" || d.Message != "" && (outcome == "failed" || outcome == "noop" && d.Always)
 	switch {
-	case outcome == "failed" && delivered:
+	case outcome != "applied" && delivered:
 		h.usr.Outcome(d, user.Delivered)
 	default:
 		h.usr.Outcome(d, outcome)

@@ -24,6 +24,11 @@ type Options struct {
 	Condition policy.Condition
 	Match     policy.Match
 	Schedule  policy.Schedule
+	// Delivery is what a round whose edit changes nothing does ("": the
+	// paper's, policy.Always); CoEditTrigger the Co-Edit's trigger event
+	// ("": the record's; policy.CoEditOnEdit is the paper's).
+	Delivery      policy.Delivery
+	CoEditTrigger string
 }
 
 // NewRegion is the region user of a record.
@@ -37,7 +42,8 @@ func NewRegion(rec *task.Record, o Options) (*Region, error) {
 	if err := checkSchedule(o.Schedule); err != nil {
 		return nil, err
 	}
-	p, err := policy.New(rec, policy.WithCondition(o.Condition), policy.WithMatch(o.Match), policy.WithSchedule(o.Schedule))
+	p, err := policy.New(rec, policy.WithCondition(o.Condition), policy.WithMatch(o.Match), policy.WithSchedule(o.Schedule),
+		policy.WithDelivery(o.Delivery), policy.WithCoEditTrigger(o.CoEditTrigger))
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +62,7 @@ func (r *Region) Act(_ History, action []event.Event) *Act {
 	if d == nil {
 		return nil
 	}
-	a := &Act{Order: d.Order, Diff: d.Diff, PatchID: d.PatchID, Message: d.Message, Region: d.Region, Event: d.Event, Step: d.Step, Scope: d.Scope, Reason: d.Reason, Intent: d.Seed}
+	a := &Act{Order: d.Order, Diff: d.Diff, PatchID: d.PatchID, Message: d.Message, Region: d.Region, Event: d.Event, Step: d.Step, Scope: d.Scope, Reason: d.Reason, Intent: d.Seed, Always: d.Always}
 	if a.Message != "" {
 		a.Source = "seed"
 	}

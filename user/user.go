@@ -38,9 +38,9 @@ type Conversational interface {
 	TurnEnd(h History) *Act
 }
 
-// Delivered is the outcome of an act whose edit failed to land but whose
-// message was delivered: the round is spent, as the paper's user sends
-// its message whatever became of the edit.
+// Delivered is the outcome of an act whose edit failed to land or
+// changed nothing but whose message was delivered: the round is spent, as
+// the paper's user sends its message whatever became of the edit.
 const Delivered = policy.Delivered
 
 // History is the session as the user may see it: every event recorded so
@@ -74,6 +74,9 @@ type Act struct {
 	Step                        int
 	Scope                       event.Scope
 	Reason                      string
+	// Always: the message goes even when the edit changes nothing, and
+	// the round is spent (the paper's delivery; policy.Always).
+	Always bool
 	// End ends the conversation (a conversational user's last act).
 	End bool
 }

@@ -18,6 +18,7 @@ import (
 // assembleOptions is `swetouch assemble`: its flags, and its run over
 // them.
 type assembleOptions struct {
+	paper                                                               paperFlags
 	regionsFile, candidatesFile, gateFile, helpfulFile, out, firstEvent string
 	k                                                                   int
 }
@@ -50,6 +51,7 @@ func (o *assembleOptions) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&o.out, "out", "", "write here (.jsonl: append one line)")
 	fs.StringVar(&o.firstEvent, "first-event", "read_or_edit", "the first intervention's trigger event: read, edit or read_or_edit")
 	fs.IntVar(&o.k, "k", 3, "interventions per record")
+	o.paper.bind(fs)
 }
 
 func (o *assembleOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
@@ -72,6 +74,9 @@ func (o *assembleOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 		}
 	}
 	cfg := author.AssembleConfig{K: o.k, FirstEvent: o.firstEvent}
+	if err := o.paper.apply(&cfg); err != nil {
+		return err
+	}
 	if o.helpfulFile != "" {
 		var doc author.Generated
 		if err := readJSONFile(o.helpfulFile, &doc); err != nil {

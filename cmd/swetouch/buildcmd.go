@@ -24,8 +24,9 @@ import (
 
 // buildOptions is `swetouch build`: its flags, and its run over them.
 type buildOptions struct {
-	tasksDir, out, benchmark, firstEvent string
+	tasksDir, out, benchmark, firstEvent, rule string
 	generatorFlags
+	paper                   paperFlags
 	runDirs                 []string
 	attempts, k, minSupport int
 	noSandbox               bool
@@ -60,12 +61,14 @@ func (o *buildOptions) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&o.benchmark, "benchmark", "local", "the records' benchmark")
 	fs.IntVar(&o.attempts, "candidates", 1, "generator attempts per task")
 	fs.IntVar(&o.k, "k", 3, "interventions per record")
-	fs.IntVar(&o.minSupport, "min-support", 2, "runs that must share an edited line for a region")
+	fs.StringVar(&o.rule, "regions", author.RuleTiers, "how regions are mined: tiers (the paper's six tiers, the reference repair last) or support (lines edited by --min-support runs)")
+	fs.IntVar(&o.minSupport, "min-support", 2, "with --regions support: runs that must share an edited line for a region")
 	fs.StringVar(&o.firstEvent, "first-event", "read_or_edit", "the first intervention's trigger event")
 	fs.StringVar(&o.agent, "generator", "", "a registered agent to run as the generator: "+agentList()+" (or the generator's command after --)")
 	fs.StringVar(&o.modelURL, "model-url", "", "the model endpoint the preset talks to")
 	fs.StringVar(&o.modelName, "model", "", "the model name")
 	fs.BoolVar(&o.noSandbox, "no-sandbox", false, "run the generator and the gates without isolation")
+	o.paper.bind(fs)
 }
 
 func (o *buildOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
@@ -75,6 +78,9 @@ func (o *buildOptions) run(ctx context.Context, stdout, stderr io.Writer) error 
 	}
 	if len(o.runDirs) == 0 {
 		return badInput("--runs: give the folders of the runs to mine the regions from")
+	}
+	if o.rule != author.RuleTiers && o.rule != author.RuleSupport {
+		return badInput("--regions: want tiers or support, got %q", o.rule)
 	}
 	gen, err := generatorAgent("--generator", o.generatorFlags, o.args)
 	if err != nil {
@@ -89,8 +95,12 @@ func (o *buildOptions) run(ctx context.Context, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	b := &author.Builder{Benchmark: o.benchmark, MinSupport: o.minSupport, Attempts: o.attempts,
-		Assemble: author.AssembleConfig{K: o.k, FirstEvent: o.firstEvent}, Generator: gen.Generator, Sandbox: sb,
+	cfg := author.AssembleConfig{K: o.k, FirstEvent: o.firstEvent}
+	if err := o.paper.apply(&cfg); err != nil {
+		return err
+	}
+	b := &author.Builder{Benchmark: o.benchmark, Rule: o.rule, MinSupport: o.minSupport, Attempts: o.attempts,
+		Assemble: cfg, Generator: gen.Generator, Sandbox: sb,
 		Told: func(t *task.Task, n int, e author.GeneratedEntry, why string) {
 			if why != "" {
 				fmt.Fprintf(stderr, "swetouch build: %s: attempt %d rejected: %s\n", t.Name, n, why)
@@ -174,7 +184,7 @@ func taskRuns(dirs []string, name string) ([]author.Run, error) {
 			if err != nil {
 				return nil
 			}
-			runs = append(runs, author.Run{Label: filepath.Dir(p), Events: tr.Events})
+			runs = append(runs, trialRun(filepath.Dir(p), r, tr))
 			return nil
 		})
 		if err != nil {

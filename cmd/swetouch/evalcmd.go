@@ -40,6 +40,7 @@ type evalOptions struct {
 	mcpFile, schedule, userURL, userModel, personas                string
 	roles                                                          roleFlags
 	upstream                                                       upstreamFlags
+	bench                                                          benchmarkFlags
 	scheduleSteps, after                                           int
 	stepsSet                                                       bool // --steps given
 	runs, concurrency, retryNull                                   int
@@ -85,6 +86,7 @@ func (o *evalOptions) bind(c *cobra.Command) {
 	c.Flags().StringVar(&o.records, "records", "", "dataset-record-v1 JSONL (default: each task's records.jsonl)")
 	c.Flags().StringSliceVar(&o.agentNames, "agent", nil, "agents to run (repeat): "+agentList())
 	scheduleFlags(c, &o.schedule, &o.scheduleSteps, &o.after)
+	o.bench.bind(c.Flags())
 	userModelFlags(c, &o.userURL, &o.userModel)
 	personasFlag(c, &o.personas)
 	o.roles.add(c)
@@ -171,6 +173,9 @@ func (o *evalOptions) trials(cfg *eval.Config) error {
 	}
 	// the fraction schedule's S is each trial's paired vanilla
 	// run's step count, set per trial
+	if cfg.Delivery, cfg.CoEditTrigger, err = o.bench.rules(""); err != nil {
+		return err
+	}
 	if cfg.Schedule, err = user.ParseSchedule(o.schedule, max(o.scheduleSteps, 1), o.after); err != nil {
 		return badInput("--schedule: %v", err)
 	}

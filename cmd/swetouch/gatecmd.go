@@ -18,7 +18,7 @@ import (
 // gateOptions is `swetouch gate`: its flags, and its run over them.
 type gateOptions struct {
 	taskDir, records, instance, diffFile, candidate, candidatesFile, out, logs string
-	noSandbox                                                                  bool
+	noSandbox, strictReference                                                 bool
 }
 
 func gateCmd() *cobra.Command {
@@ -49,6 +49,7 @@ func (o *gateOptions) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&o.out, "out", "", "write gate-results-v1 here instead of stdout")
 	fs.StringVar(&o.logs, "logs", "", "keep each state's verifier log here")
 	fs.BoolVar(&o.noSandbox, "no-sandbox", false, "run the tests without isolation")
+	fs.BoolVar(&o.strictReference, "strict-reference", false, "a reference that no longer applies after the edit is no verdict (the paper keeps such edits: reference_repair_apply_conflict)")
 }
 
 func (o *gateOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
@@ -67,8 +68,19 @@ func (o *gateOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		return err
 	}
 	res, all := author.GateAll(ctx, t, id, ps, o.logs, func(g author.Candidate) {
-		fmt.Fprintf(stderr, "swetouch gate: %s %s: passes=%s\n", id, g.CandidateID, result.ShowResolved(g.Passes()))
+		conflict := ""
+		if g.Conflict() {
+			conflict = " (" + author.StatusConflict + ")"
+		}
+		fmt.Fprintf(stderr, "swetouch gate: %s %s: passes=%s%s\n", id, g.CandidateID, result.ShowResolved(g.Verdict(o.strictReference)), conflict)
 	}, task.WithSandbox(sb))
+	if o.strictReference {
+		for _, g := range res.Candidates {
+			if p := g.Verdict(true); p == nil || !*p {
+				all = false
+			}
+		}
+	}
 	b, _ := json.MarshalIndent(res, "", "  ")
 	if o.out != "" {
 		if err := os.WriteFile(o.out, append(b, '\n'), 0o644); err != nil {

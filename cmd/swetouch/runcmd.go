@@ -39,6 +39,7 @@ type runOptions struct {
 	mcpFile, schedule, userURL, userModel, personas                                          string
 	roles                                                                                    roleFlags
 	upstream                                                                                 upstreamFlags
+	bench                                                                                    benchmarkFlags
 	scheduleSteps, after                                                                     int
 	visible, agentArgs                                                                       []string
 	args                                                                                     []string // the agent's command, after --
@@ -77,6 +78,7 @@ func (o *runOptions) bind(c *cobra.Command) {
 	c.Flags().StringVar(&o.condition, "condition", "", "vanilla, counter-edit, co-edit, message-only or code-only (default: counter-edit with --records, vanilla without; any but vanilla needs --records)")
 	c.Flags().StringVar(&o.match, "match", "reference", "reference or precise")
 	scheduleFlags(c, &o.schedule, &o.scheduleSteps, &o.after)
+	o.bench.bind(c.Flags())
 	userModelFlags(c, &o.userURL, &o.userModel)
 	personasFlag(c, &o.personas)
 	o.roles.add(c)
@@ -276,6 +278,9 @@ func (o *runOptions) user(cfg *run.Config) error {
 	}
 	if cfg.Match, err = policy.ParseMatch(o.match); err != nil {
 		return badInput("--match: %v", err)
+	}
+	if cfg.Delivery, cfg.CoEditTrigger, err = o.bench.rules(cfg.Match); err != nil {
+		return err
 	}
 	if cfg.Record == nil && cfg.Condition.NeedsRecord() {
 		return badInput("--condition %s needs --records: its Counter-Edits come from a record, and without one it would run vanilla under its name", condition)

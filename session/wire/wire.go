@@ -67,7 +67,7 @@ func (s Status) Counts() (applied, delivered int) {
 		if a.Outcome == "applied" {
 			applied++
 		}
-		if (a.Outcome == "applied" || a.Outcome == "failed") && a.Message != "" {
+		if (a.Outcome == "applied" || a.Outcome == "failed" || a.Outcome == "noop") && a.Message != "" {
 			delivered++
 		}
 	}
