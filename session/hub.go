@@ -207,17 +207,32 @@ func (h *Hub) Told(ctx context.Context, b Begin, e End, answer func([]Message)) 
 	return h.endAnsweringLocked(ctx, id, e, answer)
 }
 
-// awaitEndsLocked waits, up to 50 ms, until no running command's
+// awaitEndsLocked waits, up to endWait, until no running command's
 // connection holds an end the hub has not taken. A shim that nothing can
 // answer any more sends its end without waiting and exits, and the
 // agent's next action (a command, a tool call, a look at the status) can
 // reach the hub before that end has been read on its own connection; it
 // must come after it. Every call that acts or reports starts with it.
 // Called with h.mu held, which it lets go while it waits.
-func (h *Hub) awaitEndsLocked(ctx context.Context) {
+func (h *Hub) awaitEndsLocked(ctx context.Context) { h.awaitEndsForLocked(ctx, endWait) }
+
+// endWait bounds how long a call waits for ends the hub has not taken.
+// What it waits for is the hub's own work on a line already sent (a
+// watcher's sync, a classification), never the client: a connection that
+// has sent nothing whole is not waited for. So the bound is only for a
+// client that never stops sending; it was 50 ms, which a loaded machine
+// (load average 20) outran: a heredoc's end was taken after the next
+// command's begin, or after the session closed, and recorded with no exit.
+const endWait = 2 * time.Second
+
+// closeWait bounds the wait at the session's close, when the agent is
+// gone and nothing is late but the hub's own work.
+const closeWait = 10 * time.Second
+
+func (h *Hub) awaitEndsForLocked(ctx context.Context, wait time.Duration) {
 	// the caller's own commands end after this call: it sent it first
 	self, _ := ctx.Value(originKey{}).(origin)
-	deadline := time.Now().Add(50 * time.Millisecond)
+	deadline := time.Now().Add(wait)
 	for {
 		waiting := false
 		for _, r := range h.running {
@@ -558,7 +573,7 @@ func (h *Hub) status(ctx context.Context) Status {
 func (h *Hub) Close(note string) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.awaitEndsLocked(context.Background())
+	h.awaitEndsForLocked(context.Background(), closeWait)
 	if h.closed {
 		return nil
 	}
