@@ -186,7 +186,7 @@ func (a *Agent) Start(l Launch) (Invocation, error) {
 
 // FindAgent looks for an agent's binary on PATH, then where
 // scripts/install-agents.sh puts it ($SWETOUCH_AGENTS, default
-// ~/.cache/swetouch-agents).
+// /var/cache/swetouch/agents as root, else ~/.cache/swetouch-agents).
 func FindAgent(name string) (string, error) {
 	if p, err := exec.LookPath(name); err == nil {
 		return p, nil
@@ -203,14 +203,25 @@ func FindAgent(name string) (string, error) {
 }
 
 // AgentsDir is where scripts/install-agents.sh installs the agents and the
-// npm peers the tests use: $SWETOUCH_AGENTS, else ~/.cache/swetouch-agents.
+// npm peers the tests use: $SWETOUCH_AGENTS, else, as root,
+// /var/cache/swetouch/agents, else ~/.cache/swetouch-agents. Root's home
+// is 0700, which a trial's own uid (docs/trial-uid.md) cannot pass
+// through to reach an agent installed there: its sandbox would fall back
+// to swetouch's uid, shared with every concurrent trial.
 func AgentsDir() string {
 	if dir := os.Getenv("SWETOUCH_AGENTS"); dir != "" {
 		return dir
 	}
+	if os.Geteuid() == 0 {
+		return RootAgentsDir
+	}
 	home, _ := os.UserHomeDir()
 	return filepath.Join(home, ".cache", "swetouch-agents")
 }
+
+// RootAgentsDir is where root's agents are installed (AgentsDir), in the
+// 0711 folder where swetouch keeps what a trial's uid must reach.
+const RootAgentsDir = "/var/cache/swetouch/agents"
 
 // repoPath makes an agent's path repo-relative when it is in the
 // workspace.

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/swetouch/swetouch/agents"
 )
 
 // A SWE-Touch Counter-Edit on the fixture: at the agent's first look at
@@ -50,11 +52,7 @@ func record(t *testing.T) string {
 // and node, or the test skips.
 func claudeInstalled(t *testing.T) {
 	t.Helper()
-	dir := os.Getenv("SWETOUCH_AGENTS")
-	if dir == "" {
-		home, _ := os.UserHomeDir()
-		dir = filepath.Join(home, ".cache", "swetouch-agents")
-	}
+	dir := agents.AgentsDir()
 	if _, err := os.Stat(filepath.Join(dir, "node_modules", ".bin", "claude")); err != nil {
 		t.Skipf("Claude Code is not installed in %s (scripts/install-agents.sh)", dir)
 	}

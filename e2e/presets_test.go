@@ -91,6 +91,11 @@ func agentSession(t *testing.T, shimDir, agent, modelName, readTool string, deli
 	if res.AgentExit != 0 || srv.Turns() != len(s.Turns) {
 		t.Fatalf("agent exit %d after %d scripted turns", res.AgentExit, srv.Turns())
 	}
+	// as root, the agent's sandbox runs as its trial's own uid: its
+	// install is where that uid reaches it (agents.AgentsDir)
+	if sb.Runner != nil && os.Geteuid() == 0 && res.Limits != nil && res.Limits.SharedUID != "" {
+		t.Errorf("the agent's trial shared swetouch's uid: %s", res.Limits.SharedUID)
+	}
 	tr, err := trajectory.ReadFile(filepath.Join(out, "trajectory.jsonl"))
 	if err != nil {
 		t.Fatal(err)

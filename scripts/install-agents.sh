@@ -4,8 +4,13 @@
 # (idempotent: a version already there is kept). Tests find the binaries in
 # $SWETOUCH_AGENTS/node_modules/.bin and skip, saying why, when one is missing.
 set -uo pipefail
-dir="${SWETOUCH_AGENTS:-$HOME/.cache/swetouch-agents}"
+# root's home is 0700, which a trial's own uid cannot pass through to reach
+# an agent (docs/trial-uid.md): as root, a folder it can (agents.AgentsDir)
+if [ -n "${SWETOUCH_AGENTS:-}" ]; then dir="$SWETOUCH_AGENTS"
+elif [ "$(id -u)" = 0 ]; then dir=/var/cache/swetouch/agents; mkdir -p /var/cache/swetouch; chmod 711 /var/cache/swetouch
+else dir="$HOME/.cache/swetouch-agents"; fi
 mkdir -p "$dir"
+chmod 755 "$dir"
 cd "$dir"
 [ -f package.json ] || echo '{"name":"swetouch-agents","private":true}' > package.json
 pins=(
