@@ -63,7 +63,12 @@ var miniSWEAgent = Agent{
 	TurnsFor:  miniSWETurns,
 	// its install, for a next turn, whose command is the entry that
 	// continues it (miniSWETurns)
-	Files: func(l Launch) []string { return sandbox.Install(l.Bin) },
+	Files: func(l Launch) []string {
+		if l.Bin == "" {
+			return nil
+		}
+		return sandbox.Install(l.Bin)
+	},
 	Keep:  func(l Launch) []string { return []string{filepath.Join(l.Scratch, MiniSWETrajectory)} },
 	Login: Login{Env: []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "OPENROUTER_API_KEY"}},
 }
