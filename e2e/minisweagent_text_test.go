@@ -27,9 +27,27 @@ import (
 // parses the block.
 var miniTextConfig = []string{"-c", "mini_textbased.yaml", "--model-class", "litellm_textbased"}
 
+// miniV1Config is v1's shape over it: the block labelled bash, as the
+// corpus's mini-swe-agent 1.x runs answered, asked for by the system
+// message and parsed by the model's action_regex.
+const miniV1Config = `agent:
+  system_template: |
+    You are a helpful assistant that can interact with a computer shell.
+    Answer with a THOUGHT, then exactly ONE command in ONE fenced block:
+
+    THOUGHT: why
+
+    ` + "```bash" + `
+    your_command_here
+    ` + "```" + `
+model:
+  action_regex: '` + "```bash\\s*\\n(.*?)\\n```" + `'
+`
+
 // TestMiniSWETextFormat: the real mini-swe-agent, sandboxed, in its
 // text-based configuration (its requests offer no tools; the system
-// message asks for one fenced block an answer), plays py-discount's
+// message asks for one fenced block an answer), as shipped and with v1's
+// bash label, plays py-discount's
 // @shell script: the scripted server answers each request with the
 // command in a block of the fence the system message names, mini runs
 // each through /bin/sh, each is a step, the read-triggered Counter-Edit
@@ -37,6 +55,24 @@ var miniTextConfig = []string{"-c", "mini_textbased.yaml", "--model-class", "lit
 // trajectory imports with the script's commands.
 func TestMiniSWETextFormat(t *testing.T) {
 	testsupport.Slow(t)
+	v1 := filepath.Join(t.TempDir(), "v1.yaml")
+	if err := os.WriteFile(v1, []byte(miniV1Config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		fence string
+		args  []string
+	}{
+		{"mswea_bash_command", miniTextConfig},
+		{"bash", append([]string{"-c", "mini_textbased.yaml", "-c", v1}, miniTextConfig[2:]...)},
+	} {
+		t.Run(c.fence, func(t *testing.T) { miniTextSession(t, c.fence, c.args) })
+	}
+}
+
+// miniTextSession plays py-discount with mini in a text configuration
+// whose block is labelled fence.
+func miniTextSession(t *testing.T, fence string, args []string) {
 	shimDir, err := testbin.Dir()
 	if err != nil {
 		t.Fatal(err)
@@ -56,7 +92,7 @@ func TestMiniSWETextFormat(t *testing.T) {
 	recs, _ := task.LoadRecords(filepath.Join(examplesDir, "tasks", "py-discount", "records.jsonl"))
 	swetouch := filepath.Join(shimDir, "swetouch")
 	scratch, out := t.TempDir(), t.TempDir()
-	inv, err := p.Start(agents.Launch{Bin: bin, ModelURL: ts.URL, Swetouch: swetouch, Scratch: scratch, Task: tk.Name, Args: miniTextConfig})
+	inv, err := p.Start(agents.Launch{Bin: bin, ModelURL: ts.URL, Swetouch: swetouch, Scratch: scratch, Task: tk.Name, Args: args})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,8 +114,8 @@ func TestMiniSWETextFormat(t *testing.T) {
 		if len(req.Tools) > 0 || strings.Contains(e.Response, "tool_calls") {
 			t.Fatalf("request %d offered tools or was answered with tool calls: the text configuration did not take", e.Seq)
 		}
-		if e.Turn >= 0 && !strings.Contains(e.Response, "```mswea_bash_command") {
-			t.Errorf("turn %d's answer holds no mswea_bash_command block: %s", e.Turn, e.Response)
+		if e.Turn >= 0 && !strings.Contains(e.Response, "```"+fence+`\n`) {
+			t.Errorf("turn %d's answer holds no %s block: %s", e.Turn, fence, e.Response)
 		}
 	}
 	want := scriptedCommands(s)
