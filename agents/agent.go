@@ -59,6 +59,9 @@ type Agent struct {
 	// Turns continues the agent's session in a conversation (nil: the
 	// line protocol, LineTurns).
 	Turns *Turns
+	// TurnsFor, when set, is Turns for one launch, for an agent whose
+	// session is a file of that launch (mini-swe-agent's trajectory).
+	TurnsFor func(l Launch) *Turns
 	// Shell are the agent's own shell tools, which a scripted model's
 	// "@shell" call becomes, the first offered (none: it has no shell
 	// tool of its own).
@@ -162,6 +165,9 @@ func (a *Agent) Start(l Launch) (Invocation, error) {
 	}
 	argv = append(argv, l.Args...)
 	inv := Invocation{Name: a.Name, Observe: a.Observe, Own: a.Own, Unreached: a.Unreached, Turns: a.Turns, CallsBack: a.CallsBack || len(l.MCP) > 0}
+	if a.TurnsFor != nil {
+		inv.Turns = a.TurnsFor(l)
+	}
 	if a.Env != nil {
 		inv.Env = a.Env(l.ModelURL, l.Swetouch, l.Scratch)
 	}

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+
+	"github.com/swetouch/swetouch/sandbox"
 )
 
 // mini-swe-agent (PyPI mini-swe-agent 2.2.4, the version of the dev
@@ -11,8 +13,9 @@ import (
 // It runs every command with subprocess.run(shell=True), so /bin/sh
 // through the shim in the sandbox sees each one; its model is any
 // OpenAI-compatible endpoint through litellm's chat completions with a
-// "bash" tool. It has no session to resume, so it holds no conversation
-// (docs/agents/mini-swe-agent.md).
+// "bash" tool. It has no session to resume: a conversation's next turn
+// runs its command line again with the previous turn's trajectory as its
+// messages (miniSWETurns; docs/agents/mini-swe-agent.md).
 func init() { Register(miniSWEAgent) }
 
 // MiniSWETrajectory is the file its trajectory is written to in its
@@ -57,8 +60,17 @@ var miniSWEAgent = Agent{
 		return env
 	},
 	Unreached: miniSWEUnreached,
-	Keep:      func(l Launch) []string { return []string{filepath.Join(l.Scratch, MiniSWETrajectory)} },
-	Login:     Login{Env: []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "OPENROUTER_API_KEY"}},
+	TurnsFor:  miniSWETurns,
+	// its install, for a next turn, whose command is the entry that
+	// continues it (miniSWETurns)
+	Files: func(l Launch) []string {
+		if l.Bin == "" {
+			return nil
+		}
+		return sandbox.Install(l.Bin)
+	},
+	Keep:  func(l Launch) []string { return []string{filepath.Join(l.Scratch, MiniSWETrajectory)} },
+	Login: Login{Env: []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "OPENROUTER_API_KEY"}},
 }
 
 // miniUnreached matches the last line of the traceback mini-swe-agent

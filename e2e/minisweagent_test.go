@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/swetouch/swetouch/agents"
+	"github.com/swetouch/swetouch/internal/testsupport"
 	"github.com/swetouch/swetouch/internal/testsupport/testbin"
 	"github.com/swetouch/swetouch/modelserver"
 	"github.com/swetouch/swetouch/policy"
@@ -87,6 +88,23 @@ func TestMiniSWEAgentKeepsItsTrajectory(t *testing.T) {
 			t.Errorf("the second request lacks the first command's output")
 		}
 	}
+}
+
+// TestMiniSWEPreset is TestAgents' session for mini-swe-agent under a
+// name `go test -run MiniSWE` selects: it reads the region through its
+// shell (the Counter-Edit lands and the message rides on that command's
+// output, quoted as JSON) and runs the tests.
+func TestMiniSWEPreset(t *testing.T) {
+	testsupport.Slow(t)
+	shimDir, err := testbin.Dir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := agents.Lookup("mini-swe-agent")
+	if err != nil {
+		t.Fatal(err)
+	}
+	agentSession(t, shimDir, a.Name, a.OfflineModel, a.NativeRead, true)
 }
 
 // TestMiniSWEStepLimit: `swetouch run --agent mini-swe-agent --step-limit

@@ -9,7 +9,8 @@ import (
 // OpenAI Chat Completions with tools: what mini-swe-agent (through
 // litellm) and most OpenAI-compatible agents speak. A request that
 // offers no tools is a side request (the user's model, a title) and
-// gets the script's text turns (Server.chat).
+// gets the script's text turns (Server.chat), unless its system message
+// asks for fenced commands (text.go: mini-swe-agent's text format).
 
 // parseChat reads a chat request that offers tools: their names, how
 // many answers with tool calls its history holds, and the newest tool
@@ -61,6 +62,10 @@ func writeChat(w io.Writer, req *request, t Turn, at place) {
 	msg := map[string]any{"role": "assistant", "content": nil}
 	if t.Text != "" {
 		msg["content"] = t.Text
+	}
+	if req.fence != "" {
+		// a text-action agent: its commands in its text
+		msg["content"], calls = textActions(req, t), nil
 	}
 	finish := "stop"
 	if len(calls) > 0 {

@@ -26,6 +26,9 @@ type request struct {
 	// holds, counted from its shape (the fallback when it carries none
 	// of this server's call ids)
 	rounds int
+	// fence is a text-action agent's block label, for a request that
+	// offers no tools (text.go); "" for one that calls tools
+	fence string
 }
 
 // Exchange is one request and the answer it got, as recorded.
@@ -104,8 +107,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case strings.HasSuffix(p, "/chat/completions"):
 		var tools bool
 		if req, tools, err = parseChat(body); err == nil && !tools {
-			s.chat(w, r.URL.Path, body)
-			return
+			if req = parseTextChat(body); req == nil {
+				s.chat(w, r.URL.Path, body)
+				return
+			}
 		}
 	case strings.HasSuffix(p, "/responses"):
 		req, err = parseOpenAI(body)
@@ -194,7 +199,7 @@ func jsonText(s string) []byte {
 // request with tools and no history starts a conversation.
 func (s *Server) pick(req *request) (Turn, place) {
 	final := Turn{Text: s.script.Final}
-	if len(req.tools) == 0 {
+	if len(req.tools) == 0 && req.fence == "" {
 		return final, place{turn: -1}
 	}
 	conv, served := s.locate(req)

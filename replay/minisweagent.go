@@ -230,6 +230,11 @@ func (im *importer) v2(msgs []msaMessage) {
 				continue
 			}
 			res, ok := results[a.id]
+			if !ok && a.id == "" && len(acts) == 1 && i+1 < len(msgs) && msgs[i+1].Role == "user" {
+				// a text-based config's action (2.x, no tool call): its
+				// observation is the next user message
+				res, ok = msgs[i+1], true
+			}
 			if !ok {
 				continue // never executed
 			}

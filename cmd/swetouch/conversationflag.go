@@ -31,7 +31,7 @@ func conversationFor(t *task.Task, m *conversation.Model, models conversation.Mo
 	ct.Models = models
 	conv := &run.Conversation{Opening: ct.Package.Opening,
 		User: func(ws, out string) run.Talker { return ct.User(ws, out, task.WithSandbox(sb)) }}
-	if a != nil && a.Bin != "" && a.Turns == nil {
+	if a != nil && a.Bin != "" && a.Turns == nil && a.TurnsFor == nil {
 		// a real agent that neither resumes its own way nor speaks the
 		// line protocol
 		return nil, badInput("--agent %s: swetouch cannot resume its session yet, so it cannot hold a conversation (%s)", a.Name, t.Dir)
