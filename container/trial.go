@@ -251,20 +251,13 @@ func orDiscard(w io.Writer) io.Writer {
 }
 
 // stageTask copies the task's folder (instruction, task.toml, tests,
-// solution: small) into stage, and returns the copy. A Harbor task whose
-// code lives in the image has no repo/; the copy gets an empty one,
-// which `run --in-place` replaces with the checkout's own start.
+// solution: small) into stage, and returns the copy. A task whose code
+// lives in the image stays one (no repo/): `run --in-place` inside takes
+// its starting code from the checkout.
 func stageTask(dir, stage string) (string, error) {
 	dst := filepath.Join(stage, "task")
 	if _, err := task.CopyRegular(dir, dst); err != nil {
 		return "", fmt.Errorf("copying the task %s: %w", dir, err)
-	}
-	_, e1 := os.Stat(filepath.Join(dst, "repo"))
-	_, e2 := os.Stat(filepath.Join(dst, "environment", "repo"))
-	if e1 != nil && e2 != nil {
-		if err := os.Mkdir(filepath.Join(dst, "repo"), 0o755); err != nil {
-			return "", err
-		}
 	}
 	return dst, nil
 }
