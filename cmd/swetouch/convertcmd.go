@@ -88,6 +88,29 @@ func (o *convertOptions) run(ctx context.Context, stdout, stderr io.Writer) erro
 		}
 		src.MistakenBelief = mistakenBelief(rec)
 	}
+	if t.CodeInImage() {
+		if src.Acceptance, src.Regression, err = listedSplit(t); err != nil {
+			return err
+		}
+	} else if err := o.splitHere(t, &src); err != nil {
+		return err
+	}
+	pkg, err := conversation.Convert(src)
+	if err != nil {
+		return badInput("%v", err)
+	}
+	if err := writeConverted(o.out, t, pkg, rec); err != nil {
+		os.RemoveAll(o.out) // nothing half-done
+		return err
+	}
+	fmt.Fprintf(stderr, "swetouch convert: %s: %d acceptance and %d regression tests, %d pool items; %s\n",
+		t.Name, len(src.Acceptance), len(src.Regression), len(pkg.Pool), filepath.Join(o.out, conversation.File))
+	return nil
+}
+
+// splitHere tells the acceptance tests from the regression tests by
+// running the task's tests here on its code, then with its solution.
+func (o *convertOptions) splitHere(t *task.Task, src *conversation.Source) error {
 	sb, err := sandboxFlag(o.noSandbox)
 	if err != nil {
 		return err
@@ -101,16 +124,6 @@ func (o *convertOptions) run(ctx context.Context, stdout, stderr io.Writer) erro
 		return err
 	}
 	src.Acceptance, src.Regression = conversation.SplitTests(base, solved)
-	pkg, err := conversation.Convert(src)
-	if err != nil {
-		return badInput("%v", err)
-	}
-	if err := writeConverted(o.out, t, pkg, rec); err != nil {
-		os.RemoveAll(o.out) // nothing half-done
-		return err
-	}
-	fmt.Fprintf(stderr, "swetouch convert: %s: %d acceptance and %d regression tests, %d pool items; %s\n",
-		t.Name, len(src.Acceptance), len(src.Regression), len(pkg.Pool), filepath.Join(o.out, conversation.File))
 	return nil
 }
 
@@ -152,13 +165,15 @@ func mistakenBelief(rec *task.Record) string {
 // writeConverted writes the multi-turn task: the task's files in Harbor's
 // layout, its conversation.json, and its record.
 func writeConverted(out string, t *task.Task, pkg *conversation.Package, rec *task.Record) error {
-	for _, d := range []string{"repo", "tests", "solution"} {
+	for _, d := range []string{"tests", "solution"} {
 		if err := os.MkdirAll(filepath.Join(out, d), 0o755); err != nil {
 			return err
 		}
 	}
-	if _, err := task.CopyRegular(t.Repo, filepath.Join(out, "repo")); err != nil {
-		return err
+	if t.Repo != "" { // else the code lives in the image, as it did
+		if _, err := task.CopyRegular(t.Repo, filepath.Join(out, "repo")); err != nil {
+			return err
+		}
 	}
 	if _, err := task.CopyRegular(t.Tests, filepath.Join(out, "tests")); err != nil {
 		return err
@@ -167,8 +182,7 @@ func writeConverted(out string, t *task.Task, pkg *conversation.Package, rec *ta
 	if err != nil {
 		return err
 	}
-	toml := fmt.Sprintf("version = \"1.0\"\n\n[metadata]\nname = %q\n\n[verifier]\ntimeout_sec = %d\n", t.Name, int(t.Timeout.Seconds()))
-	files := map[string][]byte{"solution/solve.sh": sol, "instruction.md": []byte(t.Instruction), "task.toml": []byte(toml)}
+	files := map[string][]byte{"solution/solve.sh": sol, "instruction.md": []byte(t.Instruction), "task.toml": []byte(convertedTOML(t))}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)

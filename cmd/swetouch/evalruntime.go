@@ -258,8 +258,10 @@ func (er *evalRuntime) args(s eval.Spec) (args, ro []string) {
 		args = append(args, fmt.Sprintf("--steps=%d", s.Steps))
 	}
 	if isScripted(s.Agent) {
+		// as its preset starts it, so a conversation resumes it by the
+		// line protocol
 		plan := scripted.PlanFile(er.plans, s.Task.Name)
-		return append(args, "--", container.InsideSwetouch, "agent", "script", "--plan", plan, "--behaviour", s.Agent), append(ro, plan)
+		return append(args, "--", container.InsideSwetouch, "agent", "script", "--plan", plan, "--behaviour", s.Agent, "--session", "{session}", "--message", "{instruction}"), append(ro, plan)
 	}
 	args = append(args, "--agent="+s.Agent)
 	if er.modelURL != "" {
