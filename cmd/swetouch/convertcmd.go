@@ -178,6 +178,13 @@ func writeConverted(out string, t *task.Task, pkg *conversation.Package, rec *ta
 	if _, err := task.CopyRegular(t.Tests, filepath.Join(out, "tests")); err != nil {
 		return err
 	}
+	if dir := filepath.Dir(t.Solution); filepath.Base(dir) == "solution" {
+		// what solve.sh reads beside it goes too (a SWE-bench task's
+		// patch.diff)
+		if _, err := task.CopyRegular(dir, filepath.Join(out, "solution")); err != nil {
+			return err
+		}
+	}
 	sol, err := os.ReadFile(t.Solution)
 	if err != nil {
 		return err

@@ -99,6 +99,15 @@ func ListTests(ctx context.Context, t *task.Task, opts ...task.VerifyOption) []s
 	return slices.Sorted(maps.Keys(v.Tests))
 }
 
+// On is the conversation on t, the run's own copy of the task (an
+// in-place run's, whose Repo is the checkout's start as the run found
+// it): its tests are checked against that start.
+func (ct *Task) On(t *task.Task) *Task {
+	c := *ct
+	c.Task = t
+	return &c
+}
+
 // chain is the package's persona chain: its own, else drawn from its
 // seed, one persona per turn of the budget.
 func (p *Package) chain(m *Model) []string {
