@@ -121,6 +121,12 @@ func (t Trial) Run(ctx context.Context) (int, error) {
 // sandbox's security options, the limits, and what is mounted in.
 func (t Trial) options(name, taskCopy, out string) []string {
 	args := []string{"run", "--rm", "--name", name, "--init", "--network", "none", "--pull", "never"}
+	// swetouch's copies (the checkout's start, the verifier's copy, the
+	// sandbox's files) go to /tmp: in memory, since writing them to the
+	// container's overlay layer took 16 times as long (sympy's checkout:
+	// 9.8 s against 0.6 s) and is thrown away with the container anyway
+	args = append(args, "--tmpfs", "/tmp:rw,exec,mode=1777")
+	args = append(args, t.Runtime.WorkdirOptions(t.workdir())...)
 	args = append(args, t.Runtime.SandboxOptions()...)
 	args = append(args, "-v", t.Swetouch+":"+inBin+"/swetouch:ro", "-v", taskCopy+":"+inTask+":ro", "-v", out+":"+inOut)
 	if t.Shim != "" {
