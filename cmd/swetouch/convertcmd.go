@@ -36,10 +36,13 @@ func convertCmd() *cobra.Command {
 		Short: "Turn a single-turn task (and its SWE-Touch record) into a multi-turn one: a Harbor task with conversation.json",
 		Long: "Runs the task's tests on its code and with its solution (test.sh must write per-test results:\n" +
 			"docs/conversation.md): the tests that fail, then pass, are the acceptance tests, those that pass\n" +
-			"on both the regression tests. The opening names only where the trouble is; the pool is the\n" +
-			"issue's own sentences, a symptom per failing test, and the record's mistaken belief as the\n" +
-			"wrong cause. --out gets the task (instruction.md, task.toml, repo/, tests/, solution/), its\n" +
-			"conversation.json and, with --records, the record, so the user both talks and touches the code.",
+			"on both the regression tests. A SWE-bench task whose code lives in its image (swetouch tasks\n" +
+			"swebench) is not run: its FAIL_TO_PASS and PASS_TO_PASS are the two, and the new task stays in\n" +
+			"the image (each turn judged on test.sh's per-test results in the trial's container). The opening\n" +
+			"names only where the trouble is; the pool is the issue's own sentences, a symptom per failing\n" +
+			"test, and the record's mistaken belief as the wrong cause. --out gets the task (instruction.md,\n" +
+			"task.toml, repo/ unless the code is the image's, tests/, solution/), its conversation.json and,\n" +
+			"with --records, the record, so the user both talks and touches the code.",
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			o.seedSet = c.Flags().Changed("seed")
