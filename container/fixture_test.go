@@ -43,7 +43,9 @@ def test_add():
 def test_mean():
     assert mean([1, 2, 3]) == 2
 `,
-	"setup.cfg": "[tool:pytest]\ntestpaths = tests\n",
+	// pythonpath: SWE-bench's plain `pytest` (not python -m pytest)
+	// finds the package uninstalled, as an image's pip install -e would
+	"setup.cfg": "[tool:pytest]\ntestpaths = tests\npythonpath = .\n",
 }
 
 var fixedOps = `def add(a, b):

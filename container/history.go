@@ -94,7 +94,10 @@ func Prune(ctx context.Context, dir string) error {
 	if alone(ctx, dir, head) {
 		return nil // as Checkout made it: nothing later to take out
 	}
-	fresh, err := os.MkdirTemp(filepath.Dir(dir), ".swetouch-git-")
+	// made inside the checkout, so that its entries are renamed within
+	// one file system: the checkout may be a tmpfs of its own (podman's,
+	// WorkdirOptions) on a container whose / is an overlay
+	fresh, err := os.MkdirTemp(dir, ".swetouch-git-")
 	if err != nil {
 		return err
 	}

@@ -144,6 +144,20 @@ func (r *Runtime) SandboxOptions() []string {
 	return append([]string{"--security-opt", "seccomp=unconfined", "--security-opt", "unmask=/proc/*"}, caps...)
 }
 
+// WorkdirOptions put the image's checkout at workdir in memory, copied
+// from the image as the container starts (podman's tmpfs copies up what
+// the image holds there, by default): the agent's sandbox hands every
+// file of it to the trial's uid (a chown each), which on the container's
+// overlay layer copies each file up whole, 6.7 s for sympy's checkout
+// against 0.05 s in memory, for a copy-up at start of about 1 s. Docker's
+// tmpfs starts empty, so there the checkout stays on the overlay.
+func (r *Runtime) WorkdirOptions(workdir string) []string {
+	if r.Name != Podman {
+		return nil
+	}
+	return []string{"--tmpfs", workdir + ":rw,exec,mode=0755"}
+}
+
 // HasImage reports whether the runtime holds the image ref.
 func (r *Runtime) HasImage(ctx context.Context, ref string) bool {
 	if r.Name == Podman {

@@ -121,6 +121,12 @@ func (t Trial) Run(ctx context.Context) (int, error) {
 // sandbox's security options, the limits, and what is mounted in.
 func (t Trial) options(name, taskCopy, out string) []string {
 	args := []string{"run", "--rm", "--name", name, "--init", "--network", "none", "--pull", "never"}
+	// swetouch's copies (the checkout's start, the verifier's copy, the
+	// sandbox's files) go to /tmp: in memory, since writing them to the
+	// container's overlay layer took 16 times as long (sympy's checkout:
+	// 9.8 s against 0.6 s) and is thrown away with the container anyway
+	args = append(args, "--tmpfs", "/tmp:rw,exec,mode=1777")
+	args = append(args, t.Runtime.WorkdirOptions(t.workdir())...)
 	args = append(args, t.Runtime.SandboxOptions()...)
 	args = append(args, "-v", t.Swetouch+":"+inBin+"/swetouch:ro", "-v", taskCopy+":"+inTask+":ro", "-v", out+":"+inOut)
 	if t.Shim != "" {
@@ -251,20 +257,13 @@ func orDiscard(w io.Writer) io.Writer {
 }
 
 // stageTask copies the task's folder (instruction, task.toml, tests,
-// solution: small) into stage, and returns the copy. A Harbor task whose
-// code lives in the image has no repo/; the copy gets an empty one,
-// which `run --in-place` replaces with the checkout's own start.
+// solution: small) into stage, and returns the copy. A task whose code
+// lives in the image stays one (no repo/): `run --in-place` inside takes
+// its starting code from the checkout.
 func stageTask(dir, stage string) (string, error) {
 	dst := filepath.Join(stage, "task")
 	if _, err := task.CopyRegular(dir, dst); err != nil {
 		return "", fmt.Errorf("copying the task %s: %w", dir, err)
-	}
-	_, e1 := os.Stat(filepath.Join(dst, "repo"))
-	_, e2 := os.Stat(filepath.Join(dst, "environment", "repo"))
-	if e1 != nil && e2 != nil {
-		if err := os.Mkdir(filepath.Join(dst, "repo"), 0o755); err != nil {
-			return "", err
-		}
 	}
 	return dst, nil
 }

@@ -53,7 +53,9 @@ func demoConversations(ctx context.Context, cfg Config) error {
 			out := filepath.Join(root, t.Name, agent)
 			fmt.Fprintf(cfg.Log, "%-12s %-12s %-8s ", t.Name, "conversation", agent)
 			conv := &run.Conversation{Opening: ct.Package.Opening,
-				User: func(ws, out string) run.Talker { return ct.User(ws, out, task.WithSandbox(cfg.Sandbox)) }}
+				User: func(rt *task.Task, ws, out string) run.Talker {
+					return ct.On(rt).User(ws, out, task.WithSandbox(cfg.Sandbox))
+				}}
 			r, err := run.Trial(ctx, run.Config{
 				Task: t, Out: out, Shim: cfg.Shim, Conversation: conv, Agent: inv,
 				Sandbox: cfg.Sandbox, Hidden: []string{cfg.Report},

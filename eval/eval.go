@@ -99,6 +99,10 @@ type Config struct {
 	// Bar draws a progress bar under the finished trials' lines, for a
 	// terminal; without it every trial is one plain line.
 	Bar bool
+	// Elsewhere, when set, runs each trial instead of this process (in
+	// its task's container): Agents then only name them, and Sandbox,
+	// Upstream and the rest are the trial's own run's business.
+	Elsewhere Elsewhere
 }
 
 // Run runs the trials not yet done (a trial with a result.json that was
@@ -303,6 +307,13 @@ func runTrial(ctx context.Context, cfg Config, a Agent, c policy.Condition, t *t
 			return nil, fmt.Errorf("--schedule fraction: no finished vanilla run in %s to take the step count from", vanilla)
 		}
 		sched.Steps = pair.Steps
+	}
+	if cfg.Elsewhere != nil {
+		s := Spec{Agent: a.Name, Condition: c, Task: t, Dir: dir}
+		if sched.Kind == "fraction" {
+			s.Steps = sched.Steps
+		}
+		return cfg.Elsewhere(ctx, s)
 	}
 	scratch, err := os.MkdirTemp("", "swetouch-trial-")
 	if err != nil {

@@ -141,7 +141,7 @@ func (tr *trial) setUp() (*result.Run, error, bool) {
 		tr.userModel = &user.Chat{URL: chat.URL, Model: chat.Model, Key: chat.Key, Client: chat.Client, Record: tape}
 	}
 	if cfg.Conversation != nil {
-		tr.talk = cfg.Conversation.User(ws, cfg.Out)
+		tr.talk = cfg.Conversation.User(cfg.Task, ws, cfg.Out)
 		tr.later(func() { tr.talk.Close() })
 	}
 	owned := append(cfg.Scratch[:len(cfg.Scratch):len(cfg.Scratch)], made...)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/swetouch/swetouch/agents"
 	"github.com/swetouch/swetouch/session"
+	"github.com/swetouch/swetouch/task"
 
 	"github.com/swetouch/swetouch/event"
 	"github.com/swetouch/swetouch/result"
@@ -25,8 +26,11 @@ import (
 type Conversation struct {
 	// User makes the conversation's user for the run's workspace, which
 	// its tests run on; out is the run's folder, where the calls of the
-	// models it uses are recorded.
-	User func(workspace, out string) Talker
+	// models it uses are recorded. t is the run's task, whose Repo is the
+	// starting code the tests are checked against: for an in-place run
+	// (a task whose code lives in its image), the copy of the checkout's
+	// start the run took, which the task as loaded does not have.
+	User func(t *task.Task, workspace, out string) Talker
 	// Opening is the first turn's prompt, in place of the task's
 	// instruction: the same for every agent.
 	Opening string

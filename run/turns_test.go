@@ -46,7 +46,7 @@ func TestNoSessionToResume(t *testing.T) {
 			Session: func([]byte) string { return "" },
 			Reply:   func(sofar string, _ []byte) string { return sofar },
 			Resume:  func(argv []string, _ string) []string { return argv }}},
-		Conversation: &run.Conversation{Opening: "hi", User: func(string, string) run.Talker { return talk }},
+		Conversation: &run.Conversation{Opening: "hi", User: func(*task.Task, string, string) run.Talker { return talk }},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -20,6 +20,13 @@ func Environment(dir string) (image, workdir string, err error) {
 	if err != nil {
 		return "", "", err
 	}
+	return environmentOf(kv, p)
+}
+
+// environmentOf reads [environment] from task.toml's keys (p is its
+// path, for the error): the one reader of it, for Environment and for
+// loading a Harbor task.
+func environmentOf(kv map[string]string, p string) (image, workdir string, err error) {
 	image, workdir = kv["environment.docker_image"], kv["environment.workdir"]
 	if workdir != "" && (!path.IsAbs(workdir) || path.Clean(workdir) != workdir || workdir == "/") {
 		return "", "", fmt.Errorf("%s: field environment.workdir: want a clean absolute path other than /, got %q", p, workdir)

@@ -94,7 +94,9 @@ func loadHarbor(dir string) (*Task, error) {
 		if v, ok := kv["task.name"]; ok {
 			t.Name = v
 		}
-		t.Image, t.Workdir = kv["environment.docker_image"], kv["environment.workdir"]
+		if t.Image, t.Workdir, err = environmentOf(kv, filepath.Join(dir, "task.toml")); err != nil {
+			return nil, err
+		}
 		if v, ok := kv["verifier.runner"]; ok {
 			if err := checkRunner(v); err != nil {
 				return nil, fmt.Errorf("%s: field verifier.runner: %v", filepath.Join(dir, "task.toml"), err)

@@ -30,7 +30,7 @@ func conversationFor(t *task.Task, m *conversation.Model, models conversation.Mo
 	}
 	ct.Models = models
 	conv := &run.Conversation{Opening: ct.Package.Opening,
-		User: func(ws, out string) run.Talker { return ct.User(ws, out, task.WithSandbox(sb)) }}
+		User: func(rt *task.Task, ws, out string) run.Talker { return ct.On(rt).User(ws, out, task.WithSandbox(sb)) }}
 	if a != nil && a.Bin != "" && a.Turns == nil && a.TurnsFor == nil {
 		// a real agent that neither resumes its own way nor speaks the
 		// line protocol

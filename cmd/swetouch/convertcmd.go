@@ -36,10 +36,13 @@ func convertCmd() *cobra.Command {
 		Short: "Turn a single-turn task (and its SWE-Touch record) into a multi-turn one: a Harbor task with conversation.json",
 		Long: "Runs the task's tests on its code and with its solution (test.sh must write per-test results:\n" +
 			"docs/conversation.md): the tests that fail, then pass, are the acceptance tests, those that pass\n" +
-			"on both the regression tests. The opening names only where the trouble is; the pool is the\n" +
-			"issue's own sentences, a symptom per failing test, and the record's mistaken belief as the\n" +
-			"wrong cause. --out gets the task (instruction.md, task.toml, repo/, tests/, solution/), its\n" +
-			"conversation.json and, with --records, the record, so the user both talks and touches the code.",
+			"on both the regression tests. A SWE-bench task whose code lives in its image (swetouch tasks\n" +
+			"swebench) is not run: its FAIL_TO_PASS and PASS_TO_PASS are the two, and the new task stays in\n" +
+			"the image (each turn judged on test.sh's per-test results in the trial's container). The opening\n" +
+			"names only where the trouble is; the pool is the issue's own sentences, a symptom per failing\n" +
+			"test, and the record's mistaken belief as the wrong cause. --out gets the task (instruction.md,\n" +
+			"task.toml, repo/ unless the code is the image's, tests/, solution/), its conversation.json and,\n" +
+			"with --records, the record, so the user both talks and touches the code.",
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			o.seedSet = c.Flags().Changed("seed")
@@ -88,6 +91,29 @@ func (o *convertOptions) run(ctx context.Context, stdout, stderr io.Writer) erro
 		}
 		src.MistakenBelief = mistakenBelief(rec)
 	}
+	if t.CodeInImage() {
+		if src.Acceptance, src.Regression, err = listedSplit(t); err != nil {
+			return err
+		}
+	} else if err := o.splitHere(t, &src); err != nil {
+		return err
+	}
+	pkg, err := conversation.Convert(src)
+	if err != nil {
+		return badInput("%v", err)
+	}
+	if err := writeConverted(o.out, t, pkg, rec); err != nil {
+		os.RemoveAll(o.out) // nothing half-done
+		return err
+	}
+	fmt.Fprintf(stderr, "swetouch convert: %s: %d acceptance and %d regression tests, %d pool items; %s\n",
+		t.Name, len(src.Acceptance), len(src.Regression), len(pkg.Pool), filepath.Join(o.out, conversation.File))
+	return nil
+}
+
+// splitHere tells the acceptance tests from the regression tests by
+// running the task's tests here on its code, then with its solution.
+func (o *convertOptions) splitHere(t *task.Task, src *conversation.Source) error {
 	sb, err := sandboxFlag(o.noSandbox)
 	if err != nil {
 		return err
@@ -101,16 +127,6 @@ func (o *convertOptions) run(ctx context.Context, stdout, stderr io.Writer) erro
 		return err
 	}
 	src.Acceptance, src.Regression = conversation.SplitTests(base, solved)
-	pkg, err := conversation.Convert(src)
-	if err != nil {
-		return badInput("%v", err)
-	}
-	if err := writeConverted(o.out, t, pkg, rec); err != nil {
-		os.RemoveAll(o.out) // nothing half-done
-		return err
-	}
-	fmt.Fprintf(stderr, "swetouch convert: %s: %d acceptance and %d regression tests, %d pool items; %s\n",
-		t.Name, len(src.Acceptance), len(src.Regression), len(pkg.Pool), filepath.Join(o.out, conversation.File))
 	return nil
 }
 
@@ -152,23 +168,31 @@ func mistakenBelief(rec *task.Record) string {
 // writeConverted writes the multi-turn task: the task's files in Harbor's
 // layout, its conversation.json, and its record.
 func writeConverted(out string, t *task.Task, pkg *conversation.Package, rec *task.Record) error {
-	for _, d := range []string{"repo", "tests", "solution"} {
+	for _, d := range []string{"tests", "solution"} {
 		if err := os.MkdirAll(filepath.Join(out, d), 0o755); err != nil {
 			return err
 		}
 	}
-	if _, err := task.CopyRegular(t.Repo, filepath.Join(out, "repo")); err != nil {
-		return err
+	if t.Repo != "" { // else the code lives in the image, as it did
+		if _, err := task.CopyRegular(t.Repo, filepath.Join(out, "repo")); err != nil {
+			return err
+		}
 	}
 	if _, err := task.CopyRegular(t.Tests, filepath.Join(out, "tests")); err != nil {
 		return err
+	}
+	if dir := filepath.Dir(t.Solution); filepath.Base(dir) == "solution" {
+		// what solve.sh reads beside it goes too (a SWE-bench task's
+		// patch.diff)
+		if _, err := task.CopyRegular(dir, filepath.Join(out, "solution")); err != nil {
+			return err
+		}
 	}
 	sol, err := os.ReadFile(t.Solution)
 	if err != nil {
 		return err
 	}
-	toml := fmt.Sprintf("version = \"1.0\"\n\n[metadata]\nname = %q\n\n[verifier]\ntimeout_sec = %d\n", t.Name, int(t.Timeout.Seconds()))
-	files := map[string][]byte{"solution/solve.sh": sol, "instruction.md": []byte(t.Instruction), "task.toml": []byte(toml)}
+	files := map[string][]byte{"solution/solve.sh": sol, "instruction.md": []byte(t.Instruction), "task.toml": []byte(convertedTOML(t))}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)

@@ -32,6 +32,8 @@ import (
 type evalOptions struct {
 	tasksDir, records, conditions, out, plans, modelURL, modelName string
 	emit, image, swetouchImage, pvc, namespace                     string
+	runtime                                                        string // --runtime: each trial in its task's container
+	retrySet                                                       bool   // --retry-null given
 	podSecurity, agentImage                                        string
 	runFlags                                                       []string // run's flags given to eval, for the emitted jobs
 	stepLimit                                                      int
@@ -68,6 +70,7 @@ func evalCmd() *cobra.Command {
 		RunE: func(c *cobra.Command, args []string) error {
 			o.stepsSet = c.Flags().Changed("steps")
 			o.stepLimitSet = c.Flags().Changed("step-limit")
+			o.retrySet = c.Flags().Changed("retry-null")
 			o.runFlags = runFlagsOf(c)
 			return o.run(context.Background(), c.OutOrStdout(), c.ErrOrStderr())
 		},
@@ -107,8 +110,9 @@ func (o *evalOptions) bind(c *cobra.Command) {
 	o.budget = budgetFlag(c)
 	c.Flags().BoolVar(&o.noSandbox, "no-sandbox", false, "run agents and tests without isolation (results say so)")
 	stepLimitFlag(c, &o.stepLimit)
+	c.Flags().StringVar(&o.runtime, "runtime", "", "podman or docker: each trial runs whole in a container of its task's image (--image, else task.toml's [environment] docker_image), as run --runtime runs one; a trial whose container never ran is null, not run again (docs/containers.md)")
 	c.Flags().StringVar(&o.emit, "emit", "", "write a job per trial for an orchestrator instead of running: k8s")
-	c.Flags().StringVar(&o.image, "image", "", "with --emit: the trial's container image: {task} is the task's name, {instance_id} the name as SWE-bench's images spell it (lower case, __ as _1776_: swebench/sweb.eval.x86_64.{instance_id}:latest)")
+	c.Flags().StringVar(&o.image, "image", "", "with --emit or --runtime: the trial's container image: {task} is the task's name, {instance_id} the name as SWE-bench's images spell it (lower case, __ as _1776_: swebench/sweb.eval.x86_64.{instance_id}:latest)")
 	c.Flags().StringVar(&o.podSecurity, "pod-security", eval.PodPrivileged, "with --emit: what the trial's container gets for bwrap: privileged, or userns (hostUsers: false with an unmasked /proc; containerd 2 or CRI-O); docs/scale.md")
 	c.Flags().StringVar(&o.agentImage, "agent-image", "", "with --emit: an image holding the agent's install at /agent (and cp), copied into each trial's pod at "+eval.EmitAgentDir+", its bin/ on the PATH")
 	c.Flags().StringVar(&o.swetouchImage, "swetouch-image", "", "with --emit: an image holding the static swetouch binary at /swetouch")
@@ -120,6 +124,9 @@ func (o *evalOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	cfg := &eval.Config{Runs: o.runs, Concurrency: o.concurrency, RetryNull: o.retryNull, Out: o.out, Progress: stderr, Bar: isTerminal(stderr)}
 	if err := o.trials(cfg); err != nil {
 		return err
+	}
+	if o.runtime != "" {
+		return o.runInContainers(ctx, cfg, stderr)
 	}
 	if err := o.users(cfg); err != nil {
 		return err

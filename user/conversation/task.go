@@ -88,7 +88,8 @@ func LoadTask(t *task.Task, m *Model, opts ...LoadOption) (*Task, error) {
 // does not load yet, a verifier that cannot run here): then the ids
 // cannot be checked, and the run says what its tests do.
 func ListTests(ctx context.Context, t *task.Task, opts ...task.VerifyOption) []string {
-	if _, err := os.Stat(filepath.Join(t.Dir, File)); err != nil {
+	if _, err := os.Stat(filepath.Join(t.Dir, File)); err != nil || t.Repo == "" {
+		// no package, or code that lives in the task's image, not here
 		return nil
 	}
 	v := task.Verify(ctx, t, t.Repo, append(opts, task.WithTests())...)
@@ -96,6 +97,15 @@ func ListTests(ctx context.Context, t *task.Task, opts ...task.VerifyOption) []s
 		return nil
 	}
 	return slices.Sorted(maps.Keys(v.Tests))
+}
+
+// On is the conversation on t, the run's own copy of the task (an
+// in-place run's, whose Repo is the checkout's start as the run found
+// it): its tests are checked against that start.
+func (ct *Task) On(t *task.Task) *Task {
+	c := *ct
+	c.Task = t
+	return &c
 }
 
 // chain is the package's persona chain: its own, else drawn from its
