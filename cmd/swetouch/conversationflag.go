@@ -1,9 +1,6 @@
 package main
 
 import (
-	"context"
-	"slices"
-
 	"github.com/swetouch/swetouch/run"
 
 	"github.com/spf13/cobra"
@@ -37,15 +34,6 @@ func conversationFor(t *task.Task, m *conversation.Model, models conversation.Mo
 		return nil, badInput("--agent %s: swetouch cannot resume its session yet, so it cannot hold a conversation (%s)", a.Name, t.Dir)
 	}
 	return conv, nil
-}
-
-// listedIDs checks a multi-turn task's test ids against the tests its
-// test.sh lists on the task's own code, run in sb as the verifier runs
-// them (docs/conversation.md): a typo'd id exits 2 naming the field
-// before any agent runs, rather than failing every turn.
-func listedIDs(t *task.Task, sb sandbox.Setup, verify []task.VerifyOption) conversation.LoadOption {
-	opts := append(slices.Clone(verify), task.WithSandbox(sb))
-	return conversation.WithTestIDs(conversation.ListTests(context.Background(), t, opts...))
 }
 
 // personasModel is the --personas model (nil: none given).

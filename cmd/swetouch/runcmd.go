@@ -287,7 +287,7 @@ func (o *runOptions) isolation(cfg *run.Config, preset bool) error {
 }
 
 // conversation sets a multi-turn task's conversation: its personas, its
-// judge and reviewer, its tests listed.
+// judge and reviewer, its admission (UserSWE U5).
 func (o *runOptions) conversation(cfg *run.Config, preset *agents.Agent) error {
 	m, err := personasModel(o.personas)
 	if err != nil {
@@ -298,7 +298,10 @@ func (o *runOptions) conversation(cfg *run.Config, preset *agents.Agent) error {
 		return err
 	}
 	t := cfg.Task
-	if cfg.Conversation, err = conversationFor(t, m, models, preset, cfg.Sandbox, listedIDs(t, cfg.Sandbox, cfg.Verify)); err != nil {
+	if cfg.Conversation, err = conversationFor(t, m, models, preset, cfg.Sandbox); err != nil {
+		return err
+	}
+	if err := admitted(cfg.Conversation != nil, t, cfg.Sandbox, cfg.Verify); err != nil {
 		return err
 	}
 	if m != nil && cfg.Conversation == nil {
