@@ -122,6 +122,17 @@ type Conversation struct {
 	// Models are what the user's own models cost, by role (phrase, judge,
 	// reviewer): apart from the agent's.
 	Models map[string]UserModelUsage `json:"models,omitempty"`
+	// Roles are the judge's and the reviewer's models on this task, and
+	// whether the pair swapped places here (UserSWE swaps them between
+	// tasks); nil without a judge.
+	Roles *Roles `json:"roles,omitempty"`
+}
+
+// Roles are a conversation's judge and reviewer, by model name.
+type Roles struct {
+	Judge    string `json:"judge"`
+	Reviewer string `json:"reviewer"`
+	Swapped  bool   `json:"swapped"`
 }
 
 // Turn is one turn of a conversation: what the user said to open it (and

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/swetouch/swetouch/result"
 	"github.com/swetouch/swetouch/task"
 	"github.com/swetouch/swetouch/user"
 )
@@ -39,6 +40,10 @@ type Models struct {
 	// evidence; Review accepts or rewrites it, and is the third gate of
 	// an equivalent pass. The tests are always the primary evidence.
 	Judge, Review user.Writer
+	// SwapRoles has the judge and the reviewer change places between
+	// tasks (ForTask; UserSWE's rule); Swapped says they did for this
+	// task.
+	SwapRoles, Swapped bool
 }
 
 // Role files: where each model's calls go in a run folder.
@@ -131,7 +136,18 @@ func (ct *Task) User(workspace, out string, opts ...task.VerifyOption) *User {
 	}
 	u := NewUser(ct.Package, ct.Chain, TaskTester(ct.Package, ct.Task, workspace, opts...), uo...)
 	u.tapes, u.roles = tapes, roles
+	if ct.Models.Judge != nil && ct.Models.Review != nil {
+		u.pair = &result.Roles{Judge: modelName(ct.Models.Judge), Reviewer: modelName(ct.Models.Review), Swapped: ct.Models.Swapped}
+	}
 	return u
+}
+
+// modelName is the model a Writer calls, as configured ("" for a tape).
+func modelName(w user.Writer) string {
+	if c, ok := w.(*user.Chat); ok {
+		return c.Model
+	}
+	return ""
 }
 
 // recorded is w recording its calls in out/name (a user.Chat that does

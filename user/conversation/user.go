@@ -43,6 +43,7 @@ type User struct {
 	phrase   user.Writer // nil: the offline renderer
 	tapes    []*os.File
 	roles    map[string]user.Writer // the models by role, for their cost
+	pair     *result.Roles          // the judge's and reviewer's models
 }
 
 // Close ends the recordings of the models' calls.
@@ -232,7 +233,7 @@ func (u *User) Failed() error { return u.failed }
 
 // Result is the conversation as result.json keeps it.
 func (u *User) Result() *result.Conversation {
-	c := &result.Conversation{PersonaChain: u.Chain(), Budget: u.pkg.Budget, Turns: u.Turns(), ResolvedTurn: u.solved, WeightedTurns: u.WeightedTurns()}
+	c := &result.Conversation{PersonaChain: u.Chain(), Budget: u.pkg.Budget, Turns: u.Turns(), ResolvedTurn: u.solved, WeightedTurns: u.WeightedTurns(), Roles: u.pair}
 	for role, w := range u.roles {
 		if m, ok := w.(user.Metered); ok {
 			if c.Models == nil {
