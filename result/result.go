@@ -166,6 +166,11 @@ type Turn struct {
 	// Counter-Edits); the next turn's message says so.
 	UserEdits   []string `json:"user_edits,omitempty"`
 	FallbackWhy string   `json:"fallback_why,omitempty"`
+	// MessageReview is the reviewer's word on a model-phrased
+	// UserMessage against the pool and the persona (UserSWE U11):
+	// accepted, rejected or failed (either sends the offline text); ""
+	// when nothing was reviewed.
+	MessageReview string `json:"message_review,omitempty"`
 	// Judge is the judge's decision on the turn and the reviewer's word
 	// on it (nil: tests-only).
 	Judge *Judgement `json:"judge,omitempty"`
@@ -184,6 +189,10 @@ type Judgement struct {
 	// judge_failed or reviewer_failed (the tests-only verdict, flagged).
 	Status string `json:"status"`
 	Why    string `json:"why,omitempty"`
+	// GuidanceUsed says the reviewed guidance chose what the user said
+	// next, where the tests were silent (no unsaid symptom of a failing
+	// test: the boundaries and edge cases).
+	GuidanceUsed bool `json:"guidance_used,omitempty"`
 }
 
 // Equivalence is one equivalent-pass request and its gates, in order:

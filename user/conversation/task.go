@@ -126,7 +126,7 @@ func (ct *Task) User(workspace, out string, opts ...task.VerifyOption) *User {
 	}
 	if w := ct.Models.Review; w != nil {
 		review := record(w, ReviewLog)
-		uo = append(uo, WithReviewer(ModelReviewer{Writer: review}))
+		uo = append(uo, WithReviewer(ModelReviewer{Writer: review}), WithMessageReview(review))
 		if j := ct.Models.Judge; j != nil {
 			uo = append(uo, WithJudge(record(j, JudgeLog), review))
 		}
