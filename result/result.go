@@ -171,6 +171,10 @@ type Turn struct {
 	// accepted, rejected or failed (either sends the offline text); ""
 	// when nothing was reviewed.
 	MessageReview string `json:"message_review,omitempty"`
+	// Terminal is the evaluation's material the agent reached for in
+	// the turn: under UserSWE's rule (U14) its use ends the session
+	// there, the turn's verdict "terminated", never resolved.
+	Terminal []string `json:"terminal,omitempty"`
 	// Judge is the judge's decision on the turn and the reviewer's word
 	// on it (nil: tests-only).
 	Judge *Judgement `json:"judge,omitempty"`

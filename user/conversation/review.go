@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/swetouch/swetouch/audit"
 	"github.com/swetouch/swetouch/user"
 )
 
@@ -79,4 +80,20 @@ func (r *Release) guided(phase, guidance string) (Item, bool) {
 		}
 	}
 	return best, bestHits > 0
+}
+
+// evaluation is what the agent must not use (audit.Evaluation) and
+// where it works.
+type evaluation struct {
+	audit.Evaluation
+	ws string
+}
+
+// WithEvaluation ends the conversation at the turn in which the agent
+// reaches for the evaluation's material (e; its workspace ws), as the
+// audit's evaluation_files flag finds it: UserSWE's rule that using
+// protected task material is terminal (U14). The turn's verdict is
+// "terminated", and the task is not resolved in it.
+func WithEvaluation(e audit.Evaluation, ws string) Option {
+	return func(u *User) { u.eval = &evaluation{Evaluation: e, ws: ws} }
 }

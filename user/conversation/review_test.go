@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/swetouch/swetouch/audit"
+	"github.com/swetouch/swetouch/event"
 	"github.com/swetouch/swetouch/user"
 	"github.com/swetouch/swetouch/user/conversation"
 )
@@ -86,5 +88,38 @@ func TestGuidance(t *testing.T) {
 	u.TurnEnd(user.Events(nil))
 	if turns := u.Turns(); turns[0].Judge.GuidanceUsed || turns[1].Items[0] != "s1" {
 		t.Errorf("the tests spoke, yet: %+v items %v", turns[0].Judge, turns[1].Items)
+	}
+}
+
+// TestTerminal (U14): the turn in which the agent reaches for the
+// evaluation's material (a hidden test's name in its command) ends the
+// conversation there, terminated and never resolved, though the tests
+// would pass; the turn before it counts as it was.
+func TestTerminal(t *testing.T) {
+	pkg := cascade(t, "")
+	passing := func(context.Context) (map[string]string, error) {
+		return map[string]string{"test_percent": "pass", "test_range": "pass", "test_bulk": "pass", "test_total": "pass"}, nil
+	}
+	ws := t.TempDir()
+	u := conversation.NewUser(pkg, []string{"precise/none"}, passing,
+		conversation.WithEvaluation(audit.Evaluation{Paths: []string{"/tasks/discount"}, Names: []string{"test_hidden.py"}}, ws))
+	evs := []event.Event{{Kind: event.Run, Actor: event.Agent, Command: "ls"}, {Kind: event.Message, Actor: event.Agent, Text: "Looking."}}
+	if act := u.TurnEnd(user.Events(evs)); act == nil || act.End {
+		t.Fatalf("turn 1 ended the conversation: %+v", act)
+	}
+	evs = append(evs, event.Event{Kind: event.Read, Actor: event.Agent, Command: "cat ../tests/test_hidden.py"})
+	if act := u.TurnEnd(user.Events(evs)); act == nil || !act.End {
+		t.Fatalf("turn 2 did not end the conversation: %+v", act)
+	}
+	turns := u.Turns()
+	if len(turns) != 2 || turns[1].Verdict != "terminated" || len(turns[1].Terminal) != 1 || turns[1].Terminal[0] != "test_hidden.py" || u.ResolvedTurn() != nil {
+		t.Errorf("turns %+v, resolved at %v", turns, u.ResolvedTurn())
+	}
+	// a path under the task's folder, in a command, is the same
+	u = conversation.NewUser(pkg, []string{"precise/none"}, passing,
+		conversation.WithEvaluation(audit.Evaluation{Paths: []string{"/tasks/discount"}}, ws))
+	u.TurnEnd(user.Events([]event.Event{{Kind: event.Read, Actor: event.Agent, Command: "cat /tasks/discount/solution/solve.sh"}}))
+	if turns := u.Turns(); turns[0].Verdict != "terminated" || u.ResolvedTurn() != nil {
+		t.Errorf("the solution read: %+v", turns)
 	}
 }

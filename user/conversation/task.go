@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/swetouch/swetouch/audit"
 	"github.com/swetouch/swetouch/result"
 	"github.com/swetouch/swetouch/task"
 	"github.com/swetouch/swetouch/user"
@@ -134,12 +135,35 @@ func (ct *Task) User(workspace, out string, opts ...task.VerifyOption) *User {
 	if w := ct.Models.Phrase; w != nil {
 		uo = append(uo, WithPhrasing(record(w, PhraseLog)))
 	}
+	if t := ct.Task; t != nil {
+		uo = append(uo, WithEvaluation(evaluationOf(t, out), workspace))
+	}
 	u := NewUser(ct.Package, ct.Chain, TaskTester(ct.Package, ct.Task, workspace, opts...), uo...)
 	u.tapes, u.roles = tapes, roles
 	if ct.Models.Judge != nil && ct.Models.Review != nil {
 		u.pair = &result.Roles{Judge: modelName(ct.Models.Judge), Reviewer: modelName(ct.Models.Review), Swapped: ct.Models.Swapped}
 	}
 	return u
+}
+
+// evaluationOf is what an agent on t must not use: the task's folder,
+// its tests and solution, the run's folder out, and the names of the
+// files only they hold.
+func evaluationOf(t *task.Task, out string) audit.Evaluation {
+	sol := ""
+	if t.Solution != "" {
+		sol = filepath.Dir(t.Solution)
+	}
+	e := audit.Evaluation{Names: audit.EvaluationNames(t.Repo, t.Tests, sol)}
+	for _, p := range []string{t.Dir, t.Tests, sol, out} {
+		if p == "" {
+			continue
+		}
+		if abs, err := filepath.Abs(p); err == nil {
+			e.Paths = append(e.Paths, abs)
+		}
+	}
+	return e
 }
 
 // modelName is the model a Writer calls, as configured ("" for a tape).

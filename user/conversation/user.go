@@ -48,6 +48,9 @@ type User struct {
 	// agreed with the tests ("" else)
 	guidance  string
 	msgReview user.Writer // the reviewer of model-phrased messages
+	// eval is what the agent must not use, and its workspace: reaching
+	// for it ends the conversation (nil: not watched)
+	eval *evaluation
 }
 
 // Close ends the recordings of the models' calls.
@@ -122,8 +125,18 @@ func (u *User) TurnEnd(h user.History) *user.Act {
 			}
 		}
 	}
+	if u.eval != nil {
+		rec.Terminal = u.eval.Reached(evs[min(u.seen, len(evs)):], u.eval.ws)
+	}
 	u.seen = len(evs)
 	u.turn++
+	if len(rec.Terminal) > 0 {
+		// UserSWE's rule: using protected task material is terminal;
+		// no test runs, and nothing it did counts
+		rec.Verdict = "terminated"
+		u.turns = append(u.turns, rec)
+		return &user.Act{End: true}
+	}
 	ctx := context.Background()
 	results, err := u.tests(ctx)
 	rec.Tests = results
