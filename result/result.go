@@ -280,6 +280,13 @@ func (r *Run) TurnVerdictDisagrees() bool {
 	return r.Conversation != nil && r.Resolved != nil && *r.Resolved != (r.ResolvedTurn != nil)
 }
 
+// Terminated reports whether the conversation ended at a turn in which
+// the agent used the evaluation's material (UserSWE's terminal rule): a
+// failure, whatever the final verifier says.
+func (c *Conversation) Terminated() bool {
+	return c != nil && len(c.Turns) > 0 && c.Turns[len(c.Turns)-1].Verdict == "terminated"
+}
+
 // ShowResolved is a verdict as result.json writes it: true, false or
 // null (no verdict).
 func ShowResolved(b *bool) string {

@@ -44,12 +44,13 @@ func scoreCmd() *cobra.Command {
 					Summary     []score.Row        `json:"summary"`
 					Ranks       []score.RankChange `json:"rank_changes"`
 					Turns       []score.TurnRow    `json:"conversations"`
+					UserSWE     []score.UserSWERow `json:"userswe"`
 					BudgetRanks []score.BudgetRank `json:"ranks_by_budget"`
 					Comparisons []score.Comparison `json:"comparisons"`
 					Costs       []score.CostRow    `json:"costs"`
 					Audit       score.AuditSummary `json:"audit"`
 					Infra       []score.InfraError `json:"infrastructure_errors"`
-				}{sc, rep.Summary, rep.Ranks, turns, score.BudgetRanks(turns), cmp, score.Costs(trials), score.Audits(trials), score.InfraErrors(trials)}, "", "  ")
+				}{sc, rep.Summary, rep.Ranks, turns, score.UserSWERows(trials), score.BudgetRanks(turns), cmp, score.Costs(trials), score.Audits(trials), score.InfraErrors(trials)}, "", "  ")
 				fmt.Fprintln(w, string(b))
 			case asCSV && trialsToo:
 				return rep.WriteTrialsCSV(w)
@@ -109,6 +110,8 @@ func writeScores(w io.Writer, rep *report.Report, turns []score.TurnRow, cmp []s
 		next()
 		score.WriteTurnTable(w, turns)
 		score.WriteBudgetRanks(w, score.BudgetRanks(turns))
+		next()
+		score.WriteUserSWE(w, score.UserSWERows(trials))
 	}
 	if len(cmp) > 0 {
 		next()
