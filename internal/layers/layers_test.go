@@ -71,6 +71,7 @@ var allowed = map[string][]string{
 	"report":   join(utils, vocab, []string{"stats", "score"}),
 	"eval":     join(utils, vocab, leaves, []string{"agents", "user", "run"}),
 	"author":   join(utils, vocab, leaves, []string{"agents", "run"}),
+	"cascade":  join(utils, vocab, leaves),
 	"examples": nil,
 	"demo":     join(utils, vocab, leaves, []string{"examples", "agents", "agents/...", "user", "user/conversation", "run", "score", "report"}),
 	// tests' support: never imported by the runtime
