@@ -87,7 +87,11 @@ func (tr *trial) begin(ctx context.Context) (*result.Run, error, bool) {
 	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
 		return nil, err, true
 	}
-	res := &result.Run{Task: cfg.Task.Name, Condition: string(policy.Vanilla), Agent: cfg.Agent.Argv, AgentName: cfg.Agent.Name, Interventions: []event.Attempt{}, Sandbox: sandbox.None}
+	cond := policy.Vanilla
+	if cfg.Condition == policy.ClearCorrect {
+		cond = cfg.Condition // UserSWE's ablation needs no record to be itself
+	}
+	res := &result.Run{Task: cfg.Task.Name, Condition: string(cond), Agent: cfg.Agent.Argv, AgentName: cfg.Agent.Name, Interventions: []event.Attempt{}, Sandbox: sandbox.None}
 	tr.res = res
 	if cfg.Sandbox.Runner != nil {
 		if err := cfg.Sandbox.Runner.Check(); err != nil {

@@ -237,6 +237,10 @@ func (o *evalOptions) users(cfg *eval.Config) error {
 	cfg.Conversation = func(t *task.Task) (*run.Conversation, error) {
 		return conversationFor(t, o.personaModel, o.models, nil, cfg.Sandbox)
 	}
+	// UserSWE's ablation: the same user, clear and correct every turn
+	cfg.ClearCorrect = func(t *task.Task) (*run.Conversation, error) {
+		return conversationFor(t, o.personaModel, o.models, nil, cfg.Sandbox, conversation.WithPersona(conversation.ClearCorrectPersona))
+	}
 	return nil
 }
 

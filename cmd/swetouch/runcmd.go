@@ -298,8 +298,15 @@ func (o *runOptions) conversation(cfg *run.Config, preset *agents.Agent) error {
 		return err
 	}
 	t := cfg.Task
-	if cfg.Conversation, err = conversationFor(t, m, models, preset, cfg.Sandbox); err != nil {
+	var fixed []conversation.LoadOption
+	if cfg.Condition == policy.ClearCorrect {
+		fixed = append(fixed, conversation.WithPersona(conversation.ClearCorrectPersona))
+	}
+	if cfg.Conversation, err = conversationFor(t, m, models, preset, cfg.Sandbox, fixed...); err != nil {
 		return err
+	}
+	if cfg.Conversation == nil && cfg.Condition == policy.ClearCorrect {
+		return badInput("--condition clear-correct: %s is a single-turn task, with no conversation's user to make clear", t.Dir)
 	}
 	if err := admitted(cfg.Conversation != nil, t, cfg.Sandbox, cfg.Verify); err != nil {
 		return err

@@ -57,7 +57,18 @@ const (
 // LoadOption configures LoadTask.
 type LoadOption func(*loading)
 
-type loading struct{ tests []string }
+type loading struct {
+	tests []string
+	fixed string // the persona of every turn ("": the package's chain)
+}
+
+// ClearCorrectPersona is the user of UserSWE's clear-and-correct
+// ablation (U17): precise, with the correct cause, every turn.
+const ClearCorrectPersona = "precise/correct"
+
+// WithPersona fixes the chain at persona for every turn, in place of the
+// package's (the clear-and-correct ablation: ClearCorrectPersona).
+func WithPersona(persona string) LoadOption { return func(l *loading) { l.fixed = persona } }
 
 // WithTestIDs checks every test id the package names against ids, the
 // tests the task's own test.sh lists (ListTests; nil: not checked): an
@@ -84,7 +95,14 @@ func LoadTask(t *task.Task, m *Model, opts ...LoadOption) (*Task, error) {
 	if m == nil {
 		m = DefaultModel()
 	}
-	return &Task{Task: t, Package: p, Chain: p.chain(m)}, nil
+	chain := p.chain(m)
+	if l.fixed != "" {
+		if _, err := ParsePersona(l.fixed); err != nil {
+			return nil, err
+		}
+		chain = slices.Repeat([]string{l.fixed}, p.Budget)
+	}
+	return &Task{Task: t, Package: p, Chain: chain}, nil
 }
 
 // ListTests are the test ids t's test.sh reports when asked for every
