@@ -46,6 +46,7 @@ var allowed = map[string][]string{
 	"policy":                   join(utils, vocab, []string{"patch", "task"}),
 	"audit":                    join(utils, vocab, []string{"patch"}),
 	"audit/internal/stdlibgen": nil,
+	"audit/rubric":             join(utils, vocab, leaves, []string{"user"}),
 	// the User seam and its kinds
 	"user":              join(utils, vocab, leaves),
 	"user/conversation": join(utils, vocab, leaves, []string{"user"}),
