@@ -87,11 +87,7 @@ func (tr *trial) begin(ctx context.Context) (*result.Run, error, bool) {
 	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
 		return nil, err, true
 	}
-	cond := policy.Vanilla
-	if cfg.Condition == policy.ClearCorrect {
-		cond = cfg.Condition // UserSWE's ablation needs no record to be itself
-	}
-	res := &result.Run{Task: cfg.Task.Name, Condition: string(cond), Agent: cfg.Agent.Argv, AgentName: cfg.Agent.Name, Interventions: []event.Attempt{}, Sandbox: sandbox.None}
+	res := &result.Run{Task: cfg.Task.Name, Condition: orString(recordless(*cfg), string(policy.Vanilla)), Agent: cfg.Agent.Argv, AgentName: cfg.Agent.Name, Interventions: []event.Attempt{}, Sandbox: sandbox.None}
 	tr.res = res
 	if cfg.Sandbox.Runner != nil {
 		if err := cfg.Sandbox.Runner.Check(); err != nil {
@@ -155,7 +151,7 @@ func (tr *trial) setUp() (*result.Run, error, bool) {
 	}
 	host, err := StartHost(HostConfig{RequireToken: cfg.Sandbox.Runner != nil, SelfCheck: selfCheck, Root: ws, Baseline: base, Shim: cfg.Shim, Clock: cfg.Clock, Owned: owned, Own: cfg.Agent.Own, OnEvent: cfg.OnEvent,
 		Users:      userKinds(cfg.Record, user.Options{Condition: cfg.Condition, Match: cfg.Match, Schedule: cfg.Schedule}, tr.userModel, cfg.Task.Instruction, tr.talk),
-		Trajectory: f, Header: trajectory.Header{Task: cfg.Task.Name, Agent: strings.Join(cfg.Agent.Argv, " "), Source: "swetouch run", Root: ws}})
+		Trajectory: f, Header: trajectory.Header{Task: cfg.Task.Name, Agent: strings.Join(cfg.Agent.Argv, " "), Source: "swetouch run", Root: ws, Condition: recordless(cfg)}})
 	if err != nil {
 		return res, setupFailed(cfg.Out, res, tr.start, fmt.Errorf("the session hub: %w", err)), true
 	}
@@ -405,4 +401,14 @@ const maxKept = 64 << 20
 func endedBySwetouch(ctx context.Context) bool {
 	c := context.Cause(ctx)
 	return errors.Is(c, errAgentTimeout) || errors.Is(c, errStepLimit)
+}
+
+// recordless is the condition a run holds without a record's user ("":
+// vanilla's, or the record's user's): UserSWE's clear-correct ablation
+// needs no record to be itself.
+func recordless(cfg Config) string {
+	if cfg.Condition == policy.ClearCorrect {
+		return string(cfg.Condition)
+	}
+	return ""
 }

@@ -2,11 +2,14 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 
@@ -127,6 +130,8 @@ func admit(ctx context.Context, cache conversation.Cache, ct *conversation.Task,
 	if sb.Runner == nil {
 		how = "unsandboxed"
 	}
+	// an answer of another build of swetouch is not this one's
+	how += " " + selfDigest()
 	opts := append(slices.Clone(verify), task.WithSandbox(sb))
 	a, cached, err := cache.Admit(ctx, ct.Task, ct.Package, how, opts...)
 	if err != nil {
@@ -155,4 +160,23 @@ func admitted(conv bool, t *task.Task, sb sandbox.Setup, verify []task.VerifyOpt
 		return badInput("%v", err)
 	}
 	return nil
+}
+
+// selfDigest is the SHA-256 of the running executable ("" when it
+// cannot be read): admissions cached by one build are not another's.
+func selfDigest() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	f, err := os.Open(exe)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return ""
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
