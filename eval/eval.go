@@ -48,7 +48,10 @@ type Config struct {
 	Records func(t *task.Task) (*task.Record, error)
 	// Conversation is a multi-turn task's conversation (its user and
 	// opening), nil for a single-turn task; nil: every task is one.
-	Conversation func(t *task.Task) (*run.Conversation, error)
+	// ClearCorrect is the same under the clear-correct condition (its
+	// user precise and correct every turn); a task with none has no
+	// trials under it.
+	Conversation, ClearCorrect func(t *task.Task) (*run.Conversation, error)
 	// Upstream, when set, starts a recorder in front of the agents'
 	// provider for one trial, writing its cassette into the trial's
 	// folder (run --model-upstream, per trial).
@@ -299,7 +302,7 @@ func (e *evaluation) attempts(ctx context.Context, tr trial) (*result.Run, error
 // where a fraction schedule takes its step count from.
 func runTrial(ctx context.Context, cfg Config, a Agent, c policy.Condition, t *task.Task, dir, vanilla string) (*result.Run, error) {
 	sched := cfg.Schedule
-	if c == policy.Vanilla {
+	if !c.Acts() {
 		sched = policy.Schedule{} // the user never acts
 	} else if sched.Kind == "fraction" {
 		pair, err := result.Read(filepath.Join(vanilla, result.File))
@@ -353,8 +356,13 @@ func runTrial(ctx context.Context, cfg Config, a Agent, c policy.Condition, t *t
 		rc.Probe = a.Probe // a recorder of the trial's own is local and up
 	}
 	rc.Record = rec
-	if cfg.Conversation != nil {
-		if rc.Conversation, err = cfg.Conversation(t); err != nil {
+	if conv := cfg.Conversation; conv != nil {
+		if c == policy.ClearCorrect {
+			if conv = cfg.ClearCorrect; conv == nil {
+				return nil, fmt.Errorf("condition clear-correct: no conversation for it (Config.ClearCorrect)")
+			}
+		}
+		if rc.Conversation, err = conv(t); err != nil {
 			return nil, err
 		}
 	}

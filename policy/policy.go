@@ -21,21 +21,28 @@ const (
 	CoEdit      Condition = "co-edit"      // the record's helpful edit instead
 	MessageOnly Condition = "message-only" // the message, no edit
 	CodeOnly    Condition = "code-only"    // the edit, no message
+	// ClearCorrect is UserSWE's ablation (U17): no Counter-Edit, and a
+	// conversation's user precise with the correct cause every turn.
+	ClearCorrect Condition = "clear-correct"
 )
 
 // ParseCondition checks a condition name.
 func ParseCondition(s string) (Condition, error) {
 	switch c := Condition(s); c {
-	case Vanilla, CounterEdit, CoEdit, MessageOnly, CodeOnly:
+	case Vanilla, CounterEdit, CoEdit, MessageOnly, CodeOnly, ClearCorrect:
 		return c, nil
 	}
-	return "", fmt.Errorf("unknown condition %q (want vanilla, counter-edit, co-edit, message-only or code-only)", s)
+	return "", fmt.Errorf("unknown condition %q (want vanilla, counter-edit, co-edit, message-only, code-only or clear-correct)", s)
 }
+
+// Acts reports whether the user touches the code under the condition:
+// every condition but vanilla (and the zero one) and clear-correct.
+func (c Condition) Acts() bool { return c != "" && c != Vanilla && c != ClearCorrect }
 
 // NeedsRecord reports whether the condition acts from a record: every
 // condition but vanilla (and the zero one, which is vanilla's). Run
 // without one, it would be vanilla under another name.
-func (c Condition) NeedsRecord() bool { return c != "" && c != Vanilla }
+func (c Condition) NeedsRecord() bool { return c.Acts() }
 
 // Match is how events are matched against trigger regions.
 type Match string
@@ -233,7 +240,7 @@ func (p *Policy) Interventions() []*Intervention { return p.ivs }
 // Armed reports whether any decision can still come: the condition acts
 // and an intervention is not done. Adapters skip waiting for the hub when
 // nothing can.
-func (p *Policy) Armed() bool { return p.cond != Vanilla && p.next() != nil }
+func (p *Policy) Armed() bool { return p.cond.Acts() && p.next() != nil }
 
 // next is the lowest-order intervention not yet done: rounds fire in order.
 func (p *Policy) next() *Intervention {
@@ -251,7 +258,7 @@ func (p *Policy) next() *Intervention {
 func (p *Policy) Decide(events []event.Event) *Decision {
 	var d *Decision
 	for _, ev := range events {
-		if d == nil && p.cond != Vanilla {
+		if d == nil && p.cond.Acts() {
 			d = p.consider(ev)
 		}
 		p.track(ev)

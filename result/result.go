@@ -128,6 +128,17 @@ type Conversation struct {
 	// Models are what the user's own models cost, by role (phrase, judge,
 	// reviewer): apart from the agent's.
 	Models map[string]UserModelUsage `json:"models,omitempty"`
+	// Roles are the judge's and the reviewer's models on this task, and
+	// whether the pair swapped places here (UserSWE swaps them between
+	// tasks); nil without a judge.
+	Roles *Roles `json:"roles,omitempty"`
+}
+
+// Roles are a conversation's judge and reviewer, by model name.
+type Roles struct {
+	Judge    string `json:"judge"`
+	Reviewer string `json:"reviewer"`
+	Swapped  bool   `json:"swapped"`
 }
 
 // Turn is one turn of a conversation: what the user said to open it (and
@@ -161,6 +172,15 @@ type Turn struct {
 	// Counter-Edits); the next turn's message says so.
 	UserEdits   []string `json:"user_edits,omitempty"`
 	FallbackWhy string   `json:"fallback_why,omitempty"`
+	// MessageReview is the reviewer's word on a model-phrased
+	// UserMessage against the pool and the persona (UserSWE U11):
+	// accepted, rejected or failed (either sends the offline text); ""
+	// when nothing was reviewed.
+	MessageReview string `json:"message_review,omitempty"`
+	// Terminal is the evaluation's material the agent reached for in
+	// the turn: under UserSWE's rule (U14) its use ends the session
+	// there, the turn's verdict "terminated", never resolved.
+	Terminal []string `json:"terminal,omitempty"`
 	// Judge is the judge's decision on the turn and the reviewer's word
 	// on it (nil: tests-only).
 	Judge *Judgement `json:"judge,omitempty"`
@@ -179,6 +199,10 @@ type Judgement struct {
 	// judge_failed or reviewer_failed (the tests-only verdict, flagged).
 	Status string `json:"status"`
 	Why    string `json:"why,omitempty"`
+	// GuidanceUsed says the reviewed guidance chose what the user said
+	// next, where the tests were silent (no unsaid symptom of a failing
+	// test: the boundaries and edge cases).
+	GuidanceUsed bool `json:"guidance_used,omitempty"`
 }
 
 // Equivalence is one equivalent-pass request and its gates, in order:
@@ -260,6 +284,13 @@ type ModelUsage struct {
 // all the task has, so a pass of the one need not be a pass of the other.
 func (r *Run) TurnVerdictDisagrees() bool {
 	return r.Conversation != nil && r.Resolved != nil && *r.Resolved != (r.ResolvedTurn != nil)
+}
+
+// Terminated reports whether the conversation ended at a turn in which
+// the agent used the evaluation's material (UserSWE's terminal rule): a
+// failure, whatever the final verifier says.
+func (c *Conversation) Terminated() bool {
+	return c != nil && len(c.Turns) > 0 && c.Turns[len(c.Turns)-1].Verdict == "terminated"
 }
 
 // ShowResolved is a verdict as result.json writes it: true, false or

@@ -87,7 +87,7 @@ func (tr *trial) begin(ctx context.Context) (*result.Run, error, bool) {
 	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
 		return nil, err, true
 	}
-	res := &result.Run{Task: cfg.Task.Name, Condition: string(policy.Vanilla), Agent: cfg.Agent.Argv, AgentName: cfg.Agent.Name, Interventions: []event.Attempt{}, Sandbox: sandbox.None}
+	res := &result.Run{Task: cfg.Task.Name, Condition: orString(recordless(*cfg), string(policy.Vanilla)), Agent: cfg.Agent.Argv, AgentName: cfg.Agent.Name, Interventions: []event.Attempt{}, Sandbox: sandbox.None}
 	tr.res = res
 	if cfg.Sandbox.Runner != nil {
 		if err := cfg.Sandbox.Runner.Check(); err != nil {
@@ -151,7 +151,7 @@ func (tr *trial) setUp() (*result.Run, error, bool) {
 	}
 	host, err := StartHost(HostConfig{RequireToken: cfg.Sandbox.Runner != nil, SelfCheck: selfCheck, Root: ws, Baseline: base, Shim: cfg.Shim, Clock: cfg.Clock, Owned: owned, Own: cfg.Agent.Own, OnEvent: cfg.OnEvent,
 		Users:      userKinds(cfg.Record, user.Options{Condition: cfg.Condition, Match: cfg.Match, Schedule: cfg.Schedule, Delivery: cfg.Delivery, CoEditTrigger: cfg.CoEditTrigger}, tr.userModel, cfg.Task.Instruction, tr.talk),
-		Trajectory: f, Header: trajectory.Header{Task: cfg.Task.Name, Agent: strings.Join(cfg.Agent.Argv, " "), Source: "swetouch run", Root: ws}})
+		Trajectory: f, Header: trajectory.Header{Task: cfg.Task.Name, Agent: strings.Join(cfg.Agent.Argv, " "), Source: "swetouch run", Root: ws, Condition: recordless(cfg)}})
 	if err != nil {
 		return res, setupFailed(cfg.Out, res, tr.start, fmt.Errorf("the session hub: %w", err)), true
 	}
@@ -318,6 +318,10 @@ func (tr *trial) finish(ctx context.Context, turn agentTurn, ended string) (*res
 	res.Conversation = conversationOf(tr.talk)
 	if res.Conversation != nil {
 		res.Conversation.Ended = ended
+		if res.Conversation.Terminated() && res.Resolved != nil && *res.Resolved {
+			// UserSWE's rule: using the evaluation's material is terminal
+			res.Resolved, res.Reason = new(false), "terminated: the agent used the evaluation's material (UserSWE U14)"
+		}
 		res.Conversation.VerdictsDisagree = res.TurnVerdictDisagrees()
 	}
 	if err := writeResult(cfg.Out, res, tr.start); err != nil {
@@ -400,4 +404,14 @@ const maxKept = 64 << 20
 func endedBySwetouch(ctx context.Context) bool {
 	c := context.Cause(ctx)
 	return errors.Is(c, errAgentTimeout) || errors.Is(c, errStepLimit)
+}
+
+// recordless is the condition a run holds without a record's user ("":
+// vanilla's, or the record's user's): UserSWE's clear-correct ablation
+// needs no record to be itself.
+func recordless(cfg Config) string {
+	if cfg.Condition == policy.ClearCorrect {
+		return string(cfg.Condition)
+	}
+	return ""
 }

@@ -1,9 +1,6 @@
 package main
 
 import (
-	"context"
-	"slices"
-
 	"github.com/swetouch/swetouch/run"
 
 	"github.com/spf13/cobra"
@@ -28,7 +25,7 @@ func conversationFor(t *task.Task, m *conversation.Model, models conversation.Mo
 	if ct == nil {
 		return nil, nil
 	}
-	ct.Models = models
+	ct.Models = models.ForTask(t.Name)
 	conv := &run.Conversation{Opening: ct.Package.Opening,
 		User: func(rt *task.Task, ws, out string) run.Talker { return ct.On(rt).User(ws, out, task.WithSandbox(sb)) }}
 	if a != nil && a.Bin != "" && a.Turns == nil && a.TurnsFor == nil {
@@ -37,15 +34,6 @@ func conversationFor(t *task.Task, m *conversation.Model, models conversation.Mo
 		return nil, badInput("--agent %s: swetouch cannot resume its session yet, so it cannot hold a conversation (%s)", a.Name, t.Dir)
 	}
 	return conv, nil
-}
-
-// listedIDs checks a multi-turn task's test ids against the tests its
-// test.sh lists on the task's own code, run in sb as the verifier runs
-// them (docs/conversation.md): a typo'd id exits 2 naming the field
-// before any agent runs, rather than failing every turn.
-func listedIDs(t *task.Task, sb sandbox.Setup, verify []task.VerifyOption) conversation.LoadOption {
-	opts := append(slices.Clone(verify), task.WithSandbox(sb))
-	return conversation.WithTestIDs(conversation.ListTests(context.Background(), t, opts...))
 }
 
 // personasModel is the --personas model (nil: none given).
@@ -86,13 +74,20 @@ func relayConversation(dir string) (func(workspace, out string) run.Talker, erro
 // roleFlags name the models a conversation's user may call besides the
 // one that phrases its messages (--user-model-url): the judge and the
 // reviewer, meant to be of different model families.
-type roleFlags struct{ judgeURL, judgeModel, reviewURL, reviewModel string }
+type roleFlags struct {
+	judgeURL, judgeModel, reviewURL, reviewModel string
+	judgeFamily, reviewFamily                    string
+	fixedRoles                                   bool
+}
 
 func (r *roleFlags) add(c *cobra.Command) {
 	c.Flags().StringVar(&r.judgeURL, "judge-model-url", "", "a multi-turn task's judge: an OpenAI-compatible chat-completions base URL whose model writes each turn's verdict and next focus from the tests (key: $SWETOUCH_JUDGE_API_KEY); the tests stay the primary evidence")
 	c.Flags().StringVar(&r.judgeModel, "judge-model", "", "with --judge-model-url: the model's name")
 	c.Flags().StringVar(&r.reviewURL, "reviewer-model-url", "", "a multi-turn task's reviewer, of another model family than the judge: it accepts or rewrites the judge's decisions and decides an equivalent pass's behaviour gate (key: $SWETOUCH_REVIEWER_API_KEY)")
 	c.Flags().StringVar(&r.reviewModel, "reviewer-model", "", "with --reviewer-model-url: the model's name")
+	c.Flags().StringVar(&r.judgeFamily, "judge-family", "", "the judge model's family (anthropic, openai, google, …) where its name does not tell it; a reviewer of the same family is refused (UserSWE U11)")
+	c.Flags().StringVar(&r.reviewFamily, "reviewer-family", "", "the reviewer model's family where its name does not tell it")
+	c.Flags().BoolVar(&r.fixedRoles, "fixed-roles", false, "keep the judge and the reviewer in their roles on every task (UserSWE swaps them between tasks, by the task's name)")
 }
 
 // models are the conversation's models: phrase is the user model
@@ -109,5 +104,11 @@ func (r *roleFlags) models(phrase user.Writer) (conversation.Models, error) {
 	if m.Judge != nil && m.Review == nil {
 		return m, badInput("--judge-model-url needs --reviewer-model-url: no judge's decision goes unreviewed")
 	}
+	if m.Judge != nil {
+		if err := conversation.CheckFamilies(r.judgeModel, r.judgeFamily, r.reviewModel, r.reviewFamily); err != nil {
+			return m, badInput("--judge-model, --reviewer-model: %v", err)
+		}
+	}
+	m.SwapRoles = !r.fixedRoles
 	return m, nil
 }

@@ -252,6 +252,10 @@ func (o *evalOptions) users(cfg *eval.Config) error {
 	cfg.Conversation = func(t *task.Task) (*run.Conversation, error) {
 		return conversationFor(t, o.personaModel, o.models, nil, cfg.Sandbox)
 	}
+	// UserSWE's ablation: the same user, clear and correct every turn
+	cfg.ClearCorrect = func(t *task.Task) (*run.Conversation, error) {
+		return conversationFor(t, o.personaModel, o.models, nil, cfg.Sandbox, conversation.WithPersona(conversation.ClearCorrectPersona))
+	}
 	return nil
 }
 
@@ -294,8 +298,9 @@ func (o *evalOptions) agents(cfg *eval.Config) error {
 
 // isolation sets the verifier's budget, the sandbox, its limits and its
 // network, the model endpoint and the agents' time, the records hidden;
-// and checks the packages' test ids against their tests' own listing,
-// sandboxed as the trials' tests run.
+// and admits each multi-turn task once, before its trials (UserSWE U5:
+// its tests run sandboxed as the trials' tests run, kept by the task's
+// digest).
 func (o *evalOptions) isolation(cfg *eval.Config) error {
 	var err error
 	if cfg.Verify, err = o.budget(); err != nil {
@@ -322,7 +327,11 @@ func (o *evalOptions) isolation(cfg *eval.Config) error {
 		cfg.Hidden = append(cfg.Hidden, abs)
 	}
 	for _, t := range cfg.Tasks {
-		if _, err := conversationFor(t, o.personaModel, o.models, nil, cfg.Sandbox, listedIDs(t, cfg.Sandbox, cfg.Verify)); err != nil {
+		conv, err := conversationFor(t, o.personaModel, o.models, nil, cfg.Sandbox)
+		if err != nil {
+			return err
+		}
+		if err := admitted(conv != nil, t, cfg.Sandbox, cfg.Verify); err != nil {
 			return err
 		}
 	}

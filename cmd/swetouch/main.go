@@ -85,7 +85,7 @@ func newRoot() *cobra.Command {
 	}
 	root.SetVersionTemplate("swetouch {{.Version}}\n")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(classifyCmd(), importCmd(), patchCmd(), policyCmd(), runCmd(), agentCmd(), demoCmd(), modelCmd(), hookCmd(), mcpCmd(), agentConfigCmd(), gateCmd(), scoreCmd(), evalCmd(), mineCmd(), reportCmd(), assembleCmd(), installCmd(), replayCmd(), acpCmd(), examplesCmd(), convertCmd(), generateCmd(), buildCmd(), recordsCmd(), imagesCmd(), tasksCmd(), gradeCmd(), k8sCmd(), analyzeCmd())
+	root.AddCommand(classifyCmd(), importCmd(), patchCmd(), policyCmd(), runCmd(), agentCmd(), demoCmd(), modelCmd(), hookCmd(), mcpCmd(), agentConfigCmd(), gateCmd(), scoreCmd(), evalCmd(), mineCmd(), reportCmd(), assembleCmd(), installCmd(), replayCmd(), acpCmd(), examplesCmd(), convertCmd(), generateCmd(), buildCmd(), recordsCmd(), imagesCmd(), tasksCmd(), gradeCmd(), k8sCmd(), analyzeCmd(), checkCmd(), personasCmd(), cascadesCmd(), auditCmd())
 	markRan(root)
 	return root
 }

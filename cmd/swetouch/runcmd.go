@@ -320,7 +320,7 @@ func (o *runOptions) isolation(cfg *run.Config, preset bool) error {
 }
 
 // conversation sets a multi-turn task's conversation: its personas, its
-// judge and reviewer, its tests listed.
+// judge and reviewer, its admission (UserSWE U5).
 func (o *runOptions) conversation(cfg *run.Config, preset *agents.Agent) error {
 	m, err := personasModel(o.personas)
 	if err != nil {
@@ -331,7 +331,17 @@ func (o *runOptions) conversation(cfg *run.Config, preset *agents.Agent) error {
 		return err
 	}
 	t := cfg.Task
-	if cfg.Conversation, err = conversationFor(t, m, models, preset, cfg.Sandbox, listedIDs(t, cfg.Sandbox, cfg.Verify)); err != nil {
+	var fixed []conversation.LoadOption
+	if cfg.Condition == policy.ClearCorrect {
+		fixed = append(fixed, conversation.WithPersona(conversation.ClearCorrectPersona))
+	}
+	if cfg.Conversation, err = conversationFor(t, m, models, preset, cfg.Sandbox, fixed...); err != nil {
+		return err
+	}
+	if cfg.Conversation == nil && cfg.Condition == policy.ClearCorrect {
+		return badInput("--condition clear-correct: %s is a single-turn task, with no conversation's user to make clear", t.Dir)
+	}
+	if err := admitted(cfg.Conversation != nil, t, cfg.Sandbox, cfg.Verify); err != nil {
 		return err
 	}
 	if m != nil && cfg.Conversation == nil {

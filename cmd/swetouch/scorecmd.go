@@ -45,6 +45,7 @@ func scoreCmd() *cobra.Command {
 					Summary     []score.Row         `json:"summary"`
 					Ranks       []score.RankChange  `json:"rank_changes"`
 					Turns       []score.TurnRow     `json:"conversations"`
+					UserSWE     []score.UserSWERow  `json:"userswe"`
 					BudgetRanks []score.BudgetRank  `json:"ranks_by_budget"`
 					Comparisons []score.Comparison  `json:"comparisons"`
 					Costs       []score.CostRow     `json:"costs"`
@@ -52,7 +53,7 @@ func scoreCmd() *cobra.Command {
 					Infra       []score.InfraError  `json:"infrastructure_errors"`
 					Paper       []score.PaperRow    `json:"paper"`
 					PaperRho    []score.Correlation `json:"revision_correlations"`
-				}{sc, rep.Summary, rep.Ranks, turns, score.BudgetRanks(turns), cmp, score.Costs(trials), score.Audits(trials), score.InfraErrors(trials),
+				}{sc, rep.Summary, rep.Ranks, turns, score.UserSWERows(trials), score.BudgetRanks(turns), cmp, score.Costs(trials), score.Audits(trials), score.InfraErrors(trials),
 					paper, score.RevisionCorrelations(rep.Summary, paper)}, "", "  ")
 				fmt.Fprintln(w, string(b))
 			case asCSV && trialsToo:
@@ -117,6 +118,8 @@ func writeScores(w io.Writer, rep *report.Report, turns []score.TurnRow, cmp []s
 		next()
 		score.WriteTurnTable(w, turns)
 		score.WriteBudgetRanks(w, score.BudgetRanks(turns))
+		next()
+		score.WriteUserSWE(w, score.UserSWERows(trials))
 	}
 	if len(cmp) > 0 {
 		next()

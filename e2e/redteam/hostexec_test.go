@@ -36,6 +36,7 @@ var hostExec = map[string]string{
 	"swebench/taskdir.go:archive":                       "git archive of the user's source repository at a dataset's base commit (--git-dir, writing a tree), before any agent; tar extracting that tree",
 	"cmd/swetouch/imagescmd.go:imagesInsideCmd":         "inside the task's container, before any agent: starts swetouch run itself (the trial), which sandboxes the agent",
 	"container/base.go:Rootfs":                          "debootstrap and tar of a fresh Debian root, once, before any task or agent",
+	"cascade/git.go:run":                                "git over the user's source repository's history (cascades --repo), with its configuration's programs off, before any task or agent: never a workspace",
 	"container/history.go:git":                          "git over the user's source repository or the image's checkout before the agent starts (pruning its history), never a workspace an agent wrote",
 	"container/history.go:gitOutput":                    "the same, reading a ref or an object list",
 	"container/runtime.go:Command":                      "podman or docker starting, building or removing a container: the agent runs inside it, sandboxed again",

@@ -46,6 +46,7 @@ var allowed = map[string][]string{
 	"policy":                   join(utils, vocab, []string{"patch", "task"}),
 	"audit":                    join(utils, vocab, []string{"patch"}),
 	"audit/internal/stdlibgen": nil,
+	"audit/rubric":             join(utils, vocab, leaves, []string{"user"}),
 	// the User seam and its kinds
 	"user":              join(utils, vocab, leaves),
 	"user/conversation": join(utils, vocab, leaves, []string{"user"}),
@@ -72,6 +73,7 @@ var allowed = map[string][]string{
 	"analyze":  join(utils, vocab, []string{"stats", "score"}),
 	"eval":     join(utils, vocab, leaves, []string{"agents", "user", "run"}),
 	"author":   join(utils, vocab, leaves, []string{"agents", "run"}),
+	"cascade":  join(utils, vocab, leaves),
 	"examples": nil,
 	"demo":     join(utils, vocab, leaves, []string{"examples", "agents", "agents/...", "user", "user/conversation", "run", "score", "report"}),
 	// tests' support: never imported by the runtime

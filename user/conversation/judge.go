@@ -41,6 +41,18 @@ type decision struct {
 // the focus the next message may use ("" for none). Nothing they say
 // changes the turn's verdict.
 func (u *User) judgeTurn(ctx context.Context, rec result.Turn, failing []string) (*result.Judgement, string) {
+	j, focus := u.judged(ctx, rec, failing)
+	if j != nil && j.Status == "agrees" {
+		u.guidance = j.Guidance
+	} else {
+		u.guidance = ""
+	}
+	return j, focus
+}
+
+// judged is judgeTurn's work: the judge's decision as reviewed, and the
+// focus.
+func (u *User) judged(ctx context.Context, rec result.Turn, failing []string) (*result.Judgement, string) {
 	if u.judge == nil || u.review == nil {
 		return nil, ""
 	}

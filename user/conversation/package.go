@@ -50,6 +50,12 @@ type Phase struct {
 	After      string   `json:"after,omitempty"`
 	Opening    string   `json:"opening,omitempty"`
 	Acceptance []string `json:"acceptance"`
+	// Fix is the phase's own fix: a unified diff (a path in the task's
+	// folder) that takes the code with the fixes of the phases it
+	// follows to this phase fixed. A cascade's admission builds its
+	// intermediate states from them (Admit; UserSWE U5); the last
+	// phase's state is the task's reference solution.
+	Fix string `json:"fix,omitempty"`
 }
 
 // Item is one thing the user may say: a symptom (precise or vague, tied
@@ -128,6 +134,9 @@ func (p *Package) check(tests []string) error {
 			return fmt.Errorf("field phases[%d].after: a later phase follows one", i)
 		case i > 0 && strings.TrimSpace(ph.Opening) == "":
 			return fmt.Errorf("field phases[%d].opening: how the user raises it", i)
+		}
+		if ph.Fix != "" && !filepath.IsLocal(ph.Fix) {
+			return fmt.Errorf("field phases[%d].fix: %q is not a path inside the task's folder", i, ph.Fix)
 		}
 		for k, id := range ph.Acceptance {
 			if !known(id) {

@@ -33,23 +33,34 @@ func personaStyle(name string) string {
 // and checked against the pool, else by the offline renderer. The model
 // is shown the persona, the items selected this turn and the
 // conversation, and nothing else of the pool.
-func (u *User) phrased(ctx context.Context, persona string, sel Selection) (text, source, why string) {
+// With a reviewer, a model's text that passes the check goes to it too
+// (reviewMessage): one it rejects, or a review that fails, sends the
+// offline text, so no unreviewed model message reaches the agent.
+func (u *User) phrased(ctx context.Context, persona string, sel Selection) (text, source, why, review string) {
 	offline := Message(Render(persona, sel))
 	if u.phrase == nil {
-		return offline, "offline", ""
+		return offline, "offline", "", ""
 	}
 	if len(sel.Items) == 0 && len(sel.Unknown) == 0 {
-		return offline, "offline", "" // a nudge: nothing to phrase
+		return offline, "offline", "", "" // a nudge: nothing to phrase
 	}
 	raw, _, err := u.phrase.Write(ctx, phrasePrompt, u.phraseContext(persona, sel))
 	if err != nil {
-		return offline, "offline_fallback", "the model failed: " + err.Error()
+		return offline, "offline_fallback", "the model failed: " + err.Error(), ""
 	}
 	msg := strings.TrimSpace(raw)
 	if why := u.leaks(msg, sel); why != "" {
-		return offline, "offline_fallback", why
+		return offline, "offline_fallback", why, ""
 	}
-	return msg, "llm", ""
+	if u.msgReview == nil {
+		return msg, "llm", "", ""
+	}
+	switch review, why := u.reviewMessage(ctx, persona, sel, msg); review {
+	case "accepted":
+		return msg, "llm", "", review
+	default:
+		return offline, "offline_fallback", why, review
+	}
 }
 
 // phraseContext is what the phrasing model sees.

@@ -18,6 +18,10 @@ type Turn struct {
 	// Focus is the failing test to speak of first (a reviewed judge's
 	// choice; "" for the pool's order).
 	Focus string
+	// Guidance is the reviewed judge's guidance: where the tests are
+	// silent (no unsaid symptom of a failing test) it chooses among the
+	// boundaries and edge cases (guided).
+	Guidance string
 }
 
 // Selection is what the user says one turn: pool items, and the agent's
@@ -28,6 +32,8 @@ type Selection struct {
 	// Edited are the files the user changed during the turn (a
 	// Counter-Edit): the user knows what they did.
 	Edited []string
+	// Guided says the judge's guidance chose the items.
+	Guided bool
 }
 
 // Release is the user's release policy over one package: what each turn
@@ -79,6 +85,8 @@ func (r *Release) Select(t Turn) Selection {
 		if c, ok := r.cause(t.Phase, p.Cause); ok {
 			sel.Items = append(sel.Items, c)
 		}
+	} else if g, ok := r.guided(t.Phase, t.Guidance); ok {
+		sel.Items, sel.Guided = append(sel.Items, g), true
 	} else if b, ok := r.next(t.Phase, Boundary); ok {
 		sel.Items = append(sel.Items, b)
 	} else if e, ok := r.next(t.Phase, Edge); ok {

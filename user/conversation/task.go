@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/swetouch/swetouch/audit"
+	"github.com/swetouch/swetouch/result"
 	"github.com/swetouch/swetouch/task"
 	"github.com/swetouch/swetouch/user"
 )
@@ -39,6 +41,10 @@ type Models struct {
 	// evidence; Review accepts or rewrites it, and is the third gate of
 	// an equivalent pass. The tests are always the primary evidence.
 	Judge, Review user.Writer
+	// SwapRoles has the judge and the reviewer change places between
+	// tasks (ForTask; UserSWE's rule); Swapped says they did for this
+	// task.
+	SwapRoles, Swapped bool
 }
 
 // Role files: where each model's calls go in a run folder.
@@ -51,7 +57,18 @@ const (
 // LoadOption configures LoadTask.
 type LoadOption func(*loading)
 
-type loading struct{ tests []string }
+type loading struct {
+	tests []string
+	fixed string // the persona of every turn ("": the package's chain)
+}
+
+// ClearCorrectPersona is the user of UserSWE's clear-and-correct
+// ablation (U17): precise, with the correct cause, every turn.
+const ClearCorrectPersona = "precise/correct"
+
+// WithPersona fixes the chain at persona for every turn, in place of the
+// package's (the clear-and-correct ablation: ClearCorrectPersona).
+func WithPersona(persona string) LoadOption { return func(l *loading) { l.fixed = persona } }
 
 // WithTestIDs checks every test id the package names against ids, the
 // tests the task's own test.sh lists (ListTests; nil: not checked): an
@@ -78,7 +95,14 @@ func LoadTask(t *task.Task, m *Model, opts ...LoadOption) (*Task, error) {
 	if m == nil {
 		m = DefaultModel()
 	}
-	return &Task{Task: t, Package: p, Chain: p.chain(m)}, nil
+	chain := p.chain(m)
+	if l.fixed != "" {
+		if _, err := ParsePersona(l.fixed); err != nil {
+			return nil, err
+		}
+		chain = slices.Repeat([]string{l.fixed}, p.Budget)
+	}
+	return &Task{Task: t, Package: p, Chain: chain}, nil
 }
 
 // ListTests are the test ids t's test.sh reports when asked for every
@@ -131,7 +155,7 @@ func (ct *Task) User(workspace, out string, opts ...task.VerifyOption) *User {
 	}
 	if w := ct.Models.Review; w != nil {
 		review := record(w, ReviewLog)
-		uo = append(uo, WithReviewer(ModelReviewer{Writer: review}))
+		uo = append(uo, WithReviewer(ModelReviewer{Writer: review}), WithMessageReview(review))
 		if j := ct.Models.Judge; j != nil {
 			uo = append(uo, WithJudge(record(j, JudgeLog), review))
 		}
@@ -139,9 +163,43 @@ func (ct *Task) User(workspace, out string, opts ...task.VerifyOption) *User {
 	if w := ct.Models.Phrase; w != nil {
 		uo = append(uo, WithPhrasing(record(w, PhraseLog)))
 	}
+	if t := ct.Task; t != nil {
+		uo = append(uo, WithEvaluation(evaluationOf(t, out), workspace))
+	}
 	u := NewUser(ct.Package, ct.Chain, TaskTester(ct.Package, ct.Task, workspace, opts...), uo...)
 	u.tapes, u.roles = tapes, roles
+	if ct.Models.Judge != nil && ct.Models.Review != nil {
+		u.pair = &result.Roles{Judge: modelName(ct.Models.Judge), Reviewer: modelName(ct.Models.Review), Swapped: ct.Models.Swapped}
+	}
 	return u
+}
+
+// evaluationOf is what an agent on t must not use: the task's folder,
+// its tests and solution, the run's folder out, and the names of the
+// files only they hold.
+func evaluationOf(t *task.Task, out string) audit.Evaluation {
+	sol := ""
+	if t.Solution != "" {
+		sol = filepath.Dir(t.Solution)
+	}
+	e := audit.Evaluation{Names: audit.EvaluationNames(t.Repo, t.Tests, sol)}
+	for _, p := range []string{t.Dir, t.Tests, sol, out} {
+		if p == "" {
+			continue
+		}
+		if abs, err := filepath.Abs(p); err == nil {
+			e.Paths = append(e.Paths, abs)
+		}
+	}
+	return e
+}
+
+// modelName is the model a Writer calls, as configured ("" for a tape).
+func modelName(w user.Writer) string {
+	if c, ok := w.(*user.Chat); ok {
+		return c.Model
+	}
+	return ""
 }
 
 // recorded is w recording its calls in out/name (a user.Chat that does

@@ -43,6 +43,14 @@ type User struct {
 	phrase   user.Writer // nil: the offline renderer
 	tapes    []*os.File
 	roles    map[string]user.Writer // the models by role, for their cost
+	pair     *result.Roles          // the judge's and reviewer's models
+	// guidance is the last turn's reviewed guidance, when the judge
+	// agreed with the tests ("" else)
+	guidance  string
+	msgReview user.Writer // the reviewer of model-phrased messages
+	// eval is what the agent must not use, and its workspace: reaching
+	// for it ends the conversation (nil: not watched)
+	eval *evaluation
 }
 
 // Close ends the recordings of the models' calls.
@@ -73,6 +81,7 @@ type prompt struct {
 	items         []string
 	unknown       int
 	source, why   string // who phrased it (result.Turn.MessageSource)
+	review        string // the reviewer's word on it (result.Turn.MessageReview)
 }
 
 var _ user.Conversational = (*User)(nil)
@@ -101,7 +110,7 @@ func (u *User) Armed() bool                               { return false }
 func (u *User) TurnEnd(h user.History) *user.Act {
 	evs := h.Events()
 	rec := result.Turn{Turn: u.turn + 1, Persona: u.prompt.persona, Phase: u.pkg.Phases[u.phase].ID, Weight: 0.5,
-		Items: u.prompt.items, UserMessage: u.prompt.text, MessageSource: u.prompt.source, FallbackWhy: u.prompt.why, Unknown: u.prompt.unknown}
+		Items: u.prompt.items, UserMessage: u.prompt.text, MessageSource: u.prompt.source, FallbackWhy: u.prompt.why, Unknown: u.prompt.unknown, MessageReview: u.prompt.review}
 	for _, ev := range evs[min(u.seen, len(evs)):] {
 		switch {
 		case ev.Actor == event.Agent && ev.Kind == event.Edit:
@@ -116,8 +125,18 @@ func (u *User) TurnEnd(h user.History) *user.Act {
 			}
 		}
 	}
+	if u.eval != nil {
+		rec.Terminal = u.eval.Reached(evs[min(u.seen, len(evs)):], u.eval.ws)
+	}
 	u.seen = len(evs)
 	u.turn++
+	if len(rec.Terminal) > 0 {
+		// UserSWE's rule: using protected task material is terminal;
+		// no test runs, and nothing it did counts
+		rec.Verdict = "terminated"
+		u.turns = append(u.turns, rec)
+		return &user.Act{End: true}
+	}
 	ctx := context.Background()
 	results, err := u.tests(ctx)
 	rec.Tests = results
@@ -156,13 +175,16 @@ func (u *User) TurnEnd(h user.History) *user.Act {
 		u.phase++
 		next.text, next.source = u.pkg.Phases[u.phase].Opening, "package"
 	} else {
-		sel := u.rel.Select(Turn{N: u.turn + 1, Persona: next.persona, Phase: u.speakOf(failing), Reply: rec.AgentReply, Failing: failing, Focus: focus})
+		sel := u.rel.Select(Turn{N: u.turn + 1, Persona: next.persona, Phase: u.speakOf(failing), Reply: rec.AgentReply, Failing: failing, Focus: focus, Guidance: u.guidance})
 		sel.Edited = rec.UserEdits
+		if sel.Guided && rec.Judge != nil {
+			u.turns[len(u.turns)-1].Judge.GuidanceUsed = true
+		}
 		for _, it := range sel.Items {
 			next.items = append(next.items, it.ID)
 		}
 		next.unknown = len(sel.Unknown)
-		next.text, next.source, next.why = u.phrased(ctx, next.persona, sel)
+		next.text, next.source, next.why, next.review = u.phrased(ctx, next.persona, sel)
 	}
 	u.prompt = next
 	return &user.Act{Order: u.turn, Message: next.text, Source: "seed"}
@@ -232,7 +254,7 @@ func (u *User) Failed() error { return u.failed }
 
 // Result is the conversation as result.json keeps it.
 func (u *User) Result() *result.Conversation {
-	c := &result.Conversation{PersonaChain: u.Chain(), Budget: u.pkg.Budget, Turns: u.Turns(), ResolvedTurn: u.solved, WeightedTurns: u.WeightedTurns()}
+	c := &result.Conversation{PersonaChain: u.Chain(), Budget: u.pkg.Budget, Turns: u.Turns(), ResolvedTurn: u.solved, WeightedTurns: u.WeightedTurns(), Roles: u.pair}
 	for role, w := range u.roles {
 		if m, ok := w.(user.Metered); ok {
 			if c.Models == nil {
