@@ -77,6 +77,9 @@ func agentSession(t *testing.T, shimDir, agent, modelName, readTool string, deli
 	tk, _ := task.Load(filepath.Join(examplesDir, "tasks", "py-discount"))
 	recs, _ := task.LoadRecords(filepath.Join(examplesDir, "tasks", "py-discount", "records.jsonl"))
 	out, scratch := t.TempDir(), t.TempDir()
+	// as swetouch run's scratch is, in a folder any uid may pass through
+	// (the test's own temporary root is 0700): the trial's uid reaches it
+	os.Chmod(filepath.Dir(scratch), 0o711)
 	// sandboxed, as swetouch run runs it, where the sandbox can run
 	sb := sandboxed(t, filepath.Join(shimDir, "swetouch"))
 	// the agent as run and eval start it: its Start, its launch
@@ -94,10 +97,12 @@ func agentSession(t *testing.T, shimDir, agent, modelName, readTool string, deli
 	if res.AgentExit != 0 || srv.Turns() != len(s.Turns) {
 		t.Fatalf("agent exit %d after %d scripted turns", res.AgentExit, srv.Turns())
 	}
-	// as root, the agent's sandbox runs as its trial's own uid: its
-	// install is where that uid reaches it (agents.AgentsDir)
-	if sb.Runner != nil && os.Geteuid() == 0 && res.Limits != nil && res.Limits.SharedUID != "" {
-		t.Errorf("the agent's trial shared swetouch's uid: %s", res.Limits.SharedUID)
+	// as root, the agent's install is where its trial's own uid reaches
+	// it (agents.AgentsDir), so it is never why the trial shares
+	// swetouch's uid (a tool under /root on PATH still may: bwrap, run as
+	// that uid, resolves every bind by path)
+	if sb.Runner != nil && os.Geteuid() == 0 && res.Limits != nil && strings.Contains(res.Limits.SharedUID, agents.AgentsDir()) {
+		t.Errorf("the agent's install made its trial share swetouch's uid: %s", res.Limits.SharedUID)
 	}
 	tr, err := trajectory.ReadFile(filepath.Join(out, "trajectory.jsonl"))
 	if err != nil {

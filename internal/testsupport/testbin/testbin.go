@@ -38,6 +38,12 @@ func Dir() (string, error) {
 		if err != nil {
 			return
 		}
+		// installed binaries are reachable by any uid, a trial's own too
+		// (docs/trial-uid.md); MkdirTemp's 0700 would make every
+		// sandboxed test trial share swetouch's uid
+		if err = os.Chmod(dir, 0o755); err != nil {
+			return
+		}
 		for _, name := range []string{"swetouch", "swetouch-shim"} {
 			out, e := exec.Command("go", buildArgs(filepath.Join(dir, name), name)...).CombinedOutput()
 			if e != nil {
