@@ -78,8 +78,13 @@ func Read(dirs []string, opts ...ReadOption) ([]Trial, error) {
 	n := 0
 	var walkErr error
 	for _, d := range dirs {
+		harbor := "" // the last folder seen holding Harbor's config.json
 		walkErr = filepath.WalkDir(d, func(p string, e fs.DirEntry, err error) error {
-			if err == nil && !e.IsDir() && e.Name() == "result.json" {
+			switch {
+			case err != nil || e.IsDir():
+			case e.Name() == harborConfig:
+				harbor = filepath.Dir(p)
+			case e.Name() == "result.json" && filepath.Dir(p) != harbor:
 				next <- found{n, p}
 				n++
 			}
