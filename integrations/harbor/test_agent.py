@@ -132,11 +132,12 @@ class AgentClassTest(unittest.TestCase):
             a = make(tmp, preset="careful")
             (a.logs_dir / "swetouch").mkdir()
             (a.logs_dir / "swetouch" / "result.json").write_text(
-                json.dumps({"resolved": True, "steps": 3, "condition": "vanilla", "applied": 0}))
+                json.dumps({"resolved": True, "steps": 3, "condition": "vanilla", "interventions_applied": 1}))
             ctx = AgentContext()
             a.populate_context_post_run(ctx)
         self.assertEqual(ctx.metadata["swetouch"]["resolved"], True)
         self.assertEqual(ctx.metadata["swetouch"]["steps"], 3)
+        self.assertEqual(ctx.metadata["swetouch"]["interventions_applied"], 1)
 
 
 if __name__ == "__main__":

@@ -240,5 +240,5 @@ class SwetouchAgent(BaseInstalledAgent):
             res = json.loads((self.logs_dir / "swetouch" / "result.json").read_text())
         except (OSError, ValueError):
             return
-        keep: dict[str, Any] = {k: res.get(k) for k in ("resolved", "reason", "condition", "steps", "applied")}
+        keep: dict[str, Any] = {k: res.get(k) for k in ("resolved", "reason", "condition", "steps", "interventions_applied", "messages_delivered")}
         context.metadata = {**(context.metadata or {}), "swetouch": keep}
