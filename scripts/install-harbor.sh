@@ -27,17 +27,17 @@ here="$(cd "$(dirname "$0")/.." && pwd)"
 venv="${SWETOUCH_HARBOR:-$HOME/.cache/swetouch-harbor}"
 status=0
 
+# find_python prints the first Python >= 3.12 that runs: pyenv's shims
+# name versions that are installed but not selected, and fail when run.
 find_python() {
-  if [ -n "${SWETOUCH_HARBOR_PYTHON:-}" ]; then
-    echo "$SWETOUCH_HARBOR_PYTHON"
-    return
-  fi
-  local p
-  for p in python3.14 python3.13 python3.12; do
-    command -v "$p" && return
-  done
-  for p in "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.1[2-9]*/bin/python; do
-    [ -x "$p" ] && { echo "$p"; return; }
+  local p pyenv
+  pyenv=$(ls -d "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.1[2-9]* 2>/dev/null | sort -rV | sed 's|$|/bin/python|')
+  # shellcheck disable=SC2086 # words: the candidates
+  for p in ${SWETOUCH_HARBOR_PYTHON:-} python3.14 python3.13 python3.12 $pyenv; do
+    if "$p" -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null; then
+      command -v "$p"
+      return
+    fi
   done
   return 1
 }
