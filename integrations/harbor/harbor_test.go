@@ -129,12 +129,51 @@ func TestHarborRunsTwoTasks(t *testing.T) {
 		}
 	}
 
+	// the tests swetouch verifies with sit in the container, unseen by
+	// the sandboxed agent
+	if out := stepOutput(t, filepath.Join(sympyTrial(t, jobs), "agent", "swetouch", "trajectory.jsonl"), "ls /installed-agent/"); strings.Count(out, "No such file or directory") != 2 {
+		t.Errorf("the agent looking for swetouch's copy of the tests saw:\n%s", out)
+	}
+
 	// score reads both verdicts, and not Harbor's own result.json files
 	scored := command(t, ctx, nil, tmp, swetouch, "score", filepath.Join(jobs, "two"))
 	if !strings.Contains(scored, "Harbor's reward beside swetouch's verdict: 2 trials, 2 agree, 0 disagree") {
 		t.Errorf("score:\n%s", scored)
 	}
 	t.Logf("score:\n%s", scored)
+}
+
+// stepOutput is the output of the agent's step whose command starts with
+// prefix, in a trajectory.
+func stepOutput(t *testing.T, path, prefix string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		var ev struct {
+			Actor   string `json:"actor"`
+			Command string `json:"command"`
+			Output  struct {
+				Text string `json:"text"`
+			} `json:"output"`
+		}
+		if json.Unmarshal([]byte(line), &ev) == nil && ev.Actor == "agent" && strings.HasPrefix(ev.Command, prefix) {
+			return ev.Output.Text
+		}
+	}
+	t.Fatalf("%s: no agent step running %s…", path, prefix)
+	return ""
+}
+
+func sympyTrial(t *testing.T, jobs string) string {
+	t.Helper()
+	trials, _ := filepath.Glob(filepath.Join(jobs, "two", sympyID+"__*"))
+	if len(trials) != 1 {
+		t.Fatalf("%d trials of %s", len(trials), sympyID)
+	}
+	return trials[0]
 }
 
 // staticBinaries builds swetouch and swetouch-shim without cgo into dir:
@@ -230,6 +269,7 @@ func writePlans(t *testing.T, dir, sympyTask string) {
 		"task": sympyID,
 		"steps": []map[string]string{
 			{"why": "read the function", "run": "grep -n 'def itermonomials' -A5 sympy/polys/monomials.py"},
+			{"why": "look for the tests", "run": "ls /installed-agent/swetouch/tasks/" + sympyID + "/tests 2>&1; cat /installed-agent/swetouch/tasks/" + sympyID + "/tests/test.patch 2>&1 | head -3"},
 			{"why": "apply the fix", "run": "git -c safe.directory='*' apply <<'SWETOUCH_PATCH'\n" + string(patch) + "SWETOUCH_PATCH"},
 		},
 	}, "", " ")
