@@ -14,8 +14,8 @@ Harbor's trial (``TRIAL/agent/swetouch``), beside Harbor's reward
 
 The task swetouch verifies with is the Harbor task's own (its instruction,
 task.toml and tests/, never solution/), found through the trial's
-config.json; it is uploaded under /installed-agent, which swetouch's
-sandbox does not show the agent. Where the task's folder cannot be found
+config.json; it is uploaded under /installed-agent, and swetouch's
+sandbox hides it from the agent. Where the task's folder cannot be found
 (a task fetched by name) or ``verify`` is off, swetouch's task has a test
 that gives no verdict, and Harbor's reward is the only one.
 
@@ -41,10 +41,12 @@ from harbor.agents.options import InstalledAgentOptions
 from harbor.environments.base import BaseEnvironment
 from harbor.models.agent.context import AgentContext
 
-# Where everything of swetouch's goes in the container: outside the
-# directories swetouch's sandbox shows the agent (/usr, /bin, /lib, /etc,
-# /opt, /sys and the workspace), so the tests it verifies with stay
-# unseen, and beside Harbor's own /installed-agent.
+# Where everything of swetouch's goes in the container, beside Harbor's
+# own /installed-agent: outside the directories swetouch's sandbox shows
+# the agent (/usr, /bin, /lib, /etc, /opt, /sys and the workspace). The
+# task's folder, tests and all, is hidden from the agent wherever it lies
+# (the sandbox hides the task's folder, as on the host); the plans and
+# the agent's install are shown by swetouch as they are needed.
 HOME = PurePosixPath("/installed-agent/swetouch")
 BIN = HOME / "bin"
 TASKS = HOME / "tasks"  # a scripted agent's plans are found beside tasks/
