@@ -50,8 +50,10 @@ func TestHarborAgentClass(t *testing.T) {
 // sympy__sympy-21847, each in an image built here, the scripted careful
 // agent wrapped by swetouch run --in-place /testbed in Harbor's container.
 // Each trial has swetouch's result (resolved, in agent/swetouch) and
-// Harbor's reward (1, in verifier/reward.txt), and swetouch score reads
-// both and finds them agreeing.
+// Harbor's reward (1, in verifier/reward.txt); a third trial runs the
+// example under the Counter-Edit condition (the edit applied, its message
+// delivered, still resolved by both); and swetouch score reads both
+// verdicts of all three and finds them agreeing.
 func TestHarborRunsTwoTasks(t *testing.T) {
 	testsupport.Slow(t)
 	p := findPrereqs(t)
@@ -135,9 +137,35 @@ func TestHarborRunsTwoTasks(t *testing.T) {
 		t.Errorf("the agent looking for swetouch's copy of the tests saw:\n%s", out)
 	}
 
+	// the Counter-Edit condition in Harbor's container: the record's
+	// edit lands in /testbed, its message reaches the agent, which
+	// reconciles; both verifiers still pass it
+	records, _ := filepath.Abs(filepath.Join(root, "examples", "tasks", "py-discount", "records.jsonl"))
+	command(t, ctx, harborEnv, tmp, filepath.Join(p.venv, "bin", "harbor"), "run",
+		"-p", dataset, "-i", "py-discount", "--agent", agentRef,
+		"--ak", "swetouch_bin="+swetouch, "--ak", "preset=careful", "--ak", "plans="+plans,
+		"--ak", "records="+records, "--ak", "condition=counter-edit",
+		"--extra-docker-compose", filepath.Join(integration, "compose.bwrap.yaml"),
+		"--max-retries", "0", "-o", jobs, "--job-name", "ce", "-y", "-q")
+	ce, _ := filepath.Glob(filepath.Join(jobs, "ce", "py-discount__*"))
+	if len(ce) != 1 {
+		t.Fatalf("counter-edit: %d trial folders, want 1", len(ce))
+	}
+	var cr struct {
+		Resolved  *bool  `json:"resolved"`
+		Condition string `json:"condition"`
+		Applied   int    `json:"interventions_applied"`
+		Delivered int    `json:"messages_delivered"`
+	}
+	readJSON(t, filepath.Join(ce[0], "agent", "swetouch", "result.json"), &cr)
+	reward, _ := os.ReadFile(filepath.Join(ce[0], "verifier", "reward.txt"))
+	if cr.Condition != "counter-edit" || cr.Applied != 1 || cr.Delivered != 1 || cr.Resolved == nil || !*cr.Resolved || strings.TrimSpace(string(reward)) != "1" {
+		t.Errorf("counter-edit: %+v resolved=%s, Harbor's reward %q: want the edit applied, its message delivered, both resolved\n%s", cr, show(cr.Resolved), reward, agentLog(ce[0]))
+	}
+
 	// score reads both verdicts, and not Harbor's own result.json files
-	scored := command(t, ctx, nil, tmp, swetouch, "score", filepath.Join(jobs, "two"))
-	if !strings.Contains(scored, "Harbor's reward beside swetouch's verdict: 2 trials, 2 agree, 0 disagree") {
+	scored := command(t, ctx, nil, tmp, swetouch, "score", jobs)
+	if !strings.Contains(scored, "Harbor's reward beside swetouch's verdict: 3 trials, 3 agree, 0 disagree") {
 		t.Errorf("score:\n%s", scored)
 	}
 	t.Logf("score:\n%s", scored)
