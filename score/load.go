@@ -78,8 +78,15 @@ func Read(dirs []string, opts ...ReadOption) ([]Trial, error) {
 	n := 0
 	var walkErr error
 	for _, d := range dirs {
+		// the folders seen holding Harbor's config.json: a job's
+		// result.json comes after its trials' folders are walked
+		harbor := map[string]bool{}
 		walkErr = filepath.WalkDir(d, func(p string, e fs.DirEntry, err error) error {
-			if err == nil && !e.IsDir() && e.Name() == "result.json" {
+			switch {
+			case err != nil || e.IsDir():
+			case e.Name() == harborConfig:
+				harbor[filepath.Dir(p)] = true
+			case e.Name() == "result.json" && !harbor[filepath.Dir(p)]:
 				next <- found{n, p}
 				n++
 			}

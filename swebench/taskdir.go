@@ -165,12 +165,13 @@ func archive(gitDir, commit, dir string) error {
 
 func taskTOML(in Instance, image string) string {
 	q := func(s string) string { b, _ := json.Marshal(s); return string(b) }
+	// the name under [metadata]: Harbor's [task] name is a package's
+	// "org/name", and Harbor leaves a task whose [task] name is not out
+	// of a dataset without a word (harbor 0.26.0); swetouch reads either
 	return fmt.Sprintf(`version = "1.0"
 
-[task]
-name = %s
-
 [metadata]
+name = %s
 source = "swe-bench"
 repo = %s
 version = %s

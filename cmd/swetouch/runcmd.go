@@ -131,7 +131,9 @@ func (o *runOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	if err := o.user(&cfg); err != nil {
 		return err
 	}
-	if err := o.isolation(&cfg, preset != nil); err != nil {
+	// a preset with no binary of its own (the scripted agents, which
+	// swetouch runs itself) talks to no provider
+	if err := o.isolation(&cfg, preset != nil && preset.Bin != ""); err != nil {
 		return err
 	}
 	if err := o.conversation(&cfg, preset); err != nil {

@@ -23,7 +23,10 @@ func scoreCmd() *cobra.Command {
 			"which may come from many machines. Infrastructure errors (resolved null) are counted apart,\n" +
 			"not as failures. Every rate and difference has a 95% interval from a bootstrap that resamples\n" +
 			"tasks (runs stay in their task); conditions against vanilla and agents against each other get\n" +
-			"paired permutation tests on per-task differences, BH-adjusted at 5% FDR (docs/metrics.md).",
+			"paired permutation tests on per-task differences, BH-adjusted at 5% FDR (docs/metrics.md).\n" +
+			"Under a Harbor job folder, Harbor's reward (verifier/reward.json or reward.txt) is read beside\n" +
+			"each trial's agent/swetouch/result.json, and a disagreement with swetouch's verdict is a warning\n" +
+			"(docs/harbor.md).",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			trials, err := loadTrials(args)
@@ -32,6 +35,10 @@ func scoreCmd() *cobra.Command {
 			}
 			if sc.Resamples < 1 {
 				return badInput("--resamples: want at least 1, got %d", sc.Resamples)
+			}
+			harbor, err := score.HarborRewards(trials)
+			if err != nil {
+				return badInput("%v", err)
 			}
 			opt := score.WithStats(sc)
 			rep := report.New("", ".", trials, opt)
@@ -53,8 +60,9 @@ func scoreCmd() *cobra.Command {
 					Infra       []score.InfraError  `json:"infrastructure_errors"`
 					Paper       []score.PaperRow    `json:"paper"`
 					PaperRho    []score.Correlation `json:"revision_correlations"`
+					Harbor      harborRewards       `json:"harbor,omitempty"`
 				}{sc, rep.Summary, rep.Ranks, turns, score.UserSWERows(trials), score.BudgetRanks(turns), cmp, score.Costs(trials), score.Audits(trials), score.InfraErrors(trials),
-					paper, score.RevisionCorrelations(rep.Summary, paper)}, "", "  ")
+					paper, score.RevisionCorrelations(rep.Summary, paper), harbor}, "", "  ")
 				fmt.Fprintln(w, string(b))
 			case asCSV && trialsToo:
 				return rep.WriteTrialsCSV(w)
@@ -73,6 +81,10 @@ func scoreCmd() *cobra.Command {
 				}
 			default:
 				writeScores(w, rep, turns, cmp, sc, trials)
+				if len(harbor) > 0 {
+					fmt.Fprintln(w)
+					score.WriteHarbor(w, harbor)
+				}
 				if trialsToo {
 					fmt.Fprintln(w)
 					return rep.WriteTrialsCSV(w)
@@ -138,6 +150,9 @@ func writeScores(w io.Writer, rep *report.Report, turns []score.TurnRow, cmp []s
 		score.WriteInfraErrors(w, errs)
 	}
 }
+
+// harborRewards are Harbor's verdicts beside swetouch's (score.HarborRewards).
+type harborRewards = []score.HarborReward
 
 // loadTrials reads the run folders under dirs; finding none is bad input.
 func loadTrials(dirs []string, opts ...score.ReadOption) ([]score.Trial, error) {

@@ -30,7 +30,7 @@ func tasksSWEbenchCmd() *cobra.Command {
 		Use:   "swebench --instances FILE --out DIR [--ids A,B] [--image TEMPLATE] [--repo GITDIR]",
 		Short: "Write one Harbor task directory per SWE-bench instance (graded per test as SWE-bench grades)",
 		Long: "Reads SWE-bench instances (JSON lines or a JSON array, as the dataset is distributed) and writes\n" +
-			"DIR/INSTANCE_ID/ for each: instruction.md, task.toml ([task] name, [environment] docker_image and\n" +
+			"DIR/INSTANCE_ID/ for each: instruction.md, task.toml ([metadata] name, [environment] docker_image and\n" +
 			"workdir = \"/testbed\"), tests/test.sh (SWE-bench's evaluation for the repository and version, its\n" +
 			"log graded by `swetouch grade`), tests/test.patch, tests/config.json, solution/solve.sh (the gold\n" +
 			"patch). The code lives in the image; --repo puts the base commit's tree in repo/ from a local git\n" +

@@ -86,6 +86,7 @@ var allowed = map[string][]string{
 	"internal/layers":                nil,
 	"e2e":                            nil,
 	"e2e/redteam":                    nil,
+	"integrations/harbor":            nil,
 }
 
 // top may import any of the module's packages: the commands and the

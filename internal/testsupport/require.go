@@ -37,10 +37,13 @@ const (
 	Bwrap Prereq = "bwrap"
 	// Cgroups is a cgroup v2 subtree the tests may make groups in.
 	Cgroups Prereq = "cgroups"
+	// Harbor is what scripts/install-harbor.sh installs: Harbor in its
+	// venv, docker's dockerd and CLI, and the compose v2 plugin.
+	Harbor Prereq = "harbor"
 )
 
 // Prereqs are every prerequisite, the names SWETOUCH_REQUIRE accepts.
-func Prereqs() []Prereq { return []Prereq{Corpus, Mirrors, Agents, Chromium, Bwrap, Cgroups} }
+func Prereqs() []Prereq { return []Prereq{Corpus, Mirrors, Agents, Chromium, Bwrap, Cgroups, Harbor} }
 
 // UnknownPrereqError is a name in SWETOUCH_REQUIRE no test knows: a typo
 // would otherwise require nothing, silently.

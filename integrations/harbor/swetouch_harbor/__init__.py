@@ -1,0 +1,1 @@
+"""swetouch's installed agent for Harbor (swetouch_harbor.agent:SwetouchAgent)."""
