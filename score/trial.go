@@ -52,18 +52,18 @@ type Mark struct {
 // timelines), what the agent did after the last user edit, and that
 // edit's fate against final.diff. A trial without a readable trajectory
 // keeps only its result; without timelines, so does one that holds no
-// user's event.
-func (t *Trial) inspect(f *files, timelines bool) {
+// user's event. It reports false when the trajectory did not decode.
+func (t *Trial) inspect(f *files, timelines bool) (clean bool) {
 	if !timelines && !t.userMayHaveActed() {
-		return
+		return true
 	}
-	data, err := f.read(filepath.Join(t.Dir, "trajectory.jsonl"))
+	data, err := f.read(filepath.Join(t.Dir, trajectoryFile))
 	if err != nil || !timelines && !mayHoldUserEvent(data) {
-		return
+		return true
 	}
 	events, err := readMarks(data, timelines)
 	if err != nil {
-		return
+		return false
 	}
 	var added []string
 	// The shell and the watcher may both report one action; it is one
@@ -111,9 +111,10 @@ func (t *Trial) inspect(f *files, timelines bool) {
 		t.Marks = nil
 	}
 	if len(added) > 0 {
-		final, _ := f.read(filepath.Join(t.Dir, "final.diff"))
+		final, _ := f.read(filepath.Join(t.Dir, finalDiffFile))
 		t.Fate = fateOf(added, plusLines(string(final)))
 	}
+	return true
 }
 
 // userMayHaveActed says whether the result leaves room for a user's

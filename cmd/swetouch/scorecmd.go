@@ -128,9 +128,10 @@ func writeScores(w io.Writer, rep *report.Report, turns []score.TurnRow, cmp []s
 	}
 }
 
-// loadTrials reads the run folders under dirs; finding none is bad input.
+// loadTrials reads the run folders under dirs, each through its index
+// (score.WithIndex); finding none is bad input.
 func loadTrials(dirs []string, opts ...score.ReadOption) ([]score.Trial, error) {
-	trials, err := score.Read(dirs, opts...)
+	trials, err := score.Read(dirs, append(opts, score.WithIndex())...)
 	if err != nil {
 		return nil, badInput("%v", err)
 	}

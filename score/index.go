@@ -1,0 +1,172 @@
+package score
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"syscall"
+	"time"
+
+	jsonv1 "github.com/go-json-experiment/json/v1"
+
+	"github.com/swetouch/swetouch/internal/atomicfile"
+	"github.com/swetouch/swetouch/result"
+)
+
+// IndexFile is the index a results folder keeps of its trials
+// (WithIndex): one line per folder under it with what a walk and the
+// figures need, so scoring 100,000 trials reads one file and stats the
+// rest instead of opening 200,000 or more (a fifth of score's CPU was
+// the system calls of reading them, a quarter decoding them).
+const IndexFile = "score-index.jsonl"
+
+// indexFormat names the index's first line; a file with another format
+// or version is ignored (and rewritten), never an error.
+const (
+	indexFormat  = "swetouch-score-index"
+	indexVersion = 1
+)
+
+// racyWindow: an entry changed this close to the index's start (or
+// after it) is not trusted, since a folder's or file's time has the
+// clock's coarse granularity and a second change within one tick leaves
+// it the same (git's "racily clean" entries; a second is far above any
+// tick, and covers a clock a little ahead on a shared file system).
+const racyWindow = time.Second
+
+// fileID is what says a file is the one indexed: its size, change time
+// and inode (a folder copied with its times kept is a miss: another
+// inode). Size -1 is a file that was absent.
+type fileID struct {
+	Size  int64 `json:"size"`
+	MTime int64 `json:"mtime_ns"`
+	Ino   uint64 `json:"ino"`
+}
+
+// indexEntry is one folder under the indexed root.
+type indexEntry struct {
+	Dir string `json:"dir"` // relative to the root, slashed; "." for the root
+	fileID
+	// Subdirs are the folder's folders, in name order; Result whether it
+	// holds a result.json (a trial).
+	Subdirs []string    `json:"subdirs,omitempty"`
+	Result  bool        `json:"result,omitempty"`
+	Trial   *indexTrial `json:"trial,omitempty"`
+}
+
+// indexTrial is a trial as the figures read it.
+type indexTrial struct {
+	// Files are result.json's, and trajectory.jsonl's and final.diff's
+	// when the fate was read from them (Read looks at them only then).
+	Files  map[string]fileID `json:"files"`
+	Fate   string            `json:"fate,omitempty"`
+	After  *Counts           `json:"after,omitempty"`
+	Result result.Run        `json:"result"`
+}
+
+// Summary is the part of a result score and report read: a trial read
+// through the index has this and no more. What it leaves out (the
+// agent's command line, the attempts' diffs, the limits, the canaries,
+// the listed tests) none of the figures or the report's files show.
+func Summary(r result.Run) result.Run {
+	return result.Run{
+		Task: r.Task, Instance: r.Instance, Condition: r.Condition, Match: r.Match, Schedule: r.Schedule,
+		AgentName: r.AgentName, Resolved: r.Resolved, Reason: r.Reason, AgentExit: r.AgentExit,
+		AgentTimedOut: r.AgentTimedOut, Stopped: r.Stopped, ModelCalls: r.ModelCalls, AgentTimeout: r.AgentTimeout,
+		Steps: r.Steps, Applied: r.Applied, Delivered: r.Delivered, Unconfirmed: r.Unconfirmed,
+		UserModel: r.UserModel, ModelUsage: r.ModelUsage, Sandbox: r.Sandbox, Network: r.Network,
+		Timings: r.Timings, Audit: r.Audit, Conversation: r.Conversation,
+	}
+}
+
+// identify is the file's identity; absent files are Size -1, and
+// racy marks one changed too recently to be trusted.
+func identify(fi os.FileInfo, since time.Time) fileID {
+	id := fileID{Size: fi.Size(), MTime: fi.ModTime().UnixNano()}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		id.Ino = st.Ino
+	}
+	if !fi.ModTime().Before(since) {
+		id.MTime = -1 // never matches: read it again next time
+	}
+	return id
+}
+
+// absent is a file that was not there.
+var absent = fileID{Size: -1}
+
+// statID is path's identity (absent when it is not there).
+func statID(path string, since time.Time) (fileID, error) {
+	fi, err := os.Lstat(path)
+	switch {
+	case os.IsNotExist(err):
+		return absent, nil
+	case err != nil:
+		return fileID{Size: -2, MTime: -1}, nil // unreadable: never the one indexed
+	}
+	return identify(fi, since), nil
+}
+
+// same says whether a file is still the one indexed (a racy entry
+// never is).
+func (id fileID) same(now fileID) bool { return id.MTime != -1 && id == now }
+
+// index is one root's index as read: its folders by relative path.
+type index map[string]*indexEntry
+
+// loadIndex reads root's index; an index that is missing, of another
+// format or damaged is an empty one (the trials are then read in full).
+func loadIndex(root string) index {
+	b, err := os.ReadFile(filepath.Join(root, IndexFile))
+	if err != nil {
+		return index{}
+	}
+	line, rest, _ := bytes.Cut(b, []byte("\n"))
+	var h trajectoryHeader
+	if jsonv1.Unmarshal(line, &h) != nil || h.Format != indexFormat || h.Version != indexVersion {
+		return index{}
+	}
+	lines := bytes.Split(rest, []byte("\n"))
+	entries := make([]indexEntry, len(lines))
+	ok := parallel(len(lines), func(i int) bool {
+		return len(lines[i]) == 0 || jsonv1.Unmarshal(lines[i], &entries[i]) == nil
+	})
+	if !ok {
+		return index{}
+	}
+	idx := make(index, len(entries))
+	for i := range entries {
+		if entries[i].Dir != "" {
+			idx[entries[i].Dir] = &entries[i]
+		}
+	}
+	return idx
+}
+
+// writeIndex writes root's index from the folders a read found, whole or
+// not at all. A root that cannot be written (read-only, another's) keeps
+// its old index: the index only saves work.
+func writeIndex(root string, entries []*indexEntry) error {
+	sort.Slice(entries, func(i, j int) bool { return entries[i].Dir < entries[j].Dir })
+	lines := make([][]byte, len(entries))
+	if !parallel(len(entries), func(i int) bool {
+		var err error
+		lines[i], err = jsonv1.Marshal(entries[i])
+		return err == nil
+	}) {
+		return fmt.Errorf("%s: an entry does not encode", filepath.Join(root, IndexFile))
+	}
+	return atomicfile.Write(filepath.Join(root, IndexFile), 0o644, func(w io.Writer) error {
+		bw := bufio.NewWriterSize(w, 1<<16)
+		fmt.Fprintf(bw, `{"format":%q,"version":%d}`+"\n", indexFormat, indexVersion)
+		for _, l := range lines {
+			bw.Write(l)
+			bw.WriteByte('\n')
+		}
+		return bw.Flush()
+	})
+}

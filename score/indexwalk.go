@@ -1,0 +1,204 @@
+package score
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// indexedRoot is one folder Read walks with its index: the index as it
+// was, the folders found this time (the next index) and how many trials
+// had to be read in full.
+type indexedRoot struct {
+	root   string
+	old    index
+	since  time.Time // entries changed after this are not trusted
+	found  []*indexEntry
+	misses atomic.Int64
+	trials int
+}
+
+// walk visits root's folders as filepath.WalkDir does (name order, a
+// folder's result.json where its name sorts among its folders), listing
+// a folder only when it changed since the index was written: a folder's
+// time changes whenever an entry is made, removed or renamed in it.
+// Each trial goes to emit with its folder's entry, which the worker
+// fills in.
+func (r *indexedRoot) walk(emit func(path string, e *indexEntry, prev *indexTrial)) error {
+	return r.dir(r.root, ".", emit)
+}
+
+func (r *indexedRoot) dir(abs, rel string, emit func(string, *indexEntry, *indexTrial)) error {
+	fi, err := os.Lstat(abs)
+	if err != nil {
+		return err
+	}
+	e := &indexEntry{Dir: rel, fileID: identify(fi, r.since)}
+	prev := r.old[rel]
+	if prev != nil && prev.same(e.fileID) {
+		e.Subdirs, e.Result = prev.Subdirs, prev.Result
+	} else {
+		entries, err := os.ReadDir(abs)
+		if err != nil {
+			return err
+		}
+		for _, d := range entries {
+			switch {
+			case d.IsDir():
+				e.Subdirs = append(e.Subdirs, d.Name())
+			case d.Name() == "result.json":
+				e.Result = true
+			}
+		}
+	}
+	r.found = append(r.found, e)
+	var prevTrial *indexTrial
+	if prev != nil {
+		prevTrial = prev.Trial
+	}
+	trial := func() {
+		if e.Result {
+			r.trials++
+			emit(filepath.Join(abs, "result.json"), e, prevTrial)
+		}
+	}
+	done := false
+	for _, s := range e.Subdirs {
+		if !done && s > "result.json" {
+			trial()
+			done = true
+		}
+		if err := r.dir(filepath.Join(abs, s), path(rel, s), emit); err != nil {
+			return err
+		}
+	}
+	if !done {
+		trial()
+	}
+	return nil
+}
+
+func path(rel, name string) string {
+	if rel == "." {
+		return name
+	}
+	return rel + "/" + name
+}
+
+// worthWriting says whether the index is worth writing anew: it was
+// missing, or a hundredth or more of its trials had to be read in full
+// (a results folder still filling up is not rewritten for every trial
+// that finished since).
+func (r *indexedRoot) worthWriting() bool {
+	m := r.misses.Load()
+	return m > 0 && (len(r.old) == 0 || 100*m >= int64(r.trials))
+}
+
+// readIndexed reads the trial at p (its result.json) through its
+// previous entry when its files are the ones indexed, else in full, and
+// returns the entry's trial for the next index.
+func (f *files) readIndexed(p string, prev *indexTrial, timelines bool, since time.Time) (Trial, *indexTrial, bool, error) {
+	dir := filepath.Dir(p)
+	ids := map[string]fileID{}
+	stat := func(names ...string) error {
+		for _, n := range names {
+			id, err := statID(filepath.Join(dir, n), since)
+			if err != nil {
+				return err
+			}
+			ids[n] = id
+		}
+		return nil
+	}
+	// the files are looked at before they are read: one changed between
+	// the two is read again next time
+	if err := stat("result.json"); err != nil {
+		return Trial{}, nil, false, err
+	}
+	if prev != nil && len(prev.Files) > 1 {
+		if err := stat(trajectoryFile, finalDiffFile); err != nil {
+			return Trial{}, nil, false, err
+		}
+	}
+	if prev.matches(ids) {
+		t := Trial{Dir: dir, Result: prev.Result, Fate: prev.Fate, After: prev.After}
+		if timelines {
+			t.Fate, t.After = "", nil
+			t.inspect(f, true)
+		}
+		return t, prev, true, nil
+	}
+	if len(ids) == 1 {
+		if err := stat(trajectoryFile, finalDiffFile); err != nil {
+			return Trial{}, nil, false, err
+		}
+	}
+	t, clean, err := f.readTrial(p, timelines)
+	if err != nil {
+		return t, nil, false, err
+	}
+	rec := &indexTrial{Files: map[string]fileID{"result.json": ids["result.json"]}, Result: Summary(t.Result)}
+	if t.userMayHaveActed() {
+		// the fate and what came after come from these files
+		rec.Fate, rec.After = t.Fate, t.After
+		for _, n := range [...]string{trajectoryFile, finalDiffFile} {
+			rec.Files[n] = ids[n]
+		}
+		if timelines && !clean {
+			// the timeline's reading failed where the figures' might not
+			// have: the next score reads this trial itself
+			rec.Files["result.json"] = fileID{MTime: -1}
+		}
+	}
+	return t, rec, false, nil
+}
+
+// The files a trial's user's edit is read from.
+const (
+	trajectoryFile = "trajectory.jsonl"
+	finalDiffFile  = "final.diff"
+)
+
+// matches says whether every file the entry was made from is as it was.
+func (prev *indexTrial) matches(ids map[string]fileID) bool {
+	if prev == nil || len(prev.Files) != len(ids) {
+		return false
+	}
+	for n, id := range prev.Files {
+		if !id.same(ids[n]) {
+			return false
+		}
+	}
+	return true
+}
+
+// parallel runs do(i) for every i below n on every CPU and reports
+// whether every call returned true.
+func parallel(n int, do func(i int) bool) bool {
+	workers := min(runtime.GOMAXPROCS(0), max(n/256, 1))
+	var (
+		wg   sync.WaitGroup
+		next atomic.Int64
+		bad  atomic.Bool
+	)
+	for range workers {
+		wg.Go(func() {
+			for {
+				lo := int(next.Add(256)) - 256
+				if lo >= n {
+					return
+				}
+				for i := lo; i < min(lo+256, n); i++ {
+					if !do(i) {
+						bad.Store(true)
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return !bad.Load()
+}
