@@ -42,8 +42,8 @@ const racyWindow = time.Second
 // and inode (a folder copied with its times kept is a miss: another
 // inode). Size -1 is a file that was absent.
 type fileID struct {
-	Size  int64 `json:"size"`
-	MTime int64 `json:"mtime_ns"`
+	Size  int64  `json:"size"`
+	MTime int64  `json:"mtime_ns"`
 	Ino   uint64 `json:"ino"`
 }
 
@@ -60,26 +60,27 @@ type indexEntry struct {
 
 // indexTrial is a trial as the figures read it.
 type indexTrial struct {
-	// Files are result.json's, and trajectory.jsonl's and final.diff's
-	// when the fate was read from them (Read looks at them only then).
-	Files  map[string]fileID `json:"files"`
-	Fate   string            `json:"fate,omitempty"`
-	After  *Counts           `json:"after,omitempty"`
-	Result result.Run        `json:"result"`
+	// ResultFile is result.json's identity; Trajectory's and FinalDiff's
+	// are there when the fate was read from them (Read looks at them
+	// only then).
+	ResultFile fileID     `json:"result_file"`
+	Trajectory *fileID    `json:"trajectory,omitempty"`
+	FinalDiff  *fileID    `json:"final_diff,omitempty"`
+	Fate       string     `json:"fate,omitempty"`
+	After      *Counts    `json:"after,omitempty"`
+	Result     result.Run `json:"result"`
 }
 
 // Summary is the part of a result score and report read: a trial read
 // through the index has this and no more. What it leaves out (the
-// agent's command line, the attempts' diffs, the limits, the canaries,
-// the listed tests) none of the figures or the report's files show.
+// agent's command line, the attempts' diffs, the timings, the limits,
+// the canaries, the listed tests) none of the figures or the report's
+// files show (TestSummaryIsWhatScoreReads).
 func Summary(r result.Run) result.Run {
 	return result.Run{
-		Task: r.Task, Instance: r.Instance, Condition: r.Condition, Match: r.Match, Schedule: r.Schedule,
-		AgentName: r.AgentName, Resolved: r.Resolved, Reason: r.Reason, AgentExit: r.AgentExit,
-		AgentTimedOut: r.AgentTimedOut, Stopped: r.Stopped, ModelCalls: r.ModelCalls, AgentTimeout: r.AgentTimeout,
+		Task: r.Task, Condition: r.Condition, AgentName: r.AgentName, Resolved: r.Resolved, Reason: r.Reason,
 		Steps: r.Steps, Applied: r.Applied, Delivered: r.Delivered, Unconfirmed: r.Unconfirmed,
-		UserModel: r.UserModel, ModelUsage: r.ModelUsage, Sandbox: r.Sandbox, Network: r.Network,
-		Timings: r.Timings, Audit: r.Audit, Conversation: r.Conversation,
+		UserModel: r.UserModel, ModelUsage: r.ModelUsage, Sandbox: r.Sandbox, Audit: r.Audit, Conversation: r.Conversation,
 	}
 }
 
@@ -99,16 +100,17 @@ func identify(fi os.FileInfo, since time.Time) fileID {
 // absent is a file that was not there.
 var absent = fileID{Size: -1}
 
-// statID is path's identity (absent when it is not there).
-func statID(path string, since time.Time) (fileID, error) {
+// statID is path's identity: absent when it is not there, never the
+// one indexed when it cannot be looked at.
+func statID(path string, since time.Time) fileID {
 	fi, err := os.Lstat(path)
 	switch {
 	case os.IsNotExist(err):
-		return absent, nil
+		return absent
 	case err != nil:
-		return fileID{Size: -2, MTime: -1}, nil // unreadable: never the one indexed
+		return fileID{Size: -2, MTime: -1}
 	}
-	return identify(fi, since), nil
+	return identify(fi, since)
 }
 
 // same says whether a file is still the one indexed (a racy entry

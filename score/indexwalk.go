@@ -102,28 +102,17 @@ func (r *indexedRoot) worthWriting() bool {
 // returns the entry's trial for the next index.
 func (f *files) readIndexed(p string, prev *indexTrial, timelines bool, since time.Time) (Trial, *indexTrial, bool, error) {
 	dir := filepath.Dir(p)
-	ids := map[string]fileID{}
-	stat := func(names ...string) error {
-		for _, n := range names {
-			id, err := statID(filepath.Join(dir, n), since)
-			if err != nil {
-				return err
-			}
-			ids[n] = id
-		}
-		return nil
-	}
 	// the files are looked at before they are read: one changed between
 	// the two is read again next time
-	if err := stat("result.json"); err != nil {
-		return Trial{}, nil, false, err
+	now := indexTrial{ResultFile: statID(p, since)}
+	userFiles := func() {
+		traj, diff := statID(filepath.Join(dir, trajectoryFile), since), statID(filepath.Join(dir, finalDiffFile), since)
+		now.Trajectory, now.FinalDiff = &traj, &diff
 	}
-	if prev != nil && len(prev.Files) > 1 {
-		if err := stat(trajectoryFile, finalDiffFile); err != nil {
-			return Trial{}, nil, false, err
-		}
+	if prev != nil && prev.Trajectory != nil {
+		userFiles()
 	}
-	if prev.matches(ids) {
+	if prev.matches(&now) {
 		t := Trial{Dir: dir, Result: prev.Result, Fate: prev.Fate, After: prev.After}
 		if timelines {
 			t.Fate, t.After = "", nil
@@ -131,26 +120,22 @@ func (f *files) readIndexed(p string, prev *indexTrial, timelines bool, since ti
 		}
 		return t, prev, true, nil
 	}
-	if len(ids) == 1 {
-		if err := stat(trajectoryFile, finalDiffFile); err != nil {
-			return Trial{}, nil, false, err
-		}
+	if now.Trajectory == nil {
+		userFiles()
 	}
 	t, clean, err := f.readTrial(p, timelines)
 	if err != nil {
 		return t, nil, false, err
 	}
-	rec := &indexTrial{Files: map[string]fileID{"result.json": ids["result.json"]}, Result: Summary(t.Result)}
+	t.Result = Summary(t.Result) // as a trial read through the index has it
+	rec := &indexTrial{ResultFile: now.ResultFile, Result: t.Result}
 	if t.userMayHaveActed() {
 		// the fate and what came after come from these files
-		rec.Fate, rec.After = t.Fate, t.After
-		for _, n := range [...]string{trajectoryFile, finalDiffFile} {
-			rec.Files[n] = ids[n]
-		}
+		rec.Fate, rec.After, rec.Trajectory, rec.FinalDiff = t.Fate, t.After, now.Trajectory, now.FinalDiff
 		if timelines && !clean {
 			// the timeline's reading failed where the figures' might not
 			// have: the next score reads this trial itself
-			rec.Files["result.json"] = fileID{MTime: -1}
+			rec.ResultFile.MTime = -1
 		}
 	}
 	return t, rec, false, nil
@@ -163,16 +148,11 @@ const (
 )
 
 // matches says whether every file the entry was made from is as it was.
-func (prev *indexTrial) matches(ids map[string]fileID) bool {
-	if prev == nil || len(prev.Files) != len(ids) {
+func (prev *indexTrial) matches(now *indexTrial) bool {
+	if prev == nil || !prev.ResultFile.same(now.ResultFile) || (prev.Trajectory == nil) != (now.Trajectory == nil) {
 		return false
 	}
-	for n, id := range prev.Files {
-		if !id.same(ids[n]) {
-			return false
-		}
-	}
-	return true
+	return prev.Trajectory == nil || prev.Trajectory.same(*now.Trajectory) && prev.FinalDiff != nil && prev.FinalDiff.same(*now.FinalDiff)
 }
 
 // parallel runs do(i) for every i below n on every CPU and reports
