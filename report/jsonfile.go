@@ -5,29 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"unicode/utf8"
-
-	jsonv1 "github.com/go-json-experiment/json/v1"
 
 	"github.com/swetouch/swetouch/internal/fastjson"
 )
-
-// marshalIndent is encoding/json's MarshalIndent by its v1 rules on the
-// v2 engine (about twice as fast: a 100,000 trials' report.json was a
-// seventh of report's CPU). The two differ only where a string is not
-// UTF-8: encoding/json writes \ufffd for a bad byte, the v2 engine the
-// character itself, so output holding that character is encoding/json's
-// (TestWriteJSONIsEncoders). SWETOUCH_REFERENCE=1 sends it all to
-// encoding/json.
-func marshalIndent(v any, prefix, indent string) ([]byte, error) {
-	if !fastjson.Reference() {
-		b, err := jsonv1.MarshalIndent(v, prefix, indent)
-		if err == nil && !bytes.ContainsRune(b, utf8.RuneError) {
-			return b, nil
-		}
-	}
-	return json.MarshalIndent(v, prefix, indent)
-}
 
 // WriteJSON writes report.json: the bytes json.Encoder with a two-space
 // indent writes for the report, a trial at a time, so 100,000 trials'
@@ -54,7 +34,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 		return err
 	}
 	for i := range r.Trials {
-		t, err := marshalIndent(&r.Trials[i], "    ", "  ")
+		t, err := fastjson.MarshalIndent(&r.Trials[i], "    ", "  ")
 		if err != nil {
 			return err
 		}
