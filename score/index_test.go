@@ -123,16 +123,29 @@ func TestIndexReadsTheSame(t *testing.T) {
 		if d := differ(readOrFail(t, root, WithIndex(), WithTimelines()), timelines); d != "" {
 			t.Fatalf("pass %d: with timelines through the index: %s", pass, d)
 		}
-		if _, err := os.Stat(filepath.Join(root, IndexFile)); err != nil {
-			t.Fatalf("pass %d: no index written: %v", pass, err)
+		for _, f := range []string{IndexFile, TimelinesFile} {
+			if _, err := os.Stat(filepath.Join(root, f)); err != nil {
+				t.Fatalf("pass %d: no %s written: %v", pass, f, err)
+			}
 		}
 	}
+
+	// a trajectory changed since is read again for its timeline
+	traj := filepath.Join(timelines[0].Dir, trajectoryFile)
+	b, _ := os.ReadFile(traj)
+	os.WriteFile(traj, []byte(strings.Replace(string(b), "cat x.py", "cat y.py", 1)), 0o644)
+	if got := readOrFail(t, root, WithIndex(), WithTimelines()); got[0].Marks[0].Label != "cat y.py" {
+		t.Errorf("a trajectory changed since the timelines were kept: mark %q, want cat y.py", got[0].Marks[0].Label)
+	}
+	os.WriteFile(traj, b, 0o644)
+	age(t, root)
+	readOrFail(t, root, WithIndex()) // the index written anew: every time changed
 
 	// the index is what was read: a result rewritten to the same size
 	// and time in the same file is not seen (the trust the index asks)
 	trial := figures[0].Dir
 	res := filepath.Join(trial, "result.json")
-	b, _ := os.ReadFile(res)
+	b, _ = os.ReadFile(res)
 	fi, _ := os.Stat(res)
 	swapped := strings.Replace(string(b), `"agent_name": "a"`, `"agent_name": "z"`, 1)
 	os.WriteFile(res, []byte(swapped), 0o644)

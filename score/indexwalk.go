@@ -19,6 +19,8 @@ type indexedRoot struct {
 	found  []*indexEntry
 	misses atomic.Int64
 	trials int
+	// timelines are the kept timelines, read with WithTimelines
+	timelines *timelines
 }
 
 // walk visits root's folders as filepath.WalkDir does (name order, a
@@ -97,10 +99,11 @@ func (r *indexedRoot) worthWriting() bool {
 	return m > 0 && (len(r.old) == 0 || 100*m >= int64(r.trials))
 }
 
-// readIndexed reads the trial at p (its result.json) through its
-// previous entry when its files are the ones indexed, else in full, and
-// returns the entry's trial for the next index.
-func (f *files) readIndexed(p string, prev *indexTrial, timelines bool, since time.Time) (Trial, *indexTrial, bool, error) {
+// readIndexed reads the trial at p (its result.json) for the figures
+// through its previous entry when its files are the ones indexed, else
+// in full, and returns the entry's trial for the next index. A
+// timeline is the timelines' to read.
+func (f *files) readIndexed(p string, prev *indexTrial, since time.Time) (Trial, *indexTrial, bool, error) {
 	dir := filepath.Dir(p)
 	// the files are looked at before they are read: one changed between
 	// the two is read again next time
@@ -113,17 +116,12 @@ func (f *files) readIndexed(p string, prev *indexTrial, timelines bool, since ti
 		userFiles()
 	}
 	if prev.matches(&now) {
-		t := Trial{Dir: dir, Result: prev.Result, Fate: prev.Fate, After: prev.After}
-		if timelines {
-			t.Fate, t.After = "", nil
-			t.inspect(f, true)
-		}
-		return t, prev, true, nil
+		return Trial{Dir: dir, Result: prev.Result, Fate: prev.Fate, After: prev.After}, prev, true, nil
 	}
 	if now.Trajectory == nil {
 		userFiles()
 	}
-	t, clean, err := f.readTrial(p, timelines)
+	t, err := f.readTrial(p, false)
 	if err != nil {
 		return t, nil, false, err
 	}
@@ -132,11 +130,6 @@ func (f *files) readIndexed(p string, prev *indexTrial, timelines bool, since ti
 	if t.userMayHaveActed() {
 		// the fate and what came after come from these files
 		rec.Fate, rec.After, rec.Trajectory, rec.FinalDiff = t.Fate, t.After, now.Trajectory, now.FinalDiff
-		if timelines && !clean {
-			// the timeline's reading failed where the figures' might not
-			// have: the next score reads this trial itself
-			rec.ResultFile.MTime = -1
-		}
 	}
 	return t, rec, false, nil
 }

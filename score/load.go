@@ -83,12 +83,15 @@ func Read(dirs []string, opts ...ReadOption) ([]Trial, error) {
 				var t Trial
 				var err error
 				if it.e == nil {
-					t, _, err = f.readTrial(it.p, o.timelines)
+					t, err = f.readTrial(it.p, o.timelines)
 				} else {
 					var hit bool
-					t, it.e.Trial, hit, err = f.readIndexed(it.p, it.prev, o.timelines, it.root.since)
+					t, it.e.Trial, hit, err = f.readIndexed(it.p, it.prev, it.root.since)
 					if !hit {
 						it.root.misses.Add(1)
+					}
+					if err == nil && o.timelines {
+						it.root.timelines.read(&f, &t, it.e.Dir, it.root.since)
 					}
 				}
 				mu.Lock()
@@ -108,6 +111,9 @@ func Read(dirs []string, opts ...ReadOption) ([]Trial, error) {
 	for _, d := range dirs {
 		if fi, err := os.Lstat(d); o.index && err == nil && fi.IsDir() {
 			r := &indexedRoot{root: d, since: time.Now().Add(-racyWindow), old: loadIndex(d)}
+			if o.timelines {
+				r.timelines = loadTimelines(d)
+			}
 			roots = append(roots, r)
 			walkErr = r.walk(func(p string, e *indexEntry, prev *indexTrial) {
 				next <- found{n, p, e, prev, r}
@@ -135,8 +141,12 @@ func Read(dirs []string, opts ...ReadOption) ([]Trial, error) {
 		return nil, first
 	}
 	for _, r := range roots {
+		// the index only saves work: a folder not ours to write goes without
 		if r.worthWriting() {
-			writeIndex(r.root, r.found) // the index only saves work: a folder not ours to write goes without
+			writeIndex(r.root, r.found)
+		}
+		if r.timelines != nil && r.timelines.worthWriting() {
+			r.timelines.write(r.root)
 		}
 	}
 	sort.Slice(trials, func(i, j int) bool { return trials[i].Dir < trials[j].Dir })
@@ -147,18 +157,18 @@ func Read(dirs []string, opts ...ReadOption) ([]Trial, error) {
 // The result is read by encoding/json's v1 rules on the v2 engine (the
 // Go team's module that becomes encoding/json/v2): the same values, read
 // about four times as fast, which is most of what scoring costs.
-// It reports whether the trajectory, if read, decoded.
-func (f *files) readTrial(p string, timelines bool) (Trial, bool, error) {
+func (f *files) readTrial(p string, timelines bool) (Trial, error) {
 	var t Trial
 	b, err := f.read(p)
 	if err != nil {
-		return t, false, err
+		return t, err
 	}
 	if err := jsonv1.Unmarshal(b, &t.Result); err != nil {
-		return t, false, fmt.Errorf("%s: %v", p, err)
+		return t, fmt.Errorf("%s: %v", p, err)
 	}
 	t.Dir = filepath.Dir(p)
-	return t, t.inspect(f, timelines), nil
+	t.inspect(f, timelines)
+	return t, nil
 }
 
 // files reads a worker's files into one buffer it keeps: what is read

@@ -52,18 +52,18 @@ type Mark struct {
 // timelines), what the agent did after the last user edit, and that
 // edit's fate against final.diff. A trial without a readable trajectory
 // keeps only its result; without timelines, so does one that holds no
-// user's event. It reports false when the trajectory did not decode.
-func (t *Trial) inspect(f *files, timelines bool) (clean bool) {
+// user's event.
+func (t *Trial) inspect(f *files, timelines bool) {
 	if !timelines && !t.userMayHaveActed() {
-		return true
+		return
 	}
 	data, err := f.read(filepath.Join(t.Dir, trajectoryFile))
 	if err != nil || !timelines && !mayHoldUserEvent(data) {
-		return true
+		return
 	}
 	events, err := readMarks(data, timelines)
 	if err != nil {
-		return false
+		return
 	}
 	var added []string
 	// The shell and the watcher may both report one action; it is one
@@ -114,7 +114,6 @@ func (t *Trial) inspect(f *files, timelines bool) (clean bool) {
 		final, _ := f.read(filepath.Join(t.Dir, finalDiffFile))
 		t.Fate = fateOf(added, plusLines(string(final)))
 	}
-	return true
 }
 
 // userMayHaveActed says whether the result leaves room for a user's
