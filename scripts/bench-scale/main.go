@@ -95,6 +95,12 @@ func run(n, emitN int, keep, bin, browser string, genOnly bool) error {
 	}
 	rows = append(rows, row{fmt.Sprintf("floor: `find | xargs cat` of the %d result.json", n), floor.String(), "", true})
 	out := filepath.Join(tmp, "report")
+	os.Remove(filepath.Join(results, score.TimelinesFile))
+	m, err = measureOnce(bin, "report", results, "--out", out)
+	if err != nil {
+		return err
+	}
+	rows = append(rows, row{fmt.Sprintf("report, %d trials, the first (no timelines kept: writes them)", n), m.String(), "", true})
 	m, err = measure(bin, "report", results, "--out", out)
 	if err != nil {
 		return err
