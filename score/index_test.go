@@ -99,9 +99,12 @@ func summarized(trials []Trial) []Trial {
 	return out
 }
 
+// anySize indexes a folder of any number of trials.
+func anySize(o *readOptions) { o.indexFrom = 0 }
+
 func readOrFail(t *testing.T, root string, opts ...ReadOption) []Trial {
 	t.Helper()
-	trials, err := Read([]string{root}, opts...)
+	trials, err := Read([]string{root}, append(opts, anySize)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,6 +184,20 @@ func TestIndexReadsTheSame(t *testing.T) {
 	}
 	if got[0].Result.AgentName != "x" {
 		t.Errorf("a result written within the index's second: agent %q, want x", got[0].Result.AgentName)
+	}
+}
+
+// TestIndexSmallFolders: a folder of fewer than IndexFrom trials is
+// given no index.
+func TestIndexSmallFolders(t *testing.T) {
+	root := indexTree(t)
+	if _, err := Read([]string{root}, WithIndex(), WithTimelines()); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{IndexFile, TimelinesFile} {
+		if _, err := os.Stat(filepath.Join(root, f)); err == nil {
+			t.Errorf("%s written for 24 trials", f)
+		}
 	}
 }
 

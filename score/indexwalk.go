@@ -90,14 +90,20 @@ func path(rel, name string) string {
 	return rel + "/" + name
 }
 
-// worthWriting says whether the index is worth writing anew: it was
-// missing, or a hundredth or more of its trials had to be read in full
-// (a results folder still filling up is not rewritten for every trial
-// that finished since).
-func (r *indexedRoot) worthWriting() bool {
+// worthWriting says whether the index is worth writing anew: the folder
+// holds least trials or more (a handful read as fast without, and a
+// folder of one trial, or a test's, is left as it was), and the index
+// was missing or a hundredth or more of its trials had to be read in
+// full (a results folder still filling up is not rewritten for every
+// trial that finished since).
+func (r *indexedRoot) worthWriting(least int) bool {
 	m := r.misses.Load()
-	return m > 0 && (len(r.old) == 0 || 100*m >= int64(r.trials))
+	return r.trials >= least && m > 0 && (len(r.old) == 0 || 100*m >= int64(r.trials))
 }
+
+// IndexFrom is how many trials a folder holds before Read writes it an
+// index: below it, reading them costs a few milliseconds.
+const IndexFrom = 1000
 
 // readIndexed reads the trial at p (its result.json) for the figures
 // through its previous entry when its files are the ones indexed, else

@@ -22,6 +22,7 @@ type ReadOption func(*readOptions)
 type readOptions struct {
 	timelines bool
 	index     bool
+	indexFrom int // the fewest trials a folder holds to be given an index
 	workers   int
 }
 
@@ -36,7 +37,7 @@ func WithTimelines() ReadOption { return func(o *readOptions) { o.timelines = tr
 // an entry only while its files are the ones it was made from (size,
 // time and inode, a folder's listing by the folder's time), and writes
 // the index anew when it was missing or a hundredth of its trials had
-// changed. The trials are the same as without it (Summary's part of each
+// changed, in a folder of IndexFrom trials or more. The trials are the same as without it (Summary's part of each
 // result). SWETOUCH_REFERENCE=1 reads without it.
 func WithIndex() ReadOption {
 	return func(o *readOptions) { o.index = !fastjson.Reference() }
@@ -57,7 +58,7 @@ func Load(dirs ...string) ([]Trial, error) {
 // work, done alone before). A result.json that does not parse is an
 // error naming it (the first in walking order).
 func Read(dirs []string, opts ...ReadOption) ([]Trial, error) {
-	o := readOptions{workers: runtime.GOMAXPROCS(0)}
+	o := readOptions{workers: runtime.GOMAXPROCS(0), indexFrom: IndexFrom}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -142,10 +143,10 @@ func Read(dirs []string, opts ...ReadOption) ([]Trial, error) {
 	}
 	for _, r := range roots {
 		// the index only saves work: a folder not ours to write goes without
-		if r.worthWriting() {
+		if r.worthWriting(o.indexFrom) {
 			writeIndex(r.root, r.found)
 		}
-		if r.timelines != nil && r.timelines.worthWriting() {
+		if r.timelines != nil && r.timelines.worthWriting(o.indexFrom) {
 			r.timelines.write(r.root)
 		}
 	}

@@ -107,8 +107,8 @@ func (tl *timelines) read(f *files, t *Trial, rel string, since time.Time) {
 }
 
 // worthWriting: as the index, when missing or a hundredth stale.
-func (tl *timelines) worthWriting() bool {
-	return tl.misses > 0 && (len(tl.old) == 0 || 100*tl.misses >= len(tl.found))
+func (tl *timelines) worthWriting(least int) bool {
+	return len(tl.found) >= least && tl.misses > 0 && (len(tl.old) == 0 || 100*tl.misses >= len(tl.found))
 }
 
 // write writes root's timelines, whole or not at all.
