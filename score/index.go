@@ -2,7 +2,6 @@ package score
 
 import (
 	"bufio"
-	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -123,28 +122,33 @@ type index map[string]*indexEntry
 // loadIndex reads root's index; an index that is missing, of another
 // format or damaged is an empty one (the trials are then read in full).
 func loadIndex(root string) index {
-	b, err := os.ReadFile(filepath.Join(root, IndexFile))
+	f, err := os.Open(filepath.Join(root, IndexFile))
 	if err != nil {
 		return index{}
 	}
-	line, rest, _ := bytes.Cut(b, []byte("\n"))
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 1<<16)
+	head, err := r.ReadBytes('\n')
 	var h trajectoryHeader
-	if jsonv1.Unmarshal(line, &h) != nil || h.Format != indexFormat || h.Version != indexVersion {
+	if err != nil || jsonv1.Unmarshal(head, &h) != nil || h.Format != indexFormat || h.Version != indexVersion {
 		return index{}
 	}
-	lines := bytes.Split(rest, []byte("\n"))
-	entries := make([]indexEntry, len(lines))
-	ok := parallel(len(lines), func(i int) bool {
-		return len(lines[i]) == 0 || jsonv1.Unmarshal(lines[i], &entries[i]) == nil
-	})
-	if !ok {
-		return index{}
-	}
-	idx := make(index, len(entries))
-	for i := range entries {
-		if entries[i].Dir != "" {
-			idx[entries[i].Dir] = &entries[i]
+	idx := index{}
+	if !chunks(r, func(lines [][]byte) bool {
+		entries := make([]indexEntry, len(lines))
+		if !parallel(len(lines), func(i int) bool {
+			return len(lines[i]) == 0 || jsonv1.Unmarshal(lines[i], &entries[i]) == nil
+		}) {
+			return false
 		}
+		for i := range entries {
+			if entries[i].Dir != "" {
+				idx[entries[i].Dir] = &entries[i]
+			}
+		}
+		return true
+	}) {
+		return index{}
 	}
 	return idx
 }

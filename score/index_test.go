@@ -319,3 +319,24 @@ func fill(v reflect.Value, i int) {
 		}
 	}
 }
+
+// TestChunks: lines cut by a chunk's end, longer than a chunk, empty, and
+// a last one without its newline, all come whole and in order.
+func TestChunks(t *testing.T) {
+	long := strings.Repeat("x", 50)
+	text := "a\nbb\n\n" + long + "\nccc\n" + long + long + "\nlast"
+	for _, size := range []int{1, 3, 7, 16, 64, 1000} {
+		var got []string
+		chunksOf(strings.NewReader(text), size, func(lines [][]byte) bool {
+			for _, l := range lines {
+				if len(l) > 0 {
+					got = append(got, string(l))
+				}
+			}
+			return true
+		})
+		if want := []string{"a", "bb", long, "ccc", long + long, "last"}; !slices.Equal(got, want) {
+			t.Errorf("chunks of %d: %q", size, got)
+		}
+	}
+}

@@ -59,7 +59,35 @@ func loadTimelines(root string) *timelines {
 	if err != nil || jsonv1.Unmarshal(head, &h) != nil || h.Format != timelinesFormat || h.Version != indexVersion {
 		return tl
 	}
-	buf := make([]byte, 8<<20)
+	ok := chunks(r, func(lines [][]byte) bool {
+		entries := make([]timelineEntry, len(lines))
+		if !parallel(len(lines), func(i int) bool {
+			return len(lines[i]) == 0 || jsonv1.Unmarshal(lines[i], &entries[i]) == nil
+		}) {
+			return false
+		}
+		for i := range entries {
+			if entries[i].Dir != "" {
+				tl.old[entries[i].Dir] = &entries[i]
+			}
+		}
+		return true
+	})
+	if !ok {
+		return &timelines{old: map[string]*timelineEntry{}}
+	}
+	return tl
+}
+
+// chunks gives each's lines a few MiB at a time (a file as large as
+// report.json is never whole in memory), until each says stop (false)
+// or the file ends; it reports whether each always said go on.
+func chunks(r io.Reader, each func(lines [][]byte) bool) bool {
+	return chunksOf(r, 8<<20, each)
+}
+
+func chunksOf(r io.Reader, size int, each func(lines [][]byte) bool) bool {
+	buf := make([]byte, size)
 	var carry []byte
 	for {
 		n, err := io.ReadFull(r, buf)
@@ -68,20 +96,11 @@ func loadTimelines(root string) *timelines {
 		if err != nil { // the end: what is left is the last line
 			last = len(chunk)
 		}
-		lines := bytes.Split(chunk[:max(last, 0)], []byte("\n"))
-		entries := make([]timelineEntry, len(lines))
-		if !parallel(len(lines), func(i int) bool {
-			return len(lines[i]) == 0 || jsonv1.Unmarshal(lines[i], &entries[i]) == nil
-		}) {
-			return &timelines{old: map[string]*timelineEntry{}}
-		}
-		for i := range entries {
-			if entries[i].Dir != "" {
-				tl.old[entries[i].Dir] = &entries[i]
-			}
+		if !each(bytes.Split(chunk[:max(last, 0)], []byte("\n"))) {
+			return false
 		}
 		if err != nil {
-			return tl
+			return true
 		}
 		carry = append(carry[:0], chunk[last+1:]...)
 	}
