@@ -1,18 +1,12 @@
 package score
 
 import (
-	"bufio"
-	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"syscall"
 	"time"
 
-	jsonv1 "github.com/go-json-experiment/json/v1"
-
-	"github.com/swetouch/swetouch/internal/atomicfile"
 	"github.com/swetouch/swetouch/result"
 )
 
@@ -122,35 +116,7 @@ type index map[string]*indexEntry
 // loadIndex reads root's index; an index that is missing, of another
 // format or damaged is an empty one (the trials are then read in full).
 func loadIndex(root string) index {
-	f, err := os.Open(filepath.Join(root, IndexFile))
-	if err != nil {
-		return index{}
-	}
-	defer f.Close()
-	r := bufio.NewReaderSize(f, 1<<16)
-	head, err := r.ReadBytes('\n')
-	var h trajectoryHeader
-	if err != nil || jsonv1.Unmarshal(head, &h) != nil || h.Format != indexFormat || h.Version != indexVersion {
-		return index{}
-	}
-	idx := index{}
-	if !chunks(r, func(lines [][]byte) bool {
-		entries := make([]indexEntry, len(lines))
-		if !parallel(len(lines), func(i int) bool {
-			return len(lines[i]) == 0 || jsonv1.Unmarshal(lines[i], &entries[i]) == nil
-		}) {
-			return false
-		}
-		for i := range entries {
-			if entries[i].Dir != "" {
-				idx[entries[i].Dir] = &entries[i]
-			}
-		}
-		return true
-	}) {
-		return index{}
-	}
-	return idx
+	return readEntries(filepath.Join(root, IndexFile), indexFormat, func(e *indexEntry) string { return e.Dir })
 }
 
 // writeIndex writes root's index from the folders a read found, whole or
@@ -158,21 +124,5 @@ func loadIndex(root string) index {
 // its old index: the index only saves work.
 func writeIndex(root string, entries []*indexEntry) error {
 	sort.Slice(entries, func(i, j int) bool { return entries[i].Dir < entries[j].Dir })
-	lines := make([][]byte, len(entries))
-	if !parallel(len(entries), func(i int) bool {
-		var err error
-		lines[i], err = jsonv1.Marshal(entries[i])
-		return err == nil
-	}) {
-		return fmt.Errorf("%s: an entry does not encode", filepath.Join(root, IndexFile))
-	}
-	return atomicfile.Write(filepath.Join(root, IndexFile), 0o644, func(w io.Writer) error {
-		bw := bufio.NewWriterSize(w, 1<<16)
-		fmt.Fprintf(bw, `{"format":%q,"version":%d}`+"\n", indexFormat, indexVersion)
-		for _, l := range lines {
-			bw.Write(l)
-			bw.WriteByte('\n')
-		}
-		return bw.Flush()
-	})
+	return writeEntries(filepath.Join(root, IndexFile), indexFormat, entries)
 }
