@@ -23,7 +23,11 @@ func scoreCmd() *cobra.Command {
 			"which may come from many machines. Infrastructure errors (resolved null) are counted apart,\n" +
 			"not as failures. Every rate and difference has a 95% interval from a bootstrap that resamples\n" +
 			"tasks (runs stay in their task); conditions against vanilla and agents against each other get\n" +
-			"paired permutation tests on per-task differences, BH-adjusted at 5% FDR (docs/metrics.md).",
+			"paired permutation tests on per-task differences, BH-adjusted at 5% FDR (docs/metrics.md).\n" +
+			"A folder of 1,000 trials or more keeps an index of them (score-index.jsonl, and\n" +
+			"score-timelines.jsonl for report), written by the first score or report over it and trusted\n" +
+			"only for files whose size, time and inode are unchanged (docs/scale.md);\n" +
+			"SWETOUCH_REFERENCE=1 reads every file instead.",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			trials, err := loadTrials(args)
