@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/swetouch/swetouch/internal/fastjson"
 	"github.com/swetouch/swetouch/policy"
 	"github.com/swetouch/swetouch/sandbox"
 	"github.com/swetouch/swetouch/task"
@@ -135,15 +136,18 @@ func WriteJobs(dir string, jobs []Job) error {
 	var stream, list bytes.Buffer
 	stream.Grow(3 << 10 * len(jobs)) // a Job is about 2.8 KiB, its line 0.5
 	list.Grow(1 << 9 * len(jobs))
-	manifests, lines := json.NewEncoder(&stream), json.NewEncoder(&list)
-	manifests.SetIndent("", "  ")
+	lines := json.NewEncoder(&list)
 	for i, j := range jobs {
 		if i > 0 {
 			stream.WriteString("---\n")
 		}
-		if err := manifests.Encode(j.Manifest); err != nil {
+		// json.Encoder's bytes with its indent, at about half its cost
+		m, err := fastjson.MarshalIndent(j.Manifest, "", "  ")
+		if err != nil {
 			return err
 		}
+		stream.Write(m)
+		stream.WriteByte('\n')
 		if err := lines.Encode(j); err != nil {
 			return err
 		}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+
+	"github.com/swetouch/swetouch/internal/fastjson"
 )
 
 // WriteJSON writes report.json: the bytes json.Encoder with a two-space
@@ -32,7 +34,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 		return err
 	}
 	for i := range r.Trials {
-		t, err := json.MarshalIndent(&r.Trials[i], "    ", "  ")
+		t, err := fastjson.MarshalIndent(&r.Trials[i], "    ", "  ")
 		if err != nil {
 			return err
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/swetouch/swetouch/internal/atomicfile"
 	"github.com/swetouch/swetouch/result"
 	"github.com/swetouch/swetouch/score"
+	"github.com/swetouch/swetouch/stats"
 
 	_ "embed"
 )
@@ -60,6 +61,7 @@ type TrialSummary struct {
 // New builds a report from trials. Folders are shown relative to
 // root when they are under it.
 func New(title, root string, trials []score.Trial, opts ...score.Option) *Report {
+	opts = append(opts[:len(opts):len(opts)], score.WithIntervals(stats.NewMemo()))
 	rows := score.Summarize(trials, opts...)
 	rep := &Report{Title: title, Summary: rows, Ranks: score.Ranks(rows), Trials: []TrialSummary{},
 		Turns: score.TurnRows(trials, opts...), Comparisons: score.Comparisons(trials, opts...), Costs: score.Costs(trials)}

@@ -90,7 +90,13 @@ func TestReportSamplesPastMaxShown(t *testing.T) {
 // (with trials, and with none).
 func TestWriteJSONIsEncoders(t *testing.T) {
 	for _, n := range []int{0, 1, 30} {
-		rep := New("json <&>", "r", manyTrials(n))
+		trials := manyTrials(n)
+		if n > 0 { // what encoders may write apart: HTML, line separators, bytes that are not UTF-8, floats
+			trials[0].Marks = append(trials[0].Marks, score.Mark{Seq: 99, Kind: "run", Label: "a <b> & c \u2028 \xff\xfe é \x00 \"q\""})
+			trials[0].Result.Steps = 1 << 40
+			trials[0].Result.ModelUsage = &result.ModelUsage{CostUSD: &[]float64{1e-7}[0]}
+		}
+		rep := New("json <&>", "r", trials)
 		var want, got bytes.Buffer
 		e := json.NewEncoder(&want)
 		e.SetIndent("", "  ")

@@ -9,8 +9,11 @@ import (
 	"runtime"
 	"sort"
 	"sync"
+	"time"
 
 	jsonv1 "github.com/go-json-experiment/json/v1"
+
+	"github.com/swetouch/swetouch/internal/fastjson"
 )
 
 // ReadOption says what Read reads beyond each trial's result.
@@ -18,6 +21,8 @@ type ReadOption func(*readOptions)
 
 type readOptions struct {
 	timelines bool
+	index     bool
+	indexFrom int // the fewest trials a folder holds to be given an index
 	workers   int
 }
 
@@ -27,6 +32,16 @@ type readOptions struct {
 // a trial's Marks are then nil: scoring 100,000 trials reads a third of
 // the bytes it would.
 func WithTimelines() ReadOption { return func(o *readOptions) { o.timelines = true } }
+
+// WithIndex reads each folder through its index (IndexFile), trusting
+// an entry only while its files are the ones it was made from (size,
+// time and inode, a folder's listing by the folder's time), and writes
+// the index anew when it was missing or a hundredth of its trials had
+// changed, in a folder of IndexFrom trials or more. The trials are the same as without it (Summary's part of each
+// result). SWETOUCH_REFERENCE=1 reads without it.
+func WithIndex() ReadOption {
+	return func(o *readOptions) { o.index = !fastjson.Reference() }
+}
 
 // WithWorkers reads with n trials at a time (default: one per CPU).
 func WithWorkers(n int) ReadOption { return func(o *readOptions) { o.workers = max(n, 1) } }
@@ -43,13 +58,16 @@ func Load(dirs ...string) ([]Trial, error) {
 // work, done alone before). A result.json that does not parse is an
 // error naming it (the first in walking order).
 func Read(dirs []string, opts ...ReadOption) ([]Trial, error) {
-	o := readOptions{workers: runtime.GOMAXPROCS(0)}
+	o := readOptions{workers: runtime.GOMAXPROCS(0), indexFrom: IndexFrom}
 	for _, opt := range opts {
 		opt(&o)
 	}
 	type found struct {
-		i int
-		p string
+		i    int
+		p    string
+		e    *indexEntry // with an index: the trial's folder's entry
+		prev *indexTrial
+		root *indexedRoot
 	}
 	var (
 		mu     sync.Mutex
@@ -63,7 +81,20 @@ func Read(dirs []string, opts ...ReadOption) ([]Trial, error) {
 		wg.Go(func() {
 			var f files
 			for it := range next {
-				t, err := f.readTrial(it.p, o.timelines)
+				var t Trial
+				var err error
+				if it.e == nil {
+					t, err = f.readTrial(it.p, o.timelines)
+				} else {
+					var hit bool
+					t, it.e.Trial, hit, err = f.readIndexed(it.p, it.prev, it.root.since)
+					if !hit {
+						it.root.misses.Add(1)
+					}
+					if err == nil && o.timelines {
+						it.root.timelines.read(&f, &t, it.e.Dir, it.root.since)
+					}
+				}
 				mu.Lock()
 				switch {
 				case err != nil && (errAt < 0 || it.i < errAt):
@@ -77,21 +108,34 @@ func Read(dirs []string, opts ...ReadOption) ([]Trial, error) {
 	}
 	n := 0
 	var walkErr error
+	var roots []*indexedRoot
 	for _, d := range dirs {
-		// the folders seen holding Harbor's config.json: a job's
-		// result.json comes after its trials' folders are walked
-		harbor := map[string]bool{}
-		walkErr = filepath.WalkDir(d, func(p string, e fs.DirEntry, err error) error {
-			switch {
-			case err != nil || e.IsDir():
-			case e.Name() == harborConfig:
-				harbor[filepath.Dir(p)] = true
-			case e.Name() == "result.json" && !harbor[filepath.Dir(p)]:
-				next <- found{n, p}
-				n++
+		if fi, err := os.Lstat(d); o.index && err == nil && fi.IsDir() {
+			r := &indexedRoot{root: d, since: time.Now().Add(-racyWindow), old: loadIndex(d)}
+			if o.timelines {
+				r.timelines = loadTimelines(d)
 			}
-			return err
-		})
+			roots = append(roots, r)
+			walkErr = r.walk(func(p string, e *indexEntry, prev *indexTrial) {
+				next <- found{n, p, e, prev, r}
+				n++
+			})
+		} else {
+			// the folders seen holding Harbor's config.json: its own
+			// result.json there is no run (config.json sorts before it)
+			harbor := map[string]bool{}
+			walkErr = filepath.WalkDir(d, func(p string, e fs.DirEntry, err error) error {
+				switch {
+				case err != nil || e.IsDir():
+				case e.Name() == harborConfig:
+					harbor[filepath.Dir(p)] = true
+				case e.Name() == "result.json" && !harbor[filepath.Dir(p)]:
+					next <- found{i: n, p: p}
+					n++
+				}
+				return err
+			})
+		}
 		if walkErr != nil {
 			break
 		}
@@ -103,6 +147,15 @@ func Read(dirs []string, opts ...ReadOption) ([]Trial, error) {
 		return nil, walkErr
 	case first != nil:
 		return nil, first
+	}
+	for _, r := range roots {
+		// the index only saves work: a folder not ours to write goes without
+		if r.worthWriting(o.indexFrom) {
+			writeIndex(r.root, r.found)
+		}
+		if r.timelines != nil && r.timelines.worthWriting(o.indexFrom) {
+			r.timelines.write(r.root)
+		}
 	}
 	sort.Slice(trials, func(i, j int) bool { return trials[i].Dir < trials[j].Dir })
 	return trials, nil

@@ -134,11 +134,11 @@ func Summarize(trials []Trial, opts ...Option) []Row {
 		row.Rate, row.RateSD = meanSD(rates)
 		row.Runs = len(rates)
 		row.Tasks = len(means[cell{k.agent, k.cond}])
-		row.RateCI = intervalOf(means[cell{k.agent, k.cond}].sorted(), o.stats)
+		row.RateCI = o.interval(means[cell{k.agent, k.cond}].sorted())
 		row.Steps /= float64(max(row.Trials, 1))
 		if em := exposedMeans[cell{k.agent, k.cond}]; len(em) > 0 {
 			m := em.mean()
-			row.ExposedRate, row.ExposedRateCI = &m, intervalOf(em.sorted(), o.stats)
+			row.ExposedRate, row.ExposedRateCI = &m, o.interval(em.sorted())
 		}
 		if len(row.Fates) == 0 {
 			row.Fates = nil
@@ -157,7 +157,7 @@ func Summarize(trials []Trial, opts ...Option) []Row {
 		d := out[i].Rate - v.Rate
 		out[i].Delta = &d
 		if out[i].Condition != "vanilla" {
-			out[i].DeltaCI = intervalOf(paired(means[cell{out[i].Agent, out[i].Condition}], means[cell{out[i].Agent, "vanilla"}]), o.stats)
+			out[i].DeltaCI = o.interval(paired(means[cell{out[i].Agent, out[i].Condition}], means[cell{out[i].Agent, "vanilla"}]))
 		}
 		kept := perTask{} // the tasks vanilla majority-solves: kept or not
 		for task, s := range v.tasksSolved {
@@ -175,7 +175,7 @@ func Summarize(trials []Trial, opts ...Option) []Row {
 		if len(kept) > 0 {
 			r := kept.mean()
 			out[i].Retention = &r
-			out[i].RetentionCI = intervalOf(kept.sorted(), o.stats)
+			out[i].RetentionCI = o.interval(kept.sorted())
 		}
 	}
 	sort.Slice(out, func(i, j int) bool {

@@ -57,7 +57,7 @@ func (t *Trial) inspect(f *files, timelines bool) {
 	if !timelines && !t.userMayHaveActed() {
 		return
 	}
-	data, err := f.read(filepath.Join(t.Dir, "trajectory.jsonl"))
+	data, err := f.read(filepath.Join(t.Dir, trajectoryFile))
 	if err != nil || !timelines && !mayHoldUserEvent(data) {
 		return
 	}
@@ -111,7 +111,7 @@ func (t *Trial) inspect(f *files, timelines bool) {
 		t.Marks = nil
 	}
 	if len(added) > 0 {
-		final, _ := f.read(filepath.Join(t.Dir, "final.diff"))
+		final, _ := f.read(filepath.Join(t.Dir, finalDiffFile))
 		t.Fate = fateOf(added, plusLines(string(final)))
 	}
 }

@@ -91,12 +91,12 @@ func TurnRows(trials []Trial, opts ...Option) []TurnRow {
 		row.ResolvedByCI = make([]*stats.Interval, budget)
 		for k := range by {
 			row.ResolvedBy[k] = by[k][c].mean()
-			row.ResolvedByCI[k] = intervalOf(by[k][c].sorted(), o.stats)
+			row.ResolvedByCI[k] = o.interval(by[k][c].sorted())
 		}
 		if budget > 0 {
 			row.FirstTurn, row.FirstTurnCI = row.ResolvedBy[0], row.ResolvedByCI[0]
 		}
-		row.LDPR, row.LDPRCI = ldpr[c].mean(), intervalOf(ldpr[c].sorted(), o.stats)
+		row.LDPR, row.LDPRCI = ldpr[c].mean(), o.interval(ldpr[c].sorted())
 		row.WeightedTurns = weighted[c].mean()
 		out = append(out, *row)
 	}

@@ -14,16 +14,28 @@ import (
 // Option configures the scores.
 type Option func(*options)
 
-type options struct{ stats stats.Config }
+type options struct {
+	stats stats.Config
+	memo  *stats.Memo
+}
 
 // WithStats sets the bootstrap's resamples and seed (default
 // stats.DefaultConfig).
 func WithStats(c stats.Config) Option { return func(o *options) { o.stats = c } }
 
+// WithIntervals shares one store of drawn intervals between calls (a
+// report's Summarize, TurnRows and Comparisons draw some of the same:
+// a Δ's interval is its paired test's). Without it each call keeps its
+// own.
+func WithIntervals(m *stats.Memo) Option { return func(o *options) { o.memo = m } }
+
 func optionsOf(opts []Option) options {
 	o := options{stats: stats.DefaultConfig}
 	for _, f := range opts {
 		f(&o)
+	}
+	if o.memo == nil {
+		o.memo = stats.NewMemo()
 	}
 	return o
 }
@@ -124,12 +136,12 @@ func paired(a, b perTask) []float64 {
 	return out
 }
 
-// intervalOf is the task bootstrap of a mean (nil with no tasks).
-func intervalOf(values []float64, c stats.Config) *stats.Interval {
+// interval is the task bootstrap of a mean (nil with no tasks).
+func (o options) interval(values []float64) *stats.Interval {
 	if len(values) == 0 {
 		return nil
 	}
-	iv := stats.BootstrapMean(values, c)
+	iv := o.memo.BootstrapMean(values, o.stats)
 	return &iv
 }
 
@@ -166,12 +178,12 @@ func Comparisons(trials []Trial, opts ...Option) []Comparison {
 		name  string
 		value func(Trial) (float64, bool)
 	}{{"resolve_rate", solved}, {"ldpr", ldprScore}, {"first_turn", firstTurn}} {
-		out = append(out, family(m.name, taskMeans(trials, m.value), o.stats)...)
+		out = append(out, family(m.name, taskMeans(trials, m.value), o)...)
 	}
 	return out
 }
 
-func family(metric string, cells map[cell]perTask, c stats.Config) []Comparison {
+func family(metric string, cells map[cell]perTask, o options) []Comparison {
 	keys := make([]cell, 0, len(cells))
 	for k := range cells {
 		keys = append(keys, k)
@@ -187,8 +199,8 @@ func family(metric string, cells map[cell]perTask, c stats.Config) []Comparison 
 		if len(diffs) == 0 {
 			return
 		}
-		pt := stats.PairedPermutation(diffs, c)
-		x.Metric, x.Tasks, x.Diff, x.CI, x.P, x.Exact = metric, len(diffs), pt.Mean, intervalOf(diffs, c), pt.P, pt.Exact
+		pt := stats.PairedPermutation(diffs, o.stats)
+		x.Metric, x.Tasks, x.Diff, x.CI, x.P, x.Exact = metric, len(diffs), pt.Mean, o.interval(diffs), pt.P, pt.Exact
 		fam = append(fam, x)
 	}
 	for _, k := range keys {

@@ -136,6 +136,15 @@ func BootstrapMean(values []float64, c Config) Interval {
 	if n < 2 {
 		return Interval{point, point}
 	}
+	if constant(values) {
+		// every resample sums the same value n times, in the same
+		// order: one sum is every draw's (the same bits as drawing them)
+		s := 0.0
+		for range n {
+			s += values[0]
+		}
+		return Interval{s / float64(n), s / float64(n)}
+	}
 	return percentile(resample(c, func(r *source, out []float64) {
 		for b := range out {
 			s := 0.0
@@ -145,6 +154,16 @@ func BootstrapMean(values []float64, c Config) Interval {
 			out[b] = s / float64(n)
 		}
 	}))
+}
+
+// constant says whether every value is the first's, bit for bit.
+func constant(values []float64) bool {
+	for _, v := range values {
+		if math.Float64bits(v) != math.Float64bits(values[0]) {
+			return false
+		}
+	}
+	return true
 }
 
 func all(n int) []int {

@@ -26,7 +26,11 @@ func scoreCmd() *cobra.Command {
 			"paired permutation tests on per-task differences, BH-adjusted at 5% FDR (docs/metrics.md).\n" +
 			"Under a Harbor job folder, Harbor's reward (verifier/reward.json or reward.txt) is read beside\n" +
 			"each trial's agent/swetouch/result.json, and a disagreement with swetouch's verdict is a warning\n" +
-			"(docs/harbor.md).",
+			"(docs/harbor.md).\n" +
+			"A folder of 1,000 trials or more keeps an index of them (score-index.jsonl, and\n" +
+			"score-timelines.jsonl for report), written by the first score or report over it and trusted\n" +
+			"only for files whose size, time and inode are unchanged (docs/scale.md);\n" +
+			"SWETOUCH_REFERENCE=1 reads every file instead.",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			trials, err := loadTrials(args)
@@ -154,9 +158,10 @@ func writeScores(w io.Writer, rep *report.Report, turns []score.TurnRow, cmp []s
 // harborRewards are Harbor's verdicts beside swetouch's (score.HarborRewards).
 type harborRewards = []score.HarborReward
 
-// loadTrials reads the run folders under dirs; finding none is bad input.
+// loadTrials reads the run folders under dirs, each through its index
+// (score.WithIndex); finding none is bad input.
 func loadTrials(dirs []string, opts ...score.ReadOption) ([]score.Trial, error) {
-	trials, err := score.Read(dirs, opts...)
+	trials, err := score.Read(dirs, append(opts, score.WithIndex())...)
 	if err != nil {
 		return nil, badInput("%v", err)
 	}

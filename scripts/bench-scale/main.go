@@ -19,6 +19,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/swetouch/swetouch/score"
 )
 
 func main() {
@@ -74,12 +76,31 @@ func run(n, emitN int, keep, bin, browser string, genOnly bool) error {
 		return nil
 	}
 	var rows []row
-	m, err := measure(bin, "score", results)
+	// the first score over the folder reads every trial and writes its
+	// index; the rest read the index
+	os.Remove(filepath.Join(results, score.IndexFile))
+	m, err := measureOnce(bin, "score", results)
+	if err != nil {
+		return err
+	}
+	rows = append(rows, row{fmt.Sprintf("score, %d trials, the first (no index: writes it)", n), m.String(), "", true})
+	m, err = measure(bin, "score", results)
 	if err != nil {
 		return err
 	}
 	rows = append(rows, row{fmt.Sprintf("score, %d trials", n), m.String(), "2 s, 1 GiB", m.wall <= 2*time.Second && m.rss <= 1<<30})
+	floor, err := measure("sh", "-c", "find "+results+" -name result.json | xargs cat")
+	if err != nil {
+		return err
+	}
+	rows = append(rows, row{fmt.Sprintf("floor: `find | xargs cat` of the %d result.json", n), floor.String(), "", true})
 	out := filepath.Join(tmp, "report")
+	os.Remove(filepath.Join(results, score.TimelinesFile))
+	m, err = measureOnce(bin, "report", results, "--out", out)
+	if err != nil {
+		return err
+	}
+	rows = append(rows, row{fmt.Sprintf("report, %d trials, the first (no timelines kept: writes them)", n), m.String(), "", true})
 	m, err = measure(bin, "report", results, "--out", out)
 	if err != nil {
 		return err
