@@ -331,6 +331,11 @@ func (o *evalOptions) isolation(cfg *eval.Config) error {
 		if err != nil {
 			return err
 		}
+		if t.Repo == "" {
+			// its code is its image's: each trial's run admits it in its
+			// container, over the checkout there (run --in-place)
+			continue
+		}
 		if err := admitted(conv != nil, t, cfg.Sandbox, cfg.Verify); err != nil {
 			return err
 		}

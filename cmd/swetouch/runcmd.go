@@ -343,7 +343,15 @@ func (o *runOptions) conversation(cfg *run.Config, preset *agents.Agent) error {
 	if cfg.Conversation == nil && cfg.Condition == policy.ClearCorrect {
 		return badInput("--condition clear-correct: %s is a single-turn task, with no conversation's user to make clear", t.Dir)
 	}
-	if err := admitted(cfg.Conversation != nil, t, cfg.Sandbox, cfg.Verify); err != nil {
+	at := t
+	if t.Repo == "" && o.inPlace != "" {
+		// a task whose code is its image's (a container's /testbed) is
+		// admitted over that checkout, as the agent will find it
+		c := *t
+		c.Repo, _ = filepath.Abs(o.inPlace)
+		at = &c
+	}
+	if err := admitted(cfg.Conversation != nil, at, cfg.Sandbox, cfg.Verify); err != nil {
 		return err
 	}
 	if m != nil && cfg.Conversation == nil {
