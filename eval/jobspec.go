@@ -43,6 +43,7 @@ type (
 	k8sContainer struct {
 		Name            string              `json:"name"`
 		Image           string              `json:"image"`
+		ImagePullPolicy string              `json:"imagePullPolicy"`
 		Command         []string            `json:"command"`
 		Env             []k8sEnv            `json:"env,omitempty"`
 		SecurityContext *k8sSecurityContext `json:"securityContext,omitempty"`
@@ -90,6 +91,15 @@ const (
 	// and Kubernetes' UserNamespacesSupport.
 	PodUserns = "userns"
 )
+
+// pullPolicy is every emitted container's: a trial's image is the task's
+// environment, fixed for the evaluation, and SWE-bench names its images
+// ":latest", for which Kubernetes' default is to ask the registry again
+// for every pod (10,000 trials, 10,000 registry checks, and an image
+// pushed mid-evaluation would split it); a node pulls it once, and a
+// cluster loaded with images of its own (scripts/k8s-local.sh) pulls
+// none.
+const pullPolicy = "IfNotPresent"
 
 // EmitAgentDir is where an emitted trial finds the agent's install
 // (Node and its CLI, mini-swe-agent) that --agent-image ships.
@@ -139,6 +149,11 @@ func (ec EmitConfig) job(j Job, image string) k8sJob {
 		trial.SecurityContext = &k8sSecurityContext{Privileged: &yes}
 	}
 	pod.Containers = []k8sContainer{trial}
+	for _, cs := range [][]k8sContainer{pod.InitContainers, pod.Containers} {
+		for i := range cs {
+			cs[i].ImagePullPolicy = pullPolicy
+		}
+	}
 	return k8sJob{APIVersion: "batch/v1", Kind: "Job",
 		Metadata: k8sMeta{Name: j.Name, Namespace: ec.Namespace, Labels: labels,
 			Annotations: map[string]string{"swetouch.dev/results": j.Results}},
@@ -164,7 +179,7 @@ func (ec EmitConfig) StagePod() any {
 	p := pod{APIVersion: "v1", Kind: "Pod", Metadata: k8sMeta{Name: StagePodName, Namespace: ec.Namespace,
 		Labels: map[string]string{"app.kubernetes.io/name": "swetouch", "app.kubernetes.io/component": "stage"}}}
 	p.Spec.RestartPolicy = "Never"
-	p.Spec.Containers = []k8sContainer{{Name: "stage", Image: "busybox:1.36", Command: []string{"sleep", "86400"},
+	p.Spec.Containers = []k8sContainer{{Name: "stage", Image: "busybox:1.36", ImagePullPolicy: pullPolicy, Command: []string{"sleep", "86400"},
 		VolumeMounts: []k8sMount{{Name: "data", MountPath: EmitVolume}}}}
 	p.Spec.Volumes = []k8sVolume{{Name: "data", PVC: &k8sClaim{ClaimName: ec.PVC}}}
 	return p

@@ -83,6 +83,7 @@ var allowed = map[string][]string{
 	"internal/layers":                nil,
 	"e2e":                            nil,
 	"e2e/redteam":                    nil,
+	"e2e/kube":                       nil,
 }
 
 // top may import any of the module's packages: the commands and the

@@ -37,10 +37,12 @@ const (
 	Bwrap Prereq = "bwrap"
 	// Cgroups is a cgroup v2 subtree the tests may make groups in.
 	Cgroups Prereq = "cgroups"
+	// Kube is the single-node cluster scripts/k8s-local.sh starts.
+	Kube Prereq = "kube"
 )
 
 // Prereqs are every prerequisite, the names SWETOUCH_REQUIRE accepts.
-func Prereqs() []Prereq { return []Prereq{Corpus, Mirrors, Agents, Chromium, Bwrap, Cgroups} }
+func Prereqs() []Prereq { return []Prereq{Corpus, Mirrors, Agents, Chromium, Bwrap, Cgroups, Kube} }
 
 // UnknownPrereqError is a name in SWETOUCH_REQUIRE no test knows: a typo
 // would otherwise require nothing, silently.
