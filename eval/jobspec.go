@@ -109,9 +109,11 @@ const EmitAgentDir = "/opt/swetouch-agent"
 // name and "{instance_id}" the name as SWE-bench's images spell it
 // (lower case, "__" written "_1776_", as in
 // swebench/sweb.eval.x86_64.{instance_id}:latest).
-func ImageFor(template, taskName string) string {
+// "{image}" is the task's own image (task.toml's [environment]
+// docker_image), for tasks that name theirs.
+func ImageFor(template, taskName, taskImage string) string {
 	id := strings.ReplaceAll(strings.ToLower(taskName), "__", "_1776_")
-	return strings.NewReplacer("{task}", taskName, "{instance_id}", id).Replace(template)
+	return strings.NewReplacer("{task}", taskName, "{instance_id}", id, "{image}", taskImage).Replace(template)
 }
 
 // job is the batch/v1 Job for one trial.

@@ -336,7 +336,7 @@ cmd_load() {
 	for img in "$@"; do
 		podman image exists "$img" || die "load: podman has no image $img"
 		podman save --format docker-archive "$img" |
-			ctr -a "$STATE/containerd.sock" -n k8s.io images import --no-unpack=false - >/dev/null
+			ctr -a "$STATE/containerd.sock" -n k8s.io images import - >/dev/null
 	done
 }
 

@@ -72,7 +72,9 @@ func needCluster(t *testing.T) *cluster {
 	return c
 }
 
-func scriptCmd(args ...string) *exec.Cmd { return exec.Command("bash", append([]string{script}, args...)...) }
+func scriptCmd(args ...string) *exec.Cmd {
+	return exec.Command("bash", append([]string{script}, args...)...)
+}
 
 // kubectl runs kubectl against the cluster and returns its output; a
 // failure ends the test.

@@ -84,6 +84,21 @@ func stage(t *testing.T, c *cluster, ns, out, tasks, plans string) {
 	c.kubectl(t, "cp", plans, ns+"/"+eval.StagePodName+":"+eval.EmitPlans)
 }
 
+// collect copies the results off the volume into out (eval's --out, which
+// holds jobs/) and runs swetouch k8s collect, as docs/scale.md says; it
+// returns the trials collect marked null.
+func collect(t *testing.T, c *cluster, bin, ns, out string) []string {
+	t.Helper()
+	c.kubectl(t, "cp", ns+"/"+eval.StagePodName+":"+eval.EmitResults, out)
+	var marked []string
+	for line := range strings.Lines(swetouch(t, bin, "k8s", "collect", out)) {
+		if rest, ok := strings.CutPrefix(line, "null (no result): "); ok {
+			marked = append(marked, strings.TrimSpace(rest))
+		}
+	}
+	return marked
+}
+
 // TestKubeExampleJobs: eval --emit k8s's Jobs for the example tasks (3
 // tasks, the naive and the careful scripted agents, vanilla and
 // Counter-Edit: 12 trials) run on a real cluster, sandboxed in their
@@ -118,18 +133,15 @@ func TestKubeExampleJobs(t *testing.T) {
 				s.Status.Succeeded, s.Status.Failed, c.logs(ns, "job-name="+j.Name))
 		}
 	}
-	// collect: the results off the volume, then k8s collect for any
-	// trial without one
-	results := filepath.Join(out, "results")
-	c.kubectl(t, "cp", ns+"/"+eval.StagePodName+":"+eval.EmitResults, results)
-	if got := swetouch(t, bin, "k8s", "collect", out, "--jobs", filepath.Join(out, "jobs", "jobs.jsonl")); strings.Contains(got, "null (no result)") {
-		t.Errorf("k8s collect found trials without a result:\n%s", got)
+	// collect: the results off the volume into eval's --out, then k8s
+	// collect for any trial without one
+	if got := collect(t, c, bin, ns, out); len(got) != 0 {
+		t.Errorf("k8s collect found trials without a result: %v", got)
 	}
-	_ = results
 
 	local := t.TempDir()
 	swetouch(t, bin, "eval", "--tasks", tasks, "--out", local, "--agent", "naive", "--agent", "careful")
-	want, got := readTrials(t, local), readTrials(t, results)
+	want, got := readTrials(t, local), readTrials(t, out)
 	if len(want) != 12 {
 		t.Fatalf("%d local trials, want 12", len(want))
 	}
@@ -144,5 +156,90 @@ func TestKubeExampleJobs(t *testing.T) {
 	}
 	if len(got) != len(want) {
 		t.Errorf("%d results from the Jobs, %d local", len(got), len(want))
+	}
+}
+
+// TestKubeKilledJob: a trial's pod killed mid-trial (its agent still
+// working) fails its Job without a second pod (backoffLimit 0), leaves no
+// verdict, and swetouch k8s collect makes it null, never false; its
+// sibling's Job completes resolved; eval --emit against the same folder
+// emits the killed trial alone again.
+func TestKubeKilledJob(t *testing.T) {
+	c := needCluster(t)
+	bin := t.TempDir()
+	binaries(t, bin)
+	images(t, c, bin)
+
+	// py-discount as it is, and a copy whose plan waits ten minutes, so
+	// the kill lands while its agent works
+	root := t.TempDir()
+	tasks, plans := filepath.Join(root, "tasks"), filepath.Join(root, "agents")
+	for _, d := range []string{tasks, plans} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	src := filepath.Join(examples, "tasks", "py-discount")
+	if out, err := exec.Command("cp", "-a", src, filepath.Join(tasks, "py-discount")).CombinedOutput(); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	if out, err := exec.Command("cp", "-a", src, filepath.Join(tasks, "py-slow")).CombinedOutput(); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	toml, _ := os.ReadFile(filepath.Join(src, "task.toml"))
+	os.WriteFile(filepath.Join(tasks, "py-slow", "task.toml"), []byte(strings.Replace(string(toml), `name = "py-discount"`, `name = "py-slow"`, 1)), 0o644)
+	copyFile(t, filepath.Join(examples, "agents", "py-discount.json"), filepath.Join(plans, "py-discount.json"), 0o644)
+	os.WriteFile(filepath.Join(plans, "py-slow.json"), []byte(`{"task": "py-slow", "steps": [{"why": "wait to be killed", "run": "sleep 600"}]}`), 0o644)
+
+	const ns = "swetouch-kube-killed"
+	c.namespace(t, ns, "swetouch-data", t.TempDir())
+	out := t.TempDir()
+	emit := emitArgs(tasks, out, ns, "--agent", "naive", "--conditions", "vanilla")
+	swetouch(t, bin, emit...)
+	jobs, err := eval.ReadJobs(filepath.Join(out, "jobs", "jobs.jsonl"))
+	if err != nil || len(jobs) != 2 {
+		t.Fatalf("%d jobs emitted (%v), want 2", len(jobs), err)
+	}
+	slow := jobs[0]
+	if slow.Task != "py-slow" {
+		slow = jobs[1]
+	}
+	stage(t, c, ns, out, tasks, plans)
+	c.kubectl(t, "apply", "-k", filepath.Join(out, "jobs"))
+	// the slow trial's container running (the init containers done): its
+	// agent is in its ten minutes' wait
+	c.kubectl(t, "wait", "-n", ns, "pod", "-l", "job-name="+slow.Name, "--for=jsonpath={.status.phase}=Running", "--timeout=5m")
+	c.kubectl(t, "delete", "pod", "-n", ns, "-l", "job-name="+slow.Name, "--grace-period=1", "--wait=true")
+	states := c.waitJobs(t, ns, 2, 10*time.Minute)
+	for _, j := range jobs {
+		s := states[j.Name]
+		want := "Complete"
+		if j.Name == slow.Name {
+			want = "Failed"
+		}
+		if s.finished() != want || s.Status.Succeeded+s.Status.Failed != 1 {
+			t.Errorf("Job %s (%s): %s with %d pods succeeded, %d failed; want %s with one pod", j.Name, j.Task, s.finished(), s.Status.Succeeded, s.Status.Failed, want)
+		}
+	}
+	if pods := c.kubectl(t, "get", "pods", "-n", ns, "-l", "job-name="+slow.Name, "-o", "name"); strings.TrimSpace(pods) != "" {
+		t.Errorf("the killed trial was tried again: %s", pods)
+	}
+	marked := collect(t, c, bin, ns, out)
+	if len(marked) != 1 || !strings.HasPrefix(marked[0], slow.Name+" ") {
+		t.Errorf("k8s collect marked %v, want the killed %s alone", marked, slow.Name)
+	}
+	got := readTrials(t, out)
+	if r := got[slow.Results]; r.Resolved != nil || r.Reason != eval.Interrupted {
+		t.Errorf("the killed trial: resolved %v, reason %q; want null, %s", r.Resolved, r.Reason, eval.Interrupted)
+	}
+	for _, j := range jobs {
+		if r := got[j.Results]; j.Name != slow.Name && (r.Resolved == nil || !*r.Resolved) {
+			t.Errorf("%s: resolved %v (%s), want true", j.Results, r.Resolved, r.Reason)
+		}
+	}
+	swetouch(t, bin, emit...)
+	again, err := eval.ReadJobs(filepath.Join(out, "jobs", "jobs.jsonl"))
+	if err != nil || len(again) != 1 || again[0].Name != slow.Name {
+		t.Errorf("eval --emit again: %+v (%v), want the killed %s alone", again, err, slow.Name)
 	}
 }
