@@ -81,7 +81,9 @@ func stage(t *testing.T, c *cluster, ns, out, tasks, plans string) {
 	c.kubectl(t, "apply", "-f", filepath.Join(out, "stage-pod.json"))
 	c.kubectl(t, "wait", "-n", ns, "--for=condition=Ready", "--timeout=3m", "pod/"+eval.StagePodName)
 	c.kubectl(t, "cp", tasks, ns+"/"+eval.StagePodName+":"+eval.EmitTasks)
-	c.kubectl(t, "cp", plans, ns+"/"+eval.StagePodName+":"+eval.EmitPlans)
+	if plans != "" {
+		c.kubectl(t, "cp", plans, ns+"/"+eval.StagePodName+":"+eval.EmitPlans)
+	}
 }
 
 // collect copies the results off the volume into out (eval's --out, which
