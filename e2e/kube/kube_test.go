@@ -74,24 +74,33 @@ func swetouch(t *testing.T, bin string, args ...string) string {
 	return string(out)
 }
 
-// stage puts the task folders and the plans on the volume through the
-// staging pod eval wrote, as docs/scale.md says: kubectl cp.
-func stage(t *testing.T, c *cluster, ns, out, tasks, plans string) {
+// stage puts folders of parent (tasks, agents) on the volume through the
+// staging pod eval wrote, with docs/scale.md's one command: tar into
+// kubectl exec (kubectl cp would nest a folder staged twice).
+func stage(t *testing.T, c *cluster, ns, out, parent string, names ...string) {
 	t.Helper()
 	c.kubectl(t, "apply", "-f", filepath.Join(out, "stage-pod.json"))
 	c.kubectl(t, "wait", "-n", ns, "--for=condition=Ready", "--timeout=3m", "pod/"+eval.StagePodName)
-	c.kubectl(t, "cp", tasks, ns+"/"+eval.StagePodName+":"+eval.EmitTasks)
-	if plans != "" {
-		c.kubectl(t, "cp", plans, ns+"/"+eval.StagePodName+":"+eval.EmitPlans)
+	pipe(t, c, fmt.Sprintf(`tar -c -C %q %s | kubectl exec -i -n %s %s -- tar -x -C %s`,
+		parent, strings.Join(names, " "), ns, eval.StagePodName, eval.EmitVolume))
+}
+
+// pipe runs a documented shell pipeline with kubectl on the cluster.
+func pipe(t *testing.T, c *cluster, line string) {
+	t.Helper()
+	cmd := exec.Command("bash", "-o", "pipefail", "-c", line)
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+c.kubeconfig)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", line, err, out)
 	}
 }
 
 // collect copies the results off the volume into out (eval's --out, which
-// holds jobs/) and runs swetouch k8s collect, as docs/scale.md says; it
-// returns the trials collect marked null.
+// holds jobs/) with docs/scale.md's one command, and runs swetouch k8s
+// collect; it returns the trials collect marked null.
 func collect(t *testing.T, c *cluster, bin, ns, out string) []string {
 	t.Helper()
-	c.kubectl(t, "cp", ns+"/"+eval.StagePodName+":"+eval.EmitResults, out)
+	pipe(t, c, fmt.Sprintf(`kubectl exec -n %s %s -- tar -c -C %s . | tar -x -C %q`, ns, eval.StagePodName, eval.EmitResults, out))
 	var marked []string
 	for line := range strings.Lines(swetouch(t, bin, "k8s", "collect", out)) {
 		if rest, ok := strings.CutPrefix(line, "null (no result): "); ok {
@@ -123,7 +132,7 @@ func TestKubeExampleJobs(t *testing.T) {
 	if err != nil || len(jobs) != 12 {
 		t.Fatalf("%d jobs emitted (%v), want 12", len(jobs), err)
 	}
-	stage(t, c, ns, out, tasks, filepath.Join(examples, "agents"))
+	stage(t, c, ns, out, examples, "tasks", "agents")
 	c.kubectl(t, "apply", "-k", filepath.Join(out, "jobs"))
 	start := time.Now()
 	states := c.waitJobs(t, ns, len(jobs), 15*time.Minute)
@@ -206,7 +215,7 @@ func TestKubeKilledJob(t *testing.T) {
 	if slow.Task != "py-slow" {
 		slow = jobs[1]
 	}
-	stage(t, c, ns, out, tasks, plans)
+	stage(t, c, ns, out, root, "tasks", "agents")
 	c.kubectl(t, "apply", "-k", filepath.Join(out, "jobs"))
 	// the slow trial's container running (the init containers done): its
 	// agent is in its ten minutes' wait

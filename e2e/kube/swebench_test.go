@@ -91,7 +91,8 @@ func TestKubeClaudeSWEbench(t *testing.T) {
 	}
 	c.load(t, claudeImage, image)
 
-	tasks := t.TempDir()
+	root := t.TempDir()
+	tasks := filepath.Join(root, "tasks")
 	swetouch(t, bin, "tasks", "swebench", "--instances", filepath.Join(shared, "data", "swebench-dev", "instances.jsonl"),
 		"--out", tasks, "--ids", devInstance, "--image", devImage)
 	podURL, podLog := modelServer(t, bin, c.host+":0", claudeScript)
@@ -106,7 +107,7 @@ func TestKubeClaudeSWEbench(t *testing.T) {
 	if err != nil || len(jobs) != 1 {
 		t.Fatalf("%d jobs (%v), want 1", len(jobs), err)
 	}
-	stage(t, c, ns, out, tasks, "")
+	stage(t, c, ns, out, root, "tasks")
 	c.kubectl(t, "apply", "-k", filepath.Join(out, "jobs"))
 	states := c.waitJobs(t, ns, 1, 20*time.Minute)
 	if s := states[jobs[0].Name]; s.finished() != "Complete" || s.Status.Succeeded != 1 {
