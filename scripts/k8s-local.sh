@@ -317,7 +317,7 @@ cmd_up() {
 	waitfor 120 "the API server" kube-apiserver api_ready
 	start kube-controller-manager "$b/kube-controller-manager" --kubeconfig "$STATE/kubeconfig" \
 		--leader-elect=false --secure-port 0 --service-account-private-key-file "$p/sa.key" \
-		--root-ca-file "$p/ca.crt" --use-service-account-credentials=false --controllers '*,-nodeipam,-cloud-node-lifecycle'
+		--root-ca-file "$p/ca.crt" --use-service-account-credentials=false
 	start kube-scheduler "$b/kube-scheduler" --kubeconfig "$STATE/kubeconfig" --leader-elect=false --secure-port 0
 	pause_image
 	start kubelet "$b/kubelet" --kubeconfig "$STATE/kubeconfig" --config "$STATE/kubelet.yaml" \
@@ -329,14 +329,20 @@ cmd_up() {
 }
 
 # load copies images from podman's store into the cluster's containerd,
-# under the same names (the Jobs then run them without a registry).
+# under the same names (the Jobs then run them without a registry); an
+# image already loaded with the same id is not copied again.
 cmd_load() {
 	(($# > 0)) || die "load: name the images"
-	local img
+	[[ -S $STATE/containerd.sock ]] || die "load: the cluster is not up"
+	local img id mark
+	mkdir -p "$STATE/loaded"
 	for img in "$@"; do
-		podman image exists "$img" || die "load: podman has no image $img"
+		id=$(podman image inspect --format '{{.Id}}' "$img" 2>/dev/null) || die "load: podman has no image $img"
+		mark=$STATE/loaded/$(printf %s "$img" | tr '/:' '__')
+		[[ -f $mark && $(cat "$mark") == "$id" ]] && continue
 		podman save --format docker-archive "$img" |
 			ctr -a "$STATE/containerd.sock" -n k8s.io images import - >/dev/null
+		echo "$id" >"$mark"
 	done
 }
 

@@ -106,6 +106,8 @@ func (c *cluster) load(t *testing.T, images ...string) {
 func (c *cluster) namespace(t *testing.T, name, claim, hostDir string) {
 	t.Helper()
 	c.kubectl(t, "create", "namespace", name)
+	// a pod is refused until the namespace's service account exists
+	c.kubectl(t, "wait", "-n", name, "--for=create", "--timeout=1m", "serviceaccount/default")
 	pv := name + "-data"
 	t.Cleanup(func() {
 		c.kubectlCmd("delete", "namespace", name, "--wait=true", "--timeout=2m").Run()
