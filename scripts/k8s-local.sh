@@ -367,7 +367,7 @@ cmd_down() {
 		kill "$pid" 2>/dev/null && while kill -0 "$pid" 2>/dev/null; do sleep 0.2; done
 	done
 	# containerd's shims outlive it; theirs are the processes under our root
-	pgrep -f "containerd-shim-runc-v2 -namespace k8s.io -address $STATE/containerd.sock" | xargs -r kill -9 2>/dev/null || true
+	pgrep -f "containerd-shim-runc-v2 .*-address $STATE/containerd.sock" | xargs -r kill -9 2>/dev/null || true
 	# what the kubelet and containerd mounted under the state (volumes,
 	# the pods' /dev/shm, the rootfs overlays), innermost first
 	if [[ -d $STATE ]]; then
