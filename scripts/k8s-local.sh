@@ -312,7 +312,8 @@ cmd_up() {
 		--kubelet-client-certificate "$p/admin.crt" --kubelet-client-key "$p/admin.key" \
 		--service-account-key-file "$p/sa.pub" --service-account-signing-key-file "$p/sa.key" \
 		--service-account-issuer https://kubernetes.default.svc --service-cluster-ip-range "$SERVICE_CIDR" \
-		--authorization-mode Node,RBAC --allow-privileged=true --endpoint-reconciler-type none
+		--authorization-mode Node,RBAC --allow-privileged=true --endpoint-reconciler-type none \
+		--kubelet-preferred-address-types InternalIP
 	waitfor 60 etcd etcd ctr -a "$STATE/containerd.sock" version
 	waitfor 120 "the API server" kube-apiserver api_ready
 	start kube-controller-manager "$b/kube-controller-manager" --kubeconfig "$STATE/kubeconfig" \
