@@ -237,9 +237,14 @@ func TestKubeKilledJob(t *testing.T) {
 	if pods := c.kubectl(t, "get", "pods", "-n", ns, "-l", "job-name="+slow.Name, "-o", "name"); strings.TrimSpace(pods) != "" {
 		t.Errorf("the killed trial was tried again: %s", pods)
 	}
-	marked := collect(t, c, bin, ns, out)
-	if len(marked) != 1 || !strings.HasPrefix(marked[0], slow.Name+" ") {
-		t.Errorf("k8s collect marked %v, want the killed %s alone", marked, slow.Name)
+	// the pod's SIGTERM reaches swetouch run, which writes the trial's
+	// null itself; a kill without one (SIGKILL, the node lost) leaves
+	// nothing, and k8s collect writes it
+	switch marked := collect(t, c, bin, ns, out); {
+	case len(marked) == 0:
+		t.Logf("the killed trial wrote its own null result on SIGTERM")
+	case len(marked) != 1 || !strings.HasPrefix(marked[0], slow.Name+" "):
+		t.Errorf("k8s collect marked %v, want the killed %s alone, if any", marked, slow.Name)
 	}
 	got := readTrials(t, out)
 	if r := got[slow.Results]; r.Resolved != nil || r.Reason != eval.Interrupted {
