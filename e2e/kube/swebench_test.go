@@ -132,5 +132,7 @@ func TestKubeClaudeSWEbench(t *testing.T) {
 	want, got := readTrials(t, local)[jobs[0].Results], readTrials(t, out)[jobs[0].Results]
 	if want.Steps == 0 || !reflect.DeepEqual(got, want) {
 		t.Errorf("the Job's result %+v, the local run's %+v", got, want)
+	} else {
+		t.Logf("%s: resolved %v, %d steps, sandbox %s: the same in the Job and in the local container", jobs[0].Results, *got.Resolved, got.Steps, got.Sandbox)
 	}
 }
