@@ -72,7 +72,12 @@ build() {
 		export CGO_ENABLED=0 GOFLAGS=-mod=mod
 		go get "${pkgs[@]/%/@$K8S_VERSION}" >/dev/null
 		mkdir -p "$tmp/bin"
-		nice -n 10 go build -trimpath -ldflags='-s -w' -o "$tmp/bin/" "${pkgs[@]}"
+		# the version the binaries report (the node's, the API server's): a
+		# module build has no git tree to stamp it from
+		local minor=${K8S_VERSION#v1.}
+		local v=k8s.io/component-base/version
+		nice -n 10 go build -trimpath -o "$tmp/bin/" -ldflags="-s -w -X $v.gitVersion=$K8S_VERSION -X $v.gitMajor=1 \
+			-X $v.gitMinor=${minor%%.*} -X $v.gitTreeState=clean" "${pkgs[@]}"
 	)
 	mkdir -p "$tmp/pause"
 	cat >"$tmp/pause/main.go" <<-'EOF'
