@@ -92,7 +92,7 @@ func EmitJobs(cfg Config, ec EmitConfig) ([]Job, error) {
 					}
 					j := Job{Name: jobName(a.Name, string(c), t.Name, r), Agent: a.Name, Condition: string(c), Task: t.Name, Run: r, Results: rel}
 					j.Command = ec.Command(t, c, a.Name, r, path.Join(EmitResults, rel))
-					j.Manifest = ec.job(j, ImageFor(ec.Image, t.Name))
+					j.Manifest = ec.job(j, ImageFor(ec.Image, t.Name, t.Image))
 					jobs = append(jobs, j)
 				}
 			}
@@ -184,6 +184,11 @@ type TrialArgs struct {
 func (ta TrialArgs) Command(t *task.Task, cond policy.Condition, agent string, run int, out string) []string {
 	taskDir := path.Join(EmitTasks, filepath.Base(t.Dir))
 	args := []string{EmitBinary, "run", "--task", taskDir, "--condition", string(cond), "--out", out, "--agent-name", agent}
+	if t.CodeInImage() {
+		// a SWE-bench task: its code is the image's checkout, which the
+		// pod is the trial's alone to work over
+		args = append(args, "--in-place", inPlaceDir(t))
+	}
 	switch {
 	case cond == policy.Vanilla:
 	case ta.SharedRecords:
@@ -212,4 +217,13 @@ func (ta TrialArgs) Command(t *task.Task, cond policy.Condition, agent string, r
 		args = append(args, "--model", ta.Model)
 	}
 	return args
+}
+
+// inPlaceDir is where a task whose code is in its image has it: its
+// workdir, else SWE-bench's /testbed.
+func inPlaceDir(t *task.Task) string {
+	if t.Workdir != "" {
+		return t.Workdir
+	}
+	return "/testbed"
 }

@@ -162,9 +162,30 @@ func TestImageForSWEbench(t *testing.T) {
 	for tmpl, want := range map[string]string{
 		"swebench/sweb.eval.x86_64.{instance_id}:latest": "swebench/sweb.eval.x86_64.django_1776_django-11099:latest",
 		"reg/{task}:base": "reg/Django__django-11099:base",
+		"{image}":         "localhost/own/django-11099:env",
 	} {
-		if got := ImageFor(tmpl, "Django__django-11099"); got != want {
+		if got := ImageFor(tmpl, "Django__django-11099", "localhost/own/django-11099:env"); got != want {
 			t.Errorf("%s: %s, want %s", tmpl, got, want)
+		}
+	}
+}
+
+// TestTrialArgsInPlace: a task whose code is its image's (a SWE-bench
+// task: docker_image, no repo/) runs over the image's checkout in place,
+// at its workdir or SWE-bench's /testbed; a task with its own code does
+// not.
+func TestTrialArgsInPlace(t *testing.T) {
+	for _, tc := range []struct {
+		tk   *task.Task
+		want string
+	}{
+		{&task.Task{Name: "s", Dir: "/tasks/s", Image: "img", Workdir: "/work/repo"}, "--in-place /work/repo"},
+		{&task.Task{Name: "s", Dir: "/tasks/s", Image: "img"}, "--in-place /testbed"},
+		{&task.Task{Name: "s", Dir: "/tasks/s", Repo: "/tasks/s/repo"}, ""},
+	} {
+		argv := strings.Join(TrialArgs{}.Command(tc.tk, policy.Vanilla, "claude", 0, "/out"), " ")
+		if tc.want == "" && strings.Contains(argv, "--in-place") || tc.want != "" && !strings.Contains(argv, tc.want) {
+			t.Errorf("%+v: %s; want %q", tc.tk, argv, tc.want)
 		}
 	}
 }

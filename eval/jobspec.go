@@ -43,6 +43,7 @@ type (
 	k8sContainer struct {
 		Name            string              `json:"name"`
 		Image           string              `json:"image"`
+		ImagePullPolicy string              `json:"imagePullPolicy"`
 		Command         []string            `json:"command"`
 		Env             []k8sEnv            `json:"env,omitempty"`
 		SecurityContext *k8sSecurityContext `json:"securityContext,omitempty"`
@@ -91,6 +92,15 @@ const (
 	PodUserns = "userns"
 )
 
+// pullPolicy is every emitted container's: a trial's image is the task's
+// environment, fixed for the evaluation, and SWE-bench names its images
+// ":latest", for which Kubernetes' default is to ask the registry again
+// for every pod (10,000 trials, 10,000 registry checks, and an image
+// pushed mid-evaluation would split it); a node pulls it once, and a
+// cluster loaded with images of its own (scripts/k8s-local.sh) pulls
+// none.
+const pullPolicy = "IfNotPresent"
+
 // EmitAgentDir is where an emitted trial finds the agent's install
 // (Node and its CLI, mini-swe-agent) that --agent-image ships.
 const EmitAgentDir = "/opt/swetouch-agent"
@@ -99,9 +109,11 @@ const EmitAgentDir = "/opt/swetouch-agent"
 // name and "{instance_id}" the name as SWE-bench's images spell it
 // (lower case, "__" written "_1776_", as in
 // swebench/sweb.eval.x86_64.{instance_id}:latest).
-func ImageFor(template, taskName string) string {
+// "{image}" is the task's own image (task.toml's [environment]
+// docker_image), for tasks that name theirs.
+func ImageFor(template, taskName, taskImage string) string {
 	id := strings.ReplaceAll(strings.ToLower(taskName), "__", "_1776_")
-	return strings.NewReplacer("{task}", taskName, "{instance_id}", id).Replace(template)
+	return strings.NewReplacer("{task}", taskName, "{instance_id}", id, "{image}", taskImage).Replace(template)
 }
 
 // job is the batch/v1 Job for one trial.
@@ -139,6 +151,11 @@ func (ec EmitConfig) job(j Job, image string) k8sJob {
 		trial.SecurityContext = &k8sSecurityContext{Privileged: &yes}
 	}
 	pod.Containers = []k8sContainer{trial}
+	for _, cs := range [][]k8sContainer{pod.InitContainers, pod.Containers} {
+		for i := range cs {
+			cs[i].ImagePullPolicy = pullPolicy
+		}
+	}
 	return k8sJob{APIVersion: "batch/v1", Kind: "Job",
 		Metadata: k8sMeta{Name: j.Name, Namespace: ec.Namespace, Labels: labels,
 			Annotations: map[string]string{"swetouch.dev/results": j.Results}},
@@ -164,7 +181,7 @@ func (ec EmitConfig) StagePod() any {
 	p := pod{APIVersion: "v1", Kind: "Pod", Metadata: k8sMeta{Name: StagePodName, Namespace: ec.Namespace,
 		Labels: map[string]string{"app.kubernetes.io/name": "swetouch", "app.kubernetes.io/component": "stage"}}}
 	p.Spec.RestartPolicy = "Never"
-	p.Spec.Containers = []k8sContainer{{Name: "stage", Image: "busybox:1.36", Command: []string{"sleep", "86400"},
+	p.Spec.Containers = []k8sContainer{{Name: "stage", Image: "busybox:1.36", ImagePullPolicy: pullPolicy, Command: []string{"sleep", "86400"},
 		VolumeMounts: []k8sMount{{Name: "data", MountPath: EmitVolume}}}}
 	p.Spec.Volumes = []k8sVolume{{Name: "data", PVC: &k8sClaim{ClaimName: ec.PVC}}}
 	return p

@@ -36,6 +36,9 @@ func TestEmitKeepsRunFlags(t *testing.T) {
 	if strings.Contains(jobs, "concurrency") {
 		t.Error("eval's own --concurrency reached run's command")
 	}
+	if strings.Contains(jobs, `"--image=`) {
+		t.Error("eval's --image (the Job's image) reached run's command, where it names a container trial's")
+	}
 	for _, bad := range [][]string{{"--schedule", "fraction"}, {"--pod-security", "lax"}} {
 		if code, _, stderr := emit(bad...); code != 2 {
 			t.Errorf("%v: exit %d, want 2: %s", bad, code, stderr)

@@ -11,8 +11,10 @@ import (
 // emitHandled are the flags eval and run share that an emitted trial's
 // command sets itself (the task, records, results folder, agent and
 // model, each rewritten to where it is in the pod), or that are eval's
-// alone in meaning.
-var emitHandled = []string{"task", "records", "out", "agent", "agent-name", "model-url", "model", "condition", "help"}
+// alone in meaning: eval's --image is the Job's image, where run's is the
+// container a trial starts (which refuses it without --runtime: every
+// Job failed so on a real cluster).
+var emitHandled = []string{"task", "records", "out", "agent", "agent-name", "model-url", "model", "condition", "help", "image"}
 
 // runFlagsOf are the flags the user gave eval that run also takes, as
 // run's arguments, so an emitted trial runs as a local one would (issue

@@ -112,7 +112,7 @@ func (o *evalOptions) bind(c *cobra.Command) {
 	stepLimitFlag(c, &o.stepLimit)
 	c.Flags().StringVar(&o.runtime, "runtime", "", "podman or docker: each trial runs whole in a container of its task's image (--image, else task.toml's [environment] docker_image), as run --runtime runs one; a trial whose container never ran is null, not run again (docs/containers.md)")
 	c.Flags().StringVar(&o.emit, "emit", "", "write a job per trial for an orchestrator instead of running: k8s")
-	c.Flags().StringVar(&o.image, "image", "", "with --emit or --runtime: the trial's container image: {task} is the task's name, {instance_id} the name as SWE-bench's images spell it (lower case, __ as _1776_: swebench/sweb.eval.x86_64.{instance_id}:latest)")
+	c.Flags().StringVar(&o.image, "image", "", "with --emit or --runtime: the trial's container image: {task} is the task's name, {instance_id} the name as SWE-bench's images spell it (lower case, __ as _1776_: swebench/sweb.eval.x86_64.{instance_id}:latest), {image} the task's own [environment] docker_image")
 	c.Flags().StringVar(&o.podSecurity, "pod-security", eval.PodPrivileged, "with --emit: what the trial's container gets for bwrap: privileged, or userns (hostUsers: false with an unmasked /proc; containerd 2 or CRI-O); docs/scale.md")
 	c.Flags().StringVar(&o.agentImage, "agent-image", "", "with --emit: an image holding the agent's install at /agent (and cp), copied into each trial's pod at "+eval.EmitAgentDir+", its bin/ on the PATH")
 	c.Flags().StringVar(&o.swetouchImage, "swetouch-image", "", "with --emit: an image holding the static swetouch binary at /swetouch")

@@ -216,7 +216,7 @@ func (er *evalRuntime) trial(ctx context.Context, s eval.Spec) (*result.Run, err
 	defer logf.Close()
 	image := s.Task.Image
 	if er.image != "" {
-		image = eval.ImageFor(er.image, s.Task.Name)
+		image = eval.ImageFor(er.image, s.Task.Name, s.Task.Image)
 	}
 	args, ro := er.args(s)
 	t := container.Trial{Runtime: er.rt, Image: image, Workdir: s.Task.Workdir, Task: s.Task.Dir, Out: s.Dir,

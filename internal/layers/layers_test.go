@@ -87,6 +87,7 @@ var allowed = map[string][]string{
 	"e2e":                            nil,
 	"e2e/redteam":                    nil,
 	"integrations/harbor":            nil,
+	"e2e/kube":                       nil,
 }
 
 // top may import any of the module's packages: the commands and the

@@ -40,10 +40,14 @@ const (
 	// Harbor is what scripts/install-harbor.sh installs: Harbor in its
 	// venv, docker's dockerd and CLI, and the compose v2 plugin.
 	Harbor Prereq = "harbor"
+	// Kube is the single-node cluster scripts/k8s-local.sh starts.
+	Kube Prereq = "kube"
 )
 
 // Prereqs are every prerequisite, the names SWETOUCH_REQUIRE accepts.
-func Prereqs() []Prereq { return []Prereq{Corpus, Mirrors, Agents, Chromium, Bwrap, Cgroups, Harbor} }
+func Prereqs() []Prereq {
+	return []Prereq{Corpus, Mirrors, Agents, Chromium, Bwrap, Cgroups, Harbor, Kube}
+}
 
 // UnknownPrereqError is a name in SWETOUCH_REQUIRE no test knows: a typo
 // would otherwise require nothing, silently.
