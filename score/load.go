@@ -62,13 +62,6 @@ func Read(dirs []string, opts ...ReadOption) ([]Trial, error) {
 	for _, opt := range opts {
 		opt(&o)
 	}
-	type found struct {
-		i    int
-		p    string
-		e    *indexEntry // with an index: the trial's folder's entry
-		prev *indexTrial
-		root *indexedRoot
-	}
 	var (
 		mu     sync.Mutex
 		trials []Trial
@@ -79,37 +72,81 @@ func Read(dirs []string, opts ...ReadOption) ([]Trial, error) {
 	next := make(chan found, 1024)
 	for range o.workers {
 		wg.Go(func() {
-			var f files
-			for it := range next {
-				var t Trial
-				var err error
-				if it.e == nil {
-					t, err = f.readTrial(it.p, o.timelines)
-				} else {
-					var hit bool
-					t, it.e.Trial, hit, err = f.readIndexed(it.p, it.prev, it.root.since)
-					if !hit {
-						it.root.misses.Add(1)
-					}
-					if err == nil && o.timelines {
-						it.root.timelines.read(&f, &t, it.e.Dir, it.root.since)
-					}
-				}
+			readFound(next, o.timelines, func(i int, t Trial, err error) {
 				mu.Lock()
+				defer mu.Unlock()
 				switch {
-				case err != nil && (errAt < 0 || it.i < errAt):
-					errAt, first = it.i, err
+				case err != nil && (errAt < 0 || i < errAt):
+					errAt, first = i, err
 				case err == nil:
 					trials = append(trials, t)
 				}
-				mu.Unlock()
-			}
+			})
 		})
 	}
+	roots, walkErr := walkRuns(dirs, o, next)
+	close(next)
+	wg.Wait()
+	switch {
+	case walkErr != nil:
+		return nil, walkErr
+	case first != nil:
+		return nil, first
+	}
+	for _, r := range roots {
+		// the index only saves work: a folder not ours to write goes without
+		if r.worthWriting(o.indexFrom) {
+			writeIndex(r.root, r.found)
+		}
+		if r.timelines != nil && r.timelines.worthWriting(o.indexFrom) {
+			r.timelines.write(r.root)
+		}
+	}
+	sort.Slice(trials, func(i, j int) bool { return trials[i].Dir < trials[j].Dir })
+	return trials, nil
+}
+
+// found is a run's result.json as the walk found it, in walking order:
+// with an index, its folder's entry and what the index held of it.
+type found struct {
+	i    int
+	p    string
+	e    *indexEntry
+	prev *indexTrial
+	root *indexedRoot
+}
+
+// readFound reads each run the walk sends, through its index where it
+// has one, and gives each to done.
+func readFound(next <-chan found, timelines bool, done func(i int, t Trial, err error)) {
+	var f files
+	for it := range next {
+		var t Trial
+		var err error
+		if it.e == nil {
+			t, err = f.readTrial(it.p, timelines)
+		} else {
+			var hit bool
+			t, it.e.Trial, hit, err = f.readIndexed(it.p, it.prev, it.root.since)
+			if !hit {
+				it.root.misses.Add(1)
+			}
+			if err == nil && timelines {
+				it.root.timelines.read(&f, &t, it.e.Dir, it.root.since)
+			}
+		}
+		done(it.i, t, err)
+	}
+}
+
+// walkRuns sends every run under dirs to next, in folder order: through
+// each folder's index where o allows one, else by walking it. The
+// indexed roots come back for their indexes to be written.
+func walkRuns(dirs []string, o readOptions, next chan<- found) ([]*indexedRoot, error) {
 	n := 0
-	var walkErr error
 	var roots []*indexedRoot
 	for _, d := range dirs {
+		var walkErr error
 		if fi, err := os.Lstat(d); o.index && err == nil && fi.IsDir() {
 			r := &indexedRoot{root: d, since: time.Now().Add(-racyWindow), old: loadIndex(d)}
 			if o.timelines {
@@ -137,28 +174,10 @@ func Read(dirs []string, opts ...ReadOption) ([]Trial, error) {
 			})
 		}
 		if walkErr != nil {
-			break
+			return roots, walkErr
 		}
 	}
-	close(next)
-	wg.Wait()
-	switch {
-	case walkErr != nil:
-		return nil, walkErr
-	case first != nil:
-		return nil, first
-	}
-	for _, r := range roots {
-		// the index only saves work: a folder not ours to write goes without
-		if r.worthWriting(o.indexFrom) {
-			writeIndex(r.root, r.found)
-		}
-		if r.timelines != nil && r.timelines.worthWriting(o.indexFrom) {
-			r.timelines.write(r.root)
-		}
-	}
-	sort.Slice(trials, func(i, j int) bool { return trials[i].Dir < trials[j].Dir })
-	return trials, nil
+	return roots, nil
 }
 
 // readTrial reads one run's result.json and, as needed, its trajectory.

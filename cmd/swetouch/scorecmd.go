@@ -44,47 +44,17 @@ func scoreCmd() *cobra.Command {
 			if err != nil {
 				return badInput("%v", err)
 			}
-			opt := score.WithStats(sc)
-			rep := report.New("", ".", trials, opt)
-			turns, cmp := rep.Turns, rep.Comparisons
-			paper := score.PaperRows(trials)
+			rep := report.New("", ".", trials, score.WithStats(sc))
 			w := c.OutOrStdout()
 			switch {
 			case asJSON:
-				b, _ := json.MarshalIndent(struct {
-					Stats       stats.Config        `json:"stats"`
-					Summary     []score.Row         `json:"summary"`
-					Ranks       []score.RankChange  `json:"rank_changes"`
-					Turns       []score.TurnRow     `json:"conversations"`
-					UserSWE     []score.UserSWERow  `json:"userswe"`
-					BudgetRanks []score.BudgetRank  `json:"ranks_by_budget"`
-					Comparisons []score.Comparison  `json:"comparisons"`
-					Costs       []score.CostRow     `json:"costs"`
-					Audit       score.AuditSummary  `json:"audit"`
-					Infra       []score.InfraError  `json:"infrastructure_errors"`
-					Paper       []score.PaperRow    `json:"paper"`
-					PaperRho    []score.Correlation `json:"revision_correlations"`
-					Harbor      harborRewards       `json:"harbor,omitempty"`
-				}{sc, rep.Summary, rep.Ranks, turns, score.UserSWERows(trials), score.BudgetRanks(turns), cmp, score.Costs(trials), score.Audits(trials), score.InfraErrors(trials),
-					paper, score.RevisionCorrelations(rep.Summary, paper), harbor}, "", "  ")
-				fmt.Fprintln(w, string(b))
+				writeScoresJSON(w, rep, sc, trials, harbor)
 			case asCSV && trialsToo:
 				return rep.WriteTrialsCSV(w)
 			case asCSV:
-				switch table {
-				case "summary":
-					score.WriteCSV(w, rep.Summary)
-				case "turns":
-					score.WriteTurnCSV(w, turns)
-				case "comparisons":
-					score.WriteComparisonsCSV(w, cmp)
-				case "costs":
-					score.WriteCostsCSV(w, score.Costs(trials))
-				default:
-					return badInput("--table: want summary, turns, comparisons or costs, got %q", table)
-				}
+				return writeScoresCSV(w, rep, table, trials)
 			default:
-				writeScores(w, rep, turns, cmp, sc, trials)
+				writeScores(w, rep, rep.Turns, rep.Comparisons, sc, trials)
 				if len(harbor) > 0 {
 					fmt.Fprintln(w)
 					score.WriteHarbor(w, harbor)
@@ -105,6 +75,45 @@ func scoreCmd() *cobra.Command {
 	c.Flags().Uint64Var(&sc.Seed, "seed", stats.DefaultConfig.Seed, "the resampling's seed")
 	sc.ExactUpTo = stats.DefaultConfig.ExactUpTo
 	return c
+}
+
+// writeScoresJSON prints every table of score's as one JSON object.
+func writeScoresJSON(w io.Writer, rep *report.Report, sc stats.Config, trials []score.Trial, harbor harborRewards) {
+	turns, paper := rep.Turns, score.PaperRows(trials)
+	b, _ := json.MarshalIndent(struct {
+		Stats       stats.Config        `json:"stats"`
+		Summary     []score.Row         `json:"summary"`
+		Ranks       []score.RankChange  `json:"rank_changes"`
+		Turns       []score.TurnRow     `json:"conversations"`
+		UserSWE     []score.UserSWERow  `json:"userswe"`
+		BudgetRanks []score.BudgetRank  `json:"ranks_by_budget"`
+		Comparisons []score.Comparison  `json:"comparisons"`
+		Costs       []score.CostRow     `json:"costs"`
+		Audit       score.AuditSummary  `json:"audit"`
+		Infra       []score.InfraError  `json:"infrastructure_errors"`
+		Paper       []score.PaperRow    `json:"paper"`
+		PaperRho    []score.Correlation `json:"revision_correlations"`
+		Harbor      harborRewards       `json:"harbor,omitempty"`
+	}{sc, rep.Summary, rep.Ranks, turns, score.UserSWERows(trials), score.BudgetRanks(turns), rep.Comparisons, score.Costs(trials), score.Audits(trials), score.InfraErrors(trials),
+		paper, score.RevisionCorrelations(rep.Summary, paper), harbor}, "", "  ")
+	fmt.Fprintln(w, string(b))
+}
+
+// writeScoresCSV prints one of score's tables as CSV (--table).
+func writeScoresCSV(w io.Writer, rep *report.Report, table string, trials []score.Trial) error {
+	switch table {
+	case "summary":
+		score.WriteCSV(w, rep.Summary)
+	case "turns":
+		score.WriteTurnCSV(w, rep.Turns)
+	case "comparisons":
+		score.WriteComparisonsCSV(w, rep.Comparisons)
+	case "costs":
+		score.WriteCostsCSV(w, score.Costs(trials))
+	default:
+		return badInput("--table: want summary, turns, comparisons or costs, got %q", table)
+	}
+	return nil
 }
 
 // writeScores prints the score tables: single-turn rows and their rank
