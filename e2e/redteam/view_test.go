@@ -12,8 +12,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/swetouch/swetouch/trajectory"
-
 	"github.com/swetouch/swetouch/result"
 )
 
@@ -112,15 +110,17 @@ func TestCannotTakeTheShimsConnection(t *testing.T) {
 
 // TestExamplesNotInTheBinary: the swetouch a sandbox shows (for hooks,
 // relays and the scripted agents) holds no examples: asked to extract
-// them inside, it has nothing to give; it still runs, and as a hook the
-// hub admits it; and the honest fix still resolves. The examples'
-// archive is the built-in tasks' hidden tests, solutions and records.
+// them inside, it has nothing to give; it still runs; and the honest fix
+// still resolves. The examples' archive is the built-in tasks' hidden
+// tests, solutions and records. (A command agent's swetouch carries no
+// session token, so its hook is not heard: TestForgedHookRefused; the
+// tokened scrubbed copy works as Claude Code's and Codex's hook in
+// TestAgents.)
 func TestExamplesNotInTheBinary(t *testing.T) {
 	f := newFixture(t)
 	swetouch := filepath.Join(bin, "swetouch")
 	script := `"$1" examples extract /tmp/ex; cat /tmp/ex/tasks/*/tests/* /tmp/ex/tasks/*/solution/* 2>/dev/null | head -c 300
 "$1" --version
-echo '{"cwd": "'"$PWD"'", "tool_name": "Bash", "tool_input": {"command": "echo hooked-7731"}, "tool_response": "x"}' | "$1" hook codex
 python3 -c '` + fix + `'`
 	res, out := f.run(t, "vanilla", "bash", "-c", script, "bash", swetouch)
 	for _, leak := range []string{"Reference solution", "test_out_of_range", "empty Pop = "} {
@@ -130,17 +130,6 @@ python3 -c '` + fix + `'`
 	}
 	if !strings.Contains(out, "swetouch ") {
 		t.Errorf("the swetouch shown does not run:\n%s", out)
-	}
-	tr, err := trajectory.ReadFile(filepath.Join(f.out, "trajectory.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	hooked := false
-	for _, ev := range tr.Events {
-		hooked = hooked || ev.Command == "echo hooked-7731"
-	}
-	if !hooked {
-		t.Errorf("the hub did not admit the swetouch shown as a hook:\n%s", out)
 	}
 	if resolved(res) != "true" {
 		t.Errorf("resolved %s, want true\n%s", resolved(res), out)
