@@ -318,8 +318,9 @@ func (tr *trial) finish(ctx context.Context, turn agentTurn, ended string) (*res
 	res.Conversation = conversationOf(tr.talk)
 	if res.Conversation != nil {
 		res.Conversation.Ended = ended
-		if res.Conversation.Terminated() && res.Resolved != nil && *res.Resolved {
-			// UserSWE's rule: using the evaluation's material is terminal
+		if res.Conversation.Terminated() && (res.Resolved == nil || *res.Resolved) {
+			// UserSWE's rule: using the evaluation's material is terminal,
+			// and the agent's doing, so never no verdict either
 			res.Resolved, res.Reason = new(false), "terminated: the agent used the evaluation's material (UserSWE U14)"
 		}
 		res.Conversation.VerdictsDisagree = res.TurnVerdictDisagrees()
