@@ -87,11 +87,17 @@ func chunks(r io.Reader, each func(lines [][]byte) bool) bool {
 }
 
 func chunksOf(r io.Reader, size int, each func(lines [][]byte) bool) bool {
+	// one buffer, the line a chunk ends inside moved to its front before
+	// the next read (each copies what it keeps out of the lines): joining
+	// the carried line to each chunk copied the whole chunk every time
 	buf := make([]byte, size)
-	var carry []byte
+	have := 0
 	for {
-		n, err := io.ReadFull(r, buf)
-		chunk := append(carry, buf[:n]...)
+		if have == len(buf) {
+			buf = append(buf, make([]byte, len(buf))...) // a line longer than the buffer
+		}
+		n, err := io.ReadFull(r, buf[have:])
+		chunk := buf[:have+n]
 		last := bytes.LastIndexByte(chunk, '\n')
 		if err != nil { // the end: what is left is the last line
 			last = len(chunk)
@@ -102,6 +108,6 @@ func chunksOf(r io.Reader, size int, each func(lines [][]byte) bool) bool {
 		if err != nil {
 			return true
 		}
-		carry = append(carry[:0], chunk[last+1:]...)
+		have = copy(buf, chunk[last+1:])
 	}
 }

@@ -63,23 +63,28 @@ func Read(dirs []string, opts ...ReadOption) ([]Trial, error) {
 		opt(&o)
 	}
 	var (
-		mu     sync.Mutex
-		trials []Trial
-		errAt  = -1
-		first  error
-		wg     sync.WaitGroup
+		mu    sync.Mutex
+		errAt = -1
+		first error
+		wg    sync.WaitGroup
 	)
+	// each worker keeps its own trials, joined once at the end: appending
+	// to one shared slice under the lock copied every Trial again each
+	// time it grew, with the other workers waiting (a tenth of score's
+	// CPU at 100,000 trials)
+	each := make([][]Trial, o.workers)
 	next := make(chan found, 1024)
-	for range o.workers {
+	for w := range o.workers {
 		wg.Go(func() {
 			readFound(next, o.timelines, func(i int, t Trial, err error) {
+				if err == nil {
+					each[w] = append(each[w], t)
+					return
+				}
 				mu.Lock()
 				defer mu.Unlock()
-				switch {
-				case err != nil && (errAt < 0 || i < errAt):
+				if errAt < 0 || i < errAt {
 					errAt, first = i, err
-				case err == nil:
-					trials = append(trials, t)
 				}
 			})
 		})
@@ -101,6 +106,14 @@ func Read(dirs []string, opts ...ReadOption) ([]Trial, error) {
 		if r.timelines != nil && r.timelines.worthWriting(o.indexFrom) {
 			r.timelines.write(r.root)
 		}
+	}
+	n := 0
+	for _, ts := range each {
+		n += len(ts)
+	}
+	trials := make([]Trial, 0, n)
+	for _, ts := range each {
+		trials = append(trials, ts...)
 	}
 	sort.Slice(trials, func(i, j int) bool { return trials[i].Dir < trials[j].Dir })
 	return trials, nil
