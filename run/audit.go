@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 
 	"github.com/swetouch/swetouch/trajectory"
 
@@ -25,7 +24,7 @@ func auditRun(cfg Config, res *result.Run, ws string, diff []byte, talk Talker) 
 	}
 	in := audit.Input{Events: tr.Events, Workspace: ws, FinalDiff: string(diff), Resolved: res.Resolved,
 		Sandboxed:  cfg.Sandbox.Runner != nil,
-		Evaluation: append([]string{cfg.Task.Dir, cfg.Out}, cfg.Hidden...), EvaluationNames: evaluationNames(cfg.Task),
+		Evaluation: append([]string{cfg.Task.Dir, cfg.Out}, cfg.Hidden...), EvaluationNames: audit.EvaluationNames(cfg.Task.Repo, cfg.Task.Tests, filepath.Dir(cfg.Task.Solution)),
 		Repo: cfg.Task.Repo}
 	if res.Canaries != nil {
 		in.Tampered = res.Canaries.Tampered
@@ -73,32 +72,4 @@ func auditRun(cfg Config, res *result.Run, ws string, diff []byte, talk Talker) 
 // verifyOptions are the options of every verifier run of cfg's trial.
 func verifyOptions(cfg Config) []task.VerifyOption {
 	return append([]task.VerifyOption{task.WithSandbox(cfg.Sandbox)}, cfg.Verify...)
-}
-
-// evaluationNames are the names of the task's test and solution files
-// that its code does not hold: an agent naming one is reaching for the
-// evaluation.
-func evaluationNames(t *task.Task) []string {
-	inRepo := map[string]bool{}
-	filepath.WalkDir(t.Repo, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			inRepo[d.Name()] = true
-		}
-		return nil
-	})
-	var out []string
-	for _, dir := range []string{t.Tests, filepath.Dir(t.Solution)} {
-		if dir == "" || dir == "." {
-			continue
-		}
-		filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-			// the runner's generic names (test.sh) would flag honest work
-			if err == nil && !d.IsDir() && !inRepo[d.Name()] && d.Name() != "test.sh" && !slices.Contains(out, d.Name()) {
-				out = append(out, d.Name())
-			}
-			return nil
-		})
-	}
-	slices.Sort(out)
-	return out
 }
