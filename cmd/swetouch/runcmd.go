@@ -117,9 +117,10 @@ func (o *runOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	} else {
 		cfg.OnEvent = prog.event
 	}
-	if err := o.benchmarkSteps(t.Name); err != nil {
+	if err := o.record(&cfg); err != nil {
 		return err
 	}
+	o.benchmarkSteps(cfg.Record)
 	preset, cleanup, err := o.startAgent(&cfg)
 	if err != nil {
 		return err
@@ -230,42 +231,36 @@ func (o *runOptions) startAgent(cfg *run.Config) (preset *agents.Agent, cleanup 
 	return p, cleanup, nil
 }
 
-// benchmarkSteps sets the step limit to the paper's budget for the
-// record's benchmark where --step-limit was not given (the agent's
-// recorder and its own flag are set up from it before the record is
-// otherwise read).
-func (o *runOptions) benchmarkSteps(taskName string) error {
-	if o.stepLimitSet || o.records == "" {
+// record reads the record binding --records to the task (bad input
+// named by its flag), before the agent starts: its benchmark sets the
+// step budget the agent's recorder and its own flag are made with.
+func (o *runOptions) record(cfg *run.Config) error {
+	if o.records == "" {
 		return nil
 	}
 	recs, err := task.LoadRecords(o.records)
 	if err != nil {
 		return badInput("%v", err)
 	}
-	rec, err := task.Find(recs, orDefault(o.instance, taskName))
-	if err != nil {
-		return nil // named by user(), which knows the task's own name
+	if cfg.Record, err = task.Find(recs, orDefault(o.instance, cfg.Task.Name)); err != nil {
+		return badInput("--records %s: %v", o.records, err)
 	}
-	o.stepLimit = stepLimitOf(o.stepLimit, false, rec)
+	abs, _ := filepath.Abs(o.records)
+	cfg.Hidden = append(cfg.Hidden, abs)
 	return nil
 }
 
-// user sets who the user is: the record and its Counter-Edits, the
+// benchmarkSteps sets the step limit to the paper's budget for the
+// record's benchmark where --step-limit was not given.
+func (o *runOptions) benchmarkSteps(rec *task.Record) {
+	o.stepLimit = stepLimitOf(o.stepLimit, o.stepLimitSet, rec)
+}
+
+// user sets who the user is: the record's Counter-Edits (record read it), the
 // condition, the match, the schedule and the model that writes the
 // messages; bad input named by its flag.
 func (o *runOptions) user(cfg *run.Config) error {
 	var err error
-	if o.records != "" {
-		recs, err := task.LoadRecords(o.records)
-		if err != nil {
-			return badInput("%v", err)
-		}
-		if cfg.Record, err = task.Find(recs, orDefault(o.instance, cfg.Task.Name)); err != nil {
-			return badInput("--records %s: %v", o.records, err)
-		}
-		abs, _ := filepath.Abs(o.records)
-		cfg.Hidden = append(cfg.Hidden, abs)
-	}
 	condition := o.condition
 	if condition == "" {
 		// the default names what will run: a record's Counter-Edits,
